@@ -1,0 +1,65 @@
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { llmStrategies } from "./strategies";
+import { sipPhoneNumbers } from "./sip";
+import { organizations, timestamps } from "./tenancy";
+
+// Assistants and agents share one table: the spec gives them the same shape, and one phone number
+// may serve at most one of either, which a single unique index enforces.
+export const assistantKinds = ["assistant", "agent"] as const;
+export type AssistantKind = (typeof assistantKinds)[number];
+
+export const assistants = pgTable(
+  "assistants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<AssistantKind>().notNull(),
+    name: text("name").notNull(),
+    systemPrompt: text("system_prompt"),
+    systemPromptGreeting: text("system_prompt_greeting"),
+    llmAudioContentGenerationStrategyId: uuid("llm_strategy_id").references(() => llmStrategies.id, {
+      onDelete: "restrict",
+    }),
+    telephoneNumberId: uuid("telephone_number_id").references(() => sipPhoneNumbers.id, { onDelete: "restrict" }),
+    ...timestamps,
+  },
+  (t) => [
+    index("assistants_org_kind_name_idx").on(t.organizationId, t.kind, t.name),
+    uniqueIndex("assistants_telephone_number_uq").on(t.telephoneNumberId),
+  ],
+);
+
+export const extensions = pgTable(
+  "extensions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    assistantId: uuid("assistant_id")
+      .notNull()
+      .references(() => assistants.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    type: text("type").notNull(),
+    name: text("name"),
+    parameters: jsonb("parameters").$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [index("extensions_assistant_idx").on(t.assistantId, t.position)],
+);
+
+export type HookParameters = { url?: string; method?: string; headers?: Record<string, string>; [k: string]: unknown };
+
+export const callEventHooks = pgTable(
+  "call_event_hooks",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    assistantId: uuid("assistant_id")
+      .notNull()
+      .references(() => assistants.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    type: text("type").notNull(),
+    // everything but the secret, which is write-only and kept encrypted apart
+    parameters: jsonb("parameters").$type<HookParameters>().notNull(),
+    secretEncrypted: text("secret_encrypted"),
+  },
+  (t) => [index("call_event_hooks_assistant_idx").on(t.assistantId, t.position)],
+);

@@ -1,0 +1,65 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { assistants, callEventHooks } from "./assistants";
+import { organizations } from "./tenancy";
+
+export const deliveryStatuses = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+// The outbox: one row per (call, hook, event type), written in the transaction that changes the call.
+// The target and the body are frozen here so every retry sends the same bytes to the same place.
+export const hookDeliveries = pgTable(
+  "hook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    assistantId: uuid("assistant_id").references(() => assistants.id, { onDelete: "set null" }),
+    hookId: uuid("hook_id").references(() => callEventHooks.id, { onDelete: "set null" }),
+    // the hook id at emit time, kept after the hook is deleted: part of the idempotency key
+    hookKey: uuid("hook_key").notNull(),
+    callId: uuid("call_id").notNull(),
+    eventType: text("event_type").notNull(),
+    url: text("url").notNull(),
+    method: text("method").notNull(),
+    headers: jsonb("headers").$type<Record<string, string>>().notNull(),
+    secretEncrypted: text("secret_encrypted"),
+    payload: text("payload").notNull(),
+    status: text("status").$type<DeliveryStatus>().notNull().default("PENDING"),
+    // 1 for the first run; each manual retry starts run + 1 under a new workflow id
+    run: integer("run").notNull().default(1),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+    // null until the dispatcher has handed this run to Temporal
+    dispatchedAt: timestamp("dispatched_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("hook_deliveries_idempotency_uq").on(t.callId, t.hookKey, t.eventType),
+    index("hook_deliveries_org_created_idx").on(t.organizationId, t.createdAt),
+    index("hook_deliveries_undispatched_idx").on(t.dispatchedAt),
+  ],
+);
+
+export const hookDeliveryAttempts = pgTable(
+  "hook_delivery_attempts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => hookDeliveries.id, { onDelete: "cascade" }),
+    run: integer("run").notNull(),
+    attempt: integer("attempt").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    responseExcerpt: text("response_excerpt"),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("hook_delivery_attempts_uq").on(t.deliveryId, t.run, t.attempt)],
+);
+
+export type HookDeliveryRow = typeof hookDeliveries.$inferSelect;
+export type HookDeliveryAttemptRow = typeof hookDeliveryAttempts.$inferSelect;

@@ -1,0 +1,7 @@
+export * from "./tenancy";
+export * from "./strategies";
+export * from "./sip";
+export * from "./assistants";
+export * from "./calls";
+export * from "./hooks";
+export * from "./relations";
