@@ -32,3 +32,14 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export const conflict = (message: string) => new AppError("CONFLICT", message);
 export const forbidden = (message = "token has no access to this resource") => new AppError("FORBIDDEN", message);
 export const unauthorized = (message = "missing or invalid bearer token") => new AppError("UNAUTHORIZED", message);
+
+// Validators report JSON pointers ("/extensions/0/parameters"); clients read "extensions[0].parameters".
+export function fieldName(pointer: string): string {
+  return (
+    pointer
+      .split("/")
+      .filter(Boolean)
+      .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
+      .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), "") || "body"
+  );
+}

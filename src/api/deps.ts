@@ -1,0 +1,13 @@
+import type { Db } from "../db/client";
+import type { Config } from "../config";
+import type { TokenResolver } from "../services/auth";
+import type { SecretBox } from "../crypto/secrets";
+
+/** Everything a controller may use, built once by the composition root. */
+export type Deps = {
+  db: Db;
+  config: Config;
+  tokens: TokenResolver;
+  secrets: SecretBox;
+  checks: { database: () => Promise<boolean>; temporal: () => Promise<boolean> };
+};

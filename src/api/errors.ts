@@ -1,0 +1,40 @@
+// The one place where failures become HTTP statuses and envelopes.
+import { AppError, errorStatus, fieldName, type FieldError } from "../errors";
+import { log } from "../log";
+
+type PgError = { code?: string; constraint_name?: string; detail?: string };
+
+function validationErrors(error: unknown): FieldError[] {
+  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? [];
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const issue of all) {
+    const field = fieldName(issue.path ?? "");
+    if (seen.has(field)) continue; // the first message per field is the most specific one
+    seen.add(field);
+    errors.push({ field, message: issue.summary ?? issue.message ?? "invalid value" });
+  }
+  return errors.length ? errors : [{ field: "body", message: "invalid request" }];
+}
+
+/** Maps any thrown value to [status, envelope]. Unknown errors are logged and hidden behind a 500. */
+export function toErrorResponse(code: string | number, error: unknown, traceId: string): [number, Record<string, unknown>] {
+  const body = (status: number, message: string, errors?: FieldError[]) =>
+    [status, { success: false, message, data: null, errors, timestamp: new Date().toISOString(), traceId }] as [number, Record<string, unknown>];
+
+  if (error instanceof AppError) return body(error.status, error.message, error.errors);
+  if (code === "VALIDATION") {
+    const errors = validationErrors(error);
+    return body(400, `invalid input: ${errors.map((e) => e.field).join(", ")}`, errors);
+  }
+  if (code === "PARSE") return body(400, "malformed request body: expected JSON", [{ field: "body", message: "not valid JSON" }]);
+  if (code === "NOT_FOUND") return body(404, "no such route");
+  if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") return body(400, "invalid request");
+  const pg = error as PgError;
+  if (pg?.code === "22P02" || pg?.code === "22003" || pg?.code === "22021")
+    return body(400, "a value is out of range or malformed", [{ field: "body", message: "invalid value" }]);
+  if (pg?.code === "23505") return body(errorStatus.CONFLICT, "conflicts with an existing resource");
+  if (pg?.code === "23503") return body(errorStatus.CONFLICT, "the resource is referenced by or references another resource");
+  log.error("unhandled error", { traceId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  return body(500, "internal error");
+}

@@ -1,0 +1,71 @@
+import { t } from "elysia";
+import { HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "../schemas";
+
+const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
+
+/** parameters of a `tool_webhook` extension; other extension types are stored as given. */
+export const ToolWebhookParameters = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 64, pattern: "^[a-zA-Z0-9_-]+$", description: "tool name the LLM sees" }),
+    serverUrl: HttpUrl,
+    schema: t.String({ minLength: 2, description: "tool specification as a JSON string in OpenAI function format" }),
+    headers: t.Optional(StringMap),
+  },
+  Strict,
+);
+
+export const hookMethods = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
+
+/** parameters of `call_started` and `call_concluded` hooks; other hook types are stored as given. */
+export const CallHookParameters = t.Object(
+  {
+    url: HttpUrl,
+    method: t.Optional(t.UnionEnum([...hookMethods], { default: "POST" })),
+    headers: t.Optional(StringMap),
+    secret: OptionalNullable(
+      t.String({ minLength: 1, maxLength: 500, description: "write-only; signs deliveries (Standard Webhooks); omit to keep, null to remove" }),
+    ),
+  },
+  Strict,
+);
+
+const ExtensionIn = t.Object(
+  {
+    id: OptionalNullable(Uuid),
+    type: NonEmpty(64),
+    name: OptionalNullable(t.String({ maxLength: 200 })),
+    parameters: FreeForm,
+  },
+  Strict,
+);
+const HookIn = t.Object({ id: OptionalNullable(Uuid), type: NonEmpty(64), parameters: FreeForm }, Strict);
+
+const fields = {
+  name: NonEmpty(),
+  systemPrompt: OptionalNullable(t.String({ maxLength: 100_000 })),
+  systemPromptGreeting: OptionalNullable(t.String({ maxLength: 10_000 })),
+  llmAudioContentGenerationStrategyId: OptionalNullable(Uuid),
+  telephoneNumberId: OptionalNullable(Uuid),
+  extensions: t.Optional(t.Array(ExtensionIn, { maxItems: 64 })),
+  callEventHooks: t.Optional(t.Array(HookIn, { maxItems: 64 })),
+};
+
+export const AssistantModel = {
+  create: t.Object(fields, Strict),
+  // a read-back body may be sent as is: its id, if present, must be the path's
+  update: t.Object({ id: t.Optional(Uuid), ...fields }, Strict),
+  out: t.Object({
+    id: Uuid,
+    name: t.String(),
+    systemPrompt: Nullable(t.String()),
+    systemPromptGreeting: Nullable(t.String()),
+    llmAudioContentGenerationStrategyId: Nullable(Uuid),
+    telephoneNumberId: Nullable(Uuid),
+    extensions: t.Array(t.Object({ id: Uuid, type: t.String(), name: Nullable(t.String()), parameters: FreeForm })),
+    callEventHooks: t.Array(t.Object({ id: Uuid, type: t.String(), parameters: FreeForm })),
+  }),
+};
+
+export type AssistantInput = typeof AssistantModel.update.static;
+export type ExtensionInput = typeof ExtensionIn.static;
+export type HookInput = typeof HookIn.static;

@@ -1,0 +1,40 @@
+import { t } from "elysia";
+import { Integer, Strict, Uuid } from "../schemas";
+
+const Hostname = t.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern: "^(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*)$",
+  description: "hostname or IP address of the SIP server",
+});
+
+const credentialWrite = t.Object(
+  {
+    hostname: Hostname,
+    port: Integer({ minimum: 1, maximum: 65535 }),
+    username: t.String({ minLength: 1, maxLength: 200 }),
+    password: t.String({ minLength: 1, maxLength: 500, description: "write-only; never returned" }),
+    maxAgentTasks: t.Optional(Integer({ minimum: 1, maximum: 100_000, default: 10 })),
+  },
+  Strict,
+);
+
+export const SipCredentialModel = {
+  create: credentialWrite,
+  update: credentialWrite,
+  out: t.Object({ id: Uuid, hostname: t.String(), port: Integer(), username: t.String(), maxAgentTasks: Integer() }),
+};
+export type SipCredentialInput = typeof credentialWrite.static;
+
+const PhoneNumber = t.String({
+  minLength: 1,
+  maxLength: 40,
+  description: "E.164 (+14155550100) or digits; spaces, dots, dashes and parentheses are dropped, a leading 00 becomes +",
+});
+
+export const PhoneNumberModel = {
+  create: t.Object({ phoneNumber: PhoneNumber, fallback: t.Optional(t.Boolean()) }, Strict),
+  update: t.Object({ phoneNumber: PhoneNumber, fallback: t.Optional(t.Boolean()) }, Strict),
+  out: t.Object({ id: Uuid, phoneNumber: t.String(), fallback: t.Boolean() }),
+};
+export type PhoneNumberInput = typeof PhoneNumberModel.create.static;

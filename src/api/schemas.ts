@@ -1,0 +1,53 @@
+// Building blocks for request and response schemas; OpenAPI is generated from these same objects.
+import { t, type TSchema } from "elysia";
+import { Type } from "@sinclair/typebox";
+
+// Elysia's t.Integer also accepts numeric strings; the API wants real JSON integers.
+export const Integer = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
+export const Uuid = t.String({ format: "uuid" });
+export const Strict = { additionalProperties: false } as const;
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+export const OptionalNullable = <T extends TSchema>(schema: T) => t.Optional(Nullable(schema));
+export const HttpUrl = t.String({ pattern: "^https?://[^\\s/?#]+[^\\s]*$", maxLength: 2048 });
+export const StringMap = t.Record(t.String(), t.String());
+export const NonEmpty = (maxLength = 200) => t.String({ minLength: 1, maxLength });
+
+const base = {
+  success: t.Boolean(),
+  message: t.Optional(t.String()),
+  timestamp: t.String({ format: "date-time" }),
+  traceId: t.Optional(t.String()),
+};
+
+export const Envelope = <T extends TSchema>(data: T) => t.Object({ ...base, data });
+export const EmptyEnvelope = t.Object({ ...base, data: t.Null() });
+export const PagedEnvelope = <T extends TSchema>(item: T) =>
+  t.Object({
+    ...base,
+    data: t.Array(item),
+    page: Integer({ minimum: 0 }),
+    size: Integer({ minimum: 1 }),
+    totalElements: Integer({ minimum: 0 }),
+    totalPages: Integer({ minimum: 0 }),
+  });
+export const ErrorEnvelope = t.Object({
+  ...base,
+  data: t.Optional(t.Null()),
+  errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
+});
+
+/** Error responses every authenticated route can give, for the OpenAPI document. */
+export const errorResponses = {
+  400: ErrorEnvelope,
+  401: ErrorEnvelope,
+  403: ErrorEnvelope,
+  404: ErrorEnvelope,
+  409: ErrorEnvelope,
+};
+
+export const pageQueryFields = {
+  page: t.Optional(t.String({ pattern: "^[0-9]+$", description: "0-indexed page number (default 0)" })),
+  size: t.Optional(t.String({ pattern: "^[0-9]+$", description: "items per page, 1..100 (default 20)" })),
+  sort: t.Optional(t.String({ description: "field,asc|desc over the resource's sortable fields (default name,asc)" })),
+};
+export const PageQuery = t.Object(pageQueryFields, Strict);

@@ -1,0 +1,90 @@
+// createApp builds the HTTP application from its dependencies; it never listens by itself.
+import { Elysia } from "elysia";
+import { swagger } from "@elysiajs/swagger";
+import { randomUUID } from "node:crypto";
+import type { Deps } from "./api/deps";
+import { toErrorResponse } from "./api/errors";
+import { healthRoutes } from "./api/health";
+import { tenancyRoutes } from "./api/tenancy";
+import { agentsRoutes, assistantsRoutes } from "./api/assistants";
+import { strategiesRoutes } from "./api/strategies";
+import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
+import { agentTasksRoutes } from "./api/agent-tasks";
+import { log } from "./log";
+
+type RequestInfo = { traceId: string; start: number };
+const requests = new WeakMap<Request, RequestInfo>();
+
+// Honour an incoming trace: W3C traceparent's trace-id, else x-request-id, else a new id.
+function traceIdOf(request: Request): string {
+  const traceparent = request.headers.get("traceparent");
+  const fromParent = traceparent?.split("-")[1];
+  if (fromParent && /^[0-9a-f]{32}$/.test(fromParent)) return fromParent;
+  const requestId = request.headers.get("x-request-id");
+  if (requestId && /^[\w.:-]{1,128}$/.test(requestId)) return requestId;
+  return randomUUID();
+}
+
+function infoOf(request: Request): RequestInfo {
+  let info = requests.get(request);
+  if (!info) requests.set(request, (info = { traceId: traceIdOf(request), start: performance.now() }));
+  return info;
+}
+
+function json(status: number, body: unknown, traceId: string) {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": traceId },
+  });
+}
+
+export function createApp(deps: Deps) {
+  return new Elysia({ normalize: false })
+    .onRequest(({ request }) => void infoOf(request))
+    .onError(({ code, error, request, set }) => {
+      const { traceId } = infoOf(request);
+      const [status, body] = toErrorResponse(code, error, traceId);
+      set.status = status;
+      return json(status, body, traceId);
+    })
+    .mapResponse(({ request, responseValue, set }) => {
+      if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
+      const { traceId } = infoOf(request);
+      const body = "success" in responseValue ? { ...responseValue, traceId } : responseValue;
+      return json(typeof set.status === "number" ? set.status : 200, body, traceId);
+    })
+    .onAfterResponse(({ request, set, path }) => {
+      const info = infoOf(request);
+      log.info("request", {
+        traceId: info.traceId,
+        method: request.method,
+        path,
+        status: typeof set.status === "number" ? set.status : 200,
+        durationMs: Math.round((performance.now() - info.start) * 100) / 100,
+      });
+    })
+    .use(
+      swagger({
+        path: "/swagger",
+        documentation: {
+          info: {
+            title: "Voice AI Assistant Management Service",
+            version: "1.0",
+            description: "Manage voice AI assistants and agents, LLM strategies, SIP credentials and phone numbers; inspect calls and hook deliveries.",
+          },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .use(tenancyRoutes(deps))
+    .use(assistantsRoutes(deps))
+    .use(agentsRoutes(deps))
+    .use(strategiesRoutes(deps))
+    .use(sipCredentialsRoutes(deps))
+    .use(phoneNumbersRoutes(deps))
+    .use(agentTasksRoutes(deps));
+}
+
+export type App = ReturnType<typeof createApp>;

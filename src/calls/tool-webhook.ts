@@ -1,0 +1,39 @@
+// Calls a tool_webhook extension's server while the LLM waits for the result.
+export type ToolTransport = { type: "sip" | "websocket"; calledNumber?: string; callingNumber?: string };
+
+export type ToolWebhookRequest = {
+  serverUrl: string;
+  headers?: Record<string, string>;
+  name: string;
+  callId: string;
+  transport: ToolTransport;
+  parameters: Record<string, unknown>;
+  timeoutMs: number;
+};
+
+/** `output` is what the LLM receives; the rest is for logs (never the headers: they may hold secrets). */
+export type ToolWebhookResult = { output: string; ok: boolean; status: number | null; durationMs: number; error?: string };
+
+export const toolFailureMessage = "Error: the tool failed to respond. Tell the caller you couldn't complete that.";
+
+export async function callToolWebhook(request: ToolWebhookRequest): Promise<ToolWebhookResult> {
+  const { serverUrl, headers = {}, name, callId, transport, parameters, timeoutMs } = request;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const response = await fetch(serverUrl, {
+      method: "POST",
+      // the JSON content type wins over a configured one: the body is always JSON
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }),
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: "follow",
+    });
+    const text = await response.text();
+    if (!response.ok) return { output: toolFailureMessage, ok: false, status: response.status, durationMs: elapsed() };
+    return { output: text, ok: true, status: response.status, durationMs: elapsed() };
+  } catch (error) {
+    const reason = (error as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : (error as Error).message;
+    return { output: toolFailureMessage, ok: false, status: null, durationMs: elapsed(), error: reason };
+  }
+}

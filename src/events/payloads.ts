@@ -1,0 +1,73 @@
+// The call event payloads of the spec (Events section), defined once for the bridge and the hooks.
+import type { Transport } from "../db/schema";
+
+export const callEventTypes = ["call_started", "call_concluded"] as const;
+export type CallEventType = (typeof callEventTypes)[number];
+
+export type MessageRole = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL_CALL" | "TOOL_CALL_RESULT" | "UNKNOWN";
+type SpokenRole = Extract<MessageRole, "USER" | "ASSISTANT" | "SYSTEM" | "UNKNOWN">;
+
+export type TextMessage = { type: "text"; role: SpokenRole; timestamp: number; text: string };
+export type AudioMessage = { type: "audio"; role: SpokenRole; timestamp: number; audio: string };
+export type ToolCallMessage = {
+  type: "tool_call";
+  role: "TOOL_CALL";
+  timestamp: number;
+  callId: string;
+  toolName: string;
+  parameters: Record<string, unknown>;
+};
+export type ToolResultMessage = {
+  type: "tool_result";
+  role: "TOOL_CALL_RESULT";
+  timestamp: number;
+  callId: string;
+  toolName: string;
+  text: string;
+};
+export type CallMessage = TextMessage | AudioMessage | ToolCallMessage | ToolResultMessage;
+
+export type CallStartedPayload = {
+  type: "call_started";
+  callId: string;
+  startedAt: number | null;
+  transport: Transport | null;
+};
+
+export type CallConcludedPayload = {
+  type: "call_concluded";
+  callId: string;
+  startedAt: number | null;
+  endedAt: number | null;
+  shortSummary: string | null;
+  summary: string | null;
+  callRecording: string | null;
+  transport: Transport | null;
+  messages: CallMessage[];
+};
+
+export type CallEventPayload = CallStartedPayload | CallConcludedPayload;
+
+/**
+ * A copy without null or undefined object fields, at any depth. Array elements keep their positions
+ * (a null inside a list is a value, not an absent field).
+ */
+export function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = stripNulls(v);
+    return out;
+  }
+  return value;
+}
+
+/** The exact JSON body sent for an event: nulls omitted, messages in chronological order. */
+export function serializePayload(event: CallEventPayload): string {
+  const ordered =
+    event.type === "call_concluded"
+      ? // a stable sort keeps the bridge's order for messages with the same timestamp
+        { ...event, messages: [...event.messages].sort((a, b) => a.timestamp - b.timestamp) }
+      : event;
+  return JSON.stringify(stripNulls(ordered));
+}

@@ -1,0 +1,38 @@
+// Builds the API's dependencies from a Config and starts listening. Used by start:api, start and tests.
+import { sql } from "drizzle-orm";
+import type { Config } from "./config";
+import { createDb } from "./db/client";
+import { createApp } from "./app";
+import { createTokenResolver } from "./services/auth";
+import { createSecretBox } from "./crypto/secrets";
+import { isTemporalReachable } from "./temporal/health";
+import { log } from "./log";
+
+export async function startApi(config: Config, options: { port?: number } = {}) {
+  const { db, client, close } = createDb(config.databaseUrl);
+  const tokens = createTokenResolver(db, config.adminToken);
+  // Revocations made by other API instances reach this one's token cache here.
+  const listener = await client.listen("api_token_revoked", (tokenId) => tokens.forget(tokenId));
+  const app = createApp({
+    db,
+    config,
+    tokens,
+    secrets: createSecretBox(config.encryptionKey),
+    checks: {
+      database: () => db.execute(sql`select 1`).then(() => true, () => false),
+      temporal: () => isTemporalReachable(config),
+    },
+  });
+  app.listen({ port: options.port ?? config.port, hostname: "0.0.0.0" });
+  const port = app.server!.port;
+  log.info("api listening", { port });
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      await app.stop();
+      await listener.unlisten();
+      await close();
+    },
+  };
+}

@@ -1,0 +1,180 @@
+// Assistants and agents: one service, told apart by `kind`.
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import { assistants, callEventHooks, extensions, llmStrategies, sipPhoneNumbers, type AssistantKind } from "../db/schema";
+import type { Db, DbOrTx } from "../db/client";
+import type { SecretBox } from "../crypto/secrets";
+import type { AssistantInput, ExtensionInput, HookInput } from "../api/models/assistants";
+import { badRequest, conflict, notFound } from "../errors";
+import type { OrgScope } from "./auth";
+import { parsePaging, type SortableColumns } from "./paging";
+import { planList } from "./nested-lists";
+import { throwIfAny, validateExtensions, validateHooks } from "./extension-rules";
+
+const sortable: SortableColumns = {
+  id: assistants.id,
+  name: assistants.name,
+  createdAt: assistants.createdAt,
+  updatedAt: assistants.updatedAt,
+};
+
+const withChildren = {
+  extensions: { orderBy: extensions.position, columns: { id: true, type: true, name: true, parameters: true } as const },
+  callEventHooks: { orderBy: callEventHooks.position, columns: { id: true, type: true, parameters: true } as const },
+};
+
+const columns = {
+  id: true,
+  name: true,
+  systemPrompt: true,
+  systemPromptGreeting: true,
+  llmAudioContentGenerationStrategyId: true,
+  telephoneNumberId: true,
+} as const;
+
+const scoped = (scope: OrgScope, kind: AssistantKind) =>
+  and(eq(assistants.organizationId, scope.organizationId), eq(assistants.kind, kind));
+
+export async function getAssistant(db: DbOrTx, scope: OrgScope, kind: AssistantKind, id: string) {
+  const row = await db.query.assistants.findFirst({ columns, with: withChildren, where: and(scoped(scope, kind), eq(assistants.id, id)) });
+  if (!row) throw notFound(kind);
+  return row;
+}
+
+export async function listAssistants(db: DbOrTx, scope: OrgScope, kind: AssistantKind, query: { page?: string; size?: string; sort?: string }) {
+  const paging = parsePaging(query, sortable, "name,asc");
+  const where = scoped(scope, kind);
+  const [data, [total]] = await Promise.all([
+    db.query.assistants.findMany({ columns, with: withChildren, where, orderBy: paging.sort, limit: paging.size, offset: paging.page * paging.size }),
+    db.select({ n: sql<number>`count(*)::int` }).from(assistants).where(where),
+  ]);
+  const totalElements = total?.n ?? 0;
+  return { data, page: paging.page, size: paging.size, totalElements, totalPages: Math.ceil(totalElements / paging.size) };
+}
+
+export async function createAssistant(db: Db, secrets: SecretBox, scope: OrgScope, kind: AssistantKind, input: AssistantInput) {
+  validate(input);
+  const id = await db.transaction(async (tx) => {
+    await checkReferences(tx, scope, null, input);
+    const [row] = await tx
+      .insert(assistants)
+      .values({ organizationId: scope.organizationId, kind, ...scalarFields(input) })
+      .returning({ id: assistants.id });
+    await writeChildren(tx, secrets, row!.id, input, new Set(), new Map());
+    return row!.id;
+  });
+  return getAssistant(db, scope, kind, id);
+}
+
+export async function updateAssistant(db: Db, secrets: SecretBox, scope: OrgScope, kind: AssistantKind, id: string, input: AssistantInput) {
+  if (input.id !== undefined && input.id !== id) throw badRequest("id", "does not match the id in the path");
+  validate(input);
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ id: assistants.id })
+      .from(assistants)
+      .where(and(scoped(scope, kind), eq(assistants.id, id)))
+      .for("update");
+    if (!row) throw notFound(kind);
+    await checkReferences(tx, scope, id, input);
+    await tx.update(assistants).set({ ...scalarFields(input), updatedAt: new Date() }).where(eq(assistants.id, id));
+    const storedExtensions = await tx.select({ id: extensions.id }).from(extensions).where(eq(extensions.assistantId, id));
+    const storedHooks = await tx
+      .select({ id: callEventHooks.id, secretEncrypted: callEventHooks.secretEncrypted })
+      .from(callEventHooks)
+      .where(eq(callEventHooks.assistantId, id));
+    await writeChildren(
+      tx,
+      secrets,
+      id,
+      input,
+      new Set(storedExtensions.map((e) => e.id)),
+      new Map(storedHooks.map((h) => [h.id, h.secretEncrypted])),
+    );
+  });
+}
+
+export async function deleteAssistant(db: DbOrTx, scope: OrgScope, kind: AssistantKind, id: string) {
+  const rows = await db.delete(assistants).where(and(scoped(scope, kind), eq(assistants.id, id))).returning({ id: assistants.id });
+  if (rows.length === 0) throw notFound(kind);
+}
+
+function validate(input: AssistantInput) {
+  throwIfAny([...validateExtensions(input.extensions ?? []), ...validateHooks(input.callEventHooks ?? [])]);
+}
+
+// PUT takes the full object: a scalar left out is cleared.
+function scalarFields(input: AssistantInput) {
+  return {
+    name: input.name,
+    systemPrompt: input.systemPrompt ?? null,
+    systemPromptGreeting: input.systemPromptGreeting ?? null,
+    llmAudioContentGenerationStrategyId: input.llmAudioContentGenerationStrategyId ?? null,
+    telephoneNumberId: input.telephoneNumberId ?? null,
+  };
+}
+
+async function checkReferences(tx: DbOrTx, scope: OrgScope, selfId: string | null, input: AssistantInput) {
+  const org = scope.organizationId;
+  if (input.llmAudioContentGenerationStrategyId) {
+    const [found] = await tx
+      .select({ id: llmStrategies.id })
+      .from(llmStrategies)
+      .where(and(eq(llmStrategies.id, input.llmAudioContentGenerationStrategyId), eq(llmStrategies.organizationId, org)));
+    if (!found) throw badRequest("llmAudioContentGenerationStrategyId", "no such LLM generation strategy in this organization");
+  }
+  if (input.telephoneNumberId) {
+    const [found] = await tx
+      .select({ id: sipPhoneNumbers.id })
+      .from(sipPhoneNumbers)
+      .where(and(eq(sipPhoneNumbers.id, input.telephoneNumberId), eq(sipPhoneNumbers.organizationId, org)));
+    if (!found) throw badRequest("telephoneNumberId", "no such phone number in this organization");
+    const others = tx
+      .select({ id: assistants.id })
+      .from(assistants)
+      .where(
+        selfId
+          ? and(eq(assistants.telephoneNumberId, input.telephoneNumberId), ne(assistants.id, selfId))
+          : eq(assistants.telephoneNumberId, input.telephoneNumberId),
+      );
+    if ((await others).length > 0) throw conflict("the phone number already serves another assistant or agent");
+  }
+}
+
+async function writeChildren(
+  tx: DbOrTx,
+  secrets: SecretBox,
+  assistantId: string,
+  input: AssistantInput,
+  storedExtensions: Set<string>,
+  storedHooks: Map<string, string | null>,
+) {
+  const ext = planList("extensions", input.extensions ?? [], storedExtensions);
+  const hooks = planList("callEventHooks", input.callEventHooks ?? [], new Set(storedHooks.keys()));
+
+  if (ext.remove.length) await tx.delete(extensions).where(inArray(extensions.id, ext.remove));
+  if (hooks.remove.length) await tx.delete(callEventHooks).where(inArray(callEventHooks.id, hooks.remove));
+  for (const { id, item, position } of ext.update) await tx.update(extensions).set(extensionRow(item, position)).where(eq(extensions.id, id));
+  for (const { id, item, position } of hooks.update)
+    await tx.update(callEventHooks).set(hookRow(secrets, item, position, storedHooks.get(id) ?? null)).where(eq(callEventHooks.id, id));
+  if (ext.create.length)
+    await tx.insert(extensions).values(ext.create.map(({ item, position }) => ({ assistantId, ...extensionRow(item, position) })));
+  if (hooks.create.length)
+    await tx
+      .insert(callEventHooks)
+      .values(hooks.create.map(({ item, position }) => ({ assistantId, ...hookRow(secrets, item, position, null) })));
+}
+
+function extensionRow(item: ExtensionInput, position: number) {
+  // a tool's name is its parameters.name unless given explicitly
+  const name = item.name ?? (item.type === "tool_webhook" ? (item.parameters.name as string) : null);
+  return { position, type: item.type, name, parameters: item.parameters };
+}
+
+// The secret is write-only: kept encrypted beside the parameters, never inside them. Omitted keeps it,
+// null removes it, a string replaces it.
+function hookRow(secrets: SecretBox, item: HookInput, position: number, storedSecret: string | null) {
+  const { secret, ...parameters } = item.parameters;
+  const secretEncrypted =
+    secret === undefined ? storedSecret : secret === null ? null : secrets.encrypt(String(secret));
+  return { position, type: item.type, parameters, secretEncrypted };
+}

@@ -1,0 +1,124 @@
+// SIP credentials and the phone numbers under them.
+import { and, eq } from "drizzle-orm";
+import { sipCredentials, sipPhoneNumbers } from "../db/schema";
+import type { DbOrTx } from "../db/client";
+import type { SecretBox } from "../crypto/secrets";
+import type { PhoneNumberInput, SipCredentialInput } from "../api/models/sip";
+import type { OrgScope } from "./auth";
+import { parsePaging, selectPage } from "./paging";
+import { orConflict, single } from "./rows";
+import { normalizePhoneNumber } from "./phone-format";
+
+type PageQuery = { page?: string; size?: string; sort?: string };
+
+const credentialColumns = {
+  id: sipCredentials.id,
+  hostname: sipCredentials.hostname,
+  port: sipCredentials.port,
+  username: sipCredentials.username,
+  maxAgentTasks: sipCredentials.maxAgentTasks,
+};
+const credentialSortable = { id: sipCredentials.id, hostname: sipCredentials.hostname, username: sipCredentials.username, createdAt: sipCredentials.createdAt };
+const credentialById = (scope: OrgScope, id: string) =>
+  and(eq(sipCredentials.organizationId, scope.organizationId), eq(sipCredentials.id, id));
+const CREDENTIAL = "SIP credentials";
+
+export const getCredential = (db: DbOrTx, scope: OrgScope, id: string) =>
+  single(db.select(credentialColumns).from(sipCredentials).where(credentialById(scope, id)), CREDENTIAL);
+
+export function listCredentials(db: DbOrTx, scope: OrgScope, query: PageQuery) {
+  const paging = parsePaging(query, credentialSortable, "hostname,asc");
+  const where = eq(sipCredentials.organizationId, scope.organizationId);
+  return selectPage(db, sipCredentials, where, paging, (limit, offset, orderBy) =>
+    db.select(credentialColumns).from(sipCredentials).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+  );
+}
+
+// PUT replaces everything: maxAgentTasks left out goes back to its default.
+const credentialRow = (secrets: SecretBox, input: SipCredentialInput) => ({
+  hostname: input.hostname,
+  port: input.port,
+  username: input.username,
+  passwordEncrypted: secrets.encrypt(input.password),
+  maxAgentTasks: input.maxAgentTasks ?? 10,
+});
+
+export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, input: SipCredentialInput) {
+  const [row] = await db
+    .insert(sipCredentials)
+    .values({ organizationId: scope.organizationId, ...credentialRow(secrets, input) })
+    .returning(credentialColumns);
+  return row!;
+}
+
+export const updateCredential = (db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput) =>
+  single(
+    db.update(sipCredentials).set({ ...credentialRow(secrets, input), updatedAt: new Date() }).where(credentialById(scope, id)).returning(credentialColumns),
+    CREDENTIAL,
+  );
+
+export const deleteCredential = (db: DbOrTx, scope: OrgScope, id: string) =>
+  single(
+    orConflict(db.delete(sipCredentials).where(credentialById(scope, id)).returning({ id: sipCredentials.id }), {
+      reference: "the credentials still have phone numbers: delete those first",
+    }),
+    CREDENTIAL,
+  );
+
+const numberColumns = { id: sipPhoneNumbers.id, phoneNumber: sipPhoneNumbers.phoneNumber, fallback: sipPhoneNumbers.fallback };
+const numberSortable = { id: sipPhoneNumbers.id, phoneNumber: sipPhoneNumbers.phoneNumber, createdAt: sipPhoneNumbers.createdAt };
+const numbersOf = (scope: OrgScope, credentialId: string) =>
+  and(eq(sipPhoneNumbers.organizationId, scope.organizationId), eq(sipPhoneNumbers.credentialId, credentialId));
+const numberById = (scope: OrgScope, credentialId: string, id: string) => and(numbersOf(scope, credentialId), eq(sipPhoneNumbers.id, id));
+const NUMBER = "phone number";
+const numberConflicts = {
+  unique: "the number already exists in this vendor, or the credentials already have a fallback number",
+};
+
+export const getPhoneNumber = (db: DbOrTx, scope: OrgScope, credentialId: string, id: string) =>
+  single(db.select(numberColumns).from(sipPhoneNumbers).where(numberById(scope, credentialId, id)), NUMBER);
+
+export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId: string, query: PageQuery) {
+  const paging = parsePaging(query, numberSortable, "phoneNumber,asc");
+  await getCredential(db, scope, credentialId);
+  const where = numbersOf(scope, credentialId);
+  return selectPage(db, sipPhoneNumbers, where, paging, (limit, offset, orderBy) =>
+    db.select(numberColumns).from(sipPhoneNumbers).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+  );
+}
+
+export async function createPhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, input: PhoneNumberInput) {
+  const phoneNumber = normalizePhoneNumber(input.phoneNumber);
+  await getCredential(db, scope, credentialId);
+  const [row] = await orConflict(
+    db
+      .insert(sipPhoneNumbers)
+      .values({ organizationId: scope.organizationId, vendorId: scope.vendorId, credentialId, phoneNumber, fallback: input.fallback ?? false })
+      .returning(numberColumns),
+    numberConflicts,
+  );
+  return row!;
+}
+
+export function updatePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) {
+  const phoneNumber = normalizePhoneNumber(input.phoneNumber);
+  return single(
+    orConflict(
+      db
+        .update(sipPhoneNumbers)
+        .set({ phoneNumber, fallback: input.fallback ?? false, updatedAt: new Date() })
+        .where(numberById(scope, credentialId, id))
+        .returning(numberColumns),
+      numberConflicts,
+    ),
+    NUMBER,
+  );
+}
+
+export const deletePhoneNumber = (db: DbOrTx, scope: OrgScope, credentialId: string, id: string) =>
+  single(
+    orConflict(db.delete(sipPhoneNumbers).where(numberById(scope, credentialId, id)).returning({ id: sipPhoneNumbers.id }), {
+      reference: "the phone number is assigned to an assistant or agent",
+    }),
+    NUMBER,
+  );

@@ -1,0 +1,48 @@
+import { and, eq } from "drizzle-orm";
+import { llmStrategies } from "../db/schema";
+import type { DbOrTx } from "../db/client";
+import type { StrategyInput } from "../api/models/strategies";
+import type { OrgScope } from "./auth";
+import { parsePaging, selectPage } from "./paging";
+import { orConflict, single } from "./rows";
+
+const columns = {
+  id: llmStrategies.id,
+  name: llmStrategies.name,
+  type: llmStrategies.type,
+  organizationId: llmStrategies.organizationId,
+  parameters: llmStrategies.parameters,
+};
+const sortable = { id: llmStrategies.id, name: llmStrategies.name, type: llmStrategies.type, createdAt: llmStrategies.createdAt };
+const byId = (scope: OrgScope, id: string) => and(eq(llmStrategies.organizationId, scope.organizationId), eq(llmStrategies.id, id));
+const WHAT = "LLM generation strategy";
+
+export const getStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
+  single(db.select(columns).from(llmStrategies).where(byId(scope, id)), WHAT);
+
+export function listStrategies(db: DbOrTx, scope: OrgScope, query: { page?: string; size?: string; sort?: string }) {
+  const paging = parsePaging(query, sortable, "name,asc");
+  const where = eq(llmStrategies.organizationId, scope.organizationId);
+  return selectPage(db, llmStrategies, where, paging, (limit, offset, orderBy) =>
+    db.select(columns).from(llmStrategies).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+  );
+}
+
+export async function createStrategy(db: DbOrTx, scope: OrgScope, input: StrategyInput) {
+  const [row] = await db
+    .insert(llmStrategies)
+    .values({ organizationId: scope.organizationId, ...input })
+    .returning(columns);
+  return row!;
+}
+
+export const updateStrategy = (db: DbOrTx, scope: OrgScope, id: string, input: StrategyInput) =>
+  single(db.update(llmStrategies).set({ ...input, updatedAt: new Date() }).where(byId(scope, id)).returning(columns), WHAT);
+
+export const deleteStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
+  single(
+    orConflict(db.delete(llmStrategies).where(byId(scope, id)).returning({ id: llmStrategies.id }), {
+      reference: "the strategy is used by an assistant or agent",
+    }),
+    WHAT,
+  );

@@ -1,0 +1,22 @@
+// Chooses the voice engine adapter by the strategy's type.
+import type { VoiceSession, VoiceSessionOptions, VoiceStrategy } from "./engine";
+import { UnknownStrategyTypeError } from "./engine";
+import { connectOpenAiRealtime } from "./openai-realtime";
+
+type Adapter = (parameters: Record<string, unknown>, options: VoiceSessionOptions) => Promise<VoiceSession>;
+
+const adapters: Record<string, Adapter> = {
+  openai_realtime: connectOpenAiRealtime,
+};
+
+export const voiceStrategyTypes = Object.keys(adapters);
+
+/**
+ * Starts a conversation; resolves once the provider is ready (the greeting is already requested).
+ * Rejects with UnknownStrategyTypeError or VoiceConnectError: the bridge fails the call with it.
+ */
+export async function createVoiceSession(strategy: VoiceStrategy, options: VoiceSessionOptions): Promise<VoiceSession> {
+  const adapter = Object.hasOwn(adapters, strategy.type) ? adapters[strategy.type] : undefined;
+  if (!adapter) throw new UnknownStrategyTypeError(strategy.type);
+  return adapter(strategy.parameters ?? {}, options);
+}

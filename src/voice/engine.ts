@@ -1,0 +1,70 @@
+// The one interface the call bridge drives a live conversation through, whatever the provider.
+import type { EventEmitter } from "node:events";
+import type { Config } from "../config";
+
+export type TranscriptRole = "USER" | "ASSISTANT";
+
+/** Non-final events carry the text so far of the utterance; the final one carries all of it. */
+export type TranscriptEvent = { role: TranscriptRole; text: string; final: boolean };
+
+export type ToolCallEvent = { callId: string; name: string; arguments: Record<string, unknown> };
+
+export type EndCallEvent = { reason: string | null };
+
+/** A function the LLM may call, in OpenAI function format (JSON Schema parameters). */
+export type VoiceTool = { name: string; description?: string; parameters: Record<string, unknown> };
+
+export type VoiceSessionEvents = {
+  /** Agent speech, PCM16 mono at the session's sampleRate, in provider-sized chunks. */
+  audio: [samples: Int16Array];
+  transcript: [event: TranscriptEvent];
+  /** Answer every call with submitToolResult(callId, output); calls may overlap. */
+  toolCall: [event: ToolCallEvent];
+  /** The agent used the built-in end_call tool: hang up once its last words have played. */
+  endCall: [event: EndCallEvent];
+  /** The caller started speaking: drop agent audio queued for playback (barge-in). */
+  interrupt: [];
+  /** The agent finished a response (all of its audio has been emitted). */
+  turnDone: [];
+  /** Something went wrong; the session may go on. Only `closed` means it is over. */
+  error: [error: Error];
+  /** Emitted exactly once, whoever ended the session. */
+  closed: [info: { reason: string }];
+};
+
+export interface VoiceSession extends EventEmitter<VoiceSessionEvents> {
+  /** Rate of the audio pushed in and emitted (the call's rate). */
+  readonly sampleRate: number;
+  /** Caller audio, PCM16 mono at sampleRate. Dropped once the session is closed. */
+  sendAudio(samples: Int16Array): void;
+  /** A user message as text (e.g. "The caller pressed 1"); the agent answers it. */
+  sendText(text: string): void;
+  submitToolResult(callId: string, output: string): void;
+  close(): void;
+}
+
+export type VoiceStrategy = { type: string; parameters: Record<string, unknown> };
+
+export type VoiceSessionOptions = {
+  instructions: string;
+  /** Spoken first, verbatim, when set; otherwise the agent waits for the caller. */
+  greeting: string | null;
+  tools: VoiceTool[];
+  sampleRate: number;
+  config: Config;
+};
+
+export class UnknownStrategyTypeError extends Error {
+  constructor(readonly strategyType: string) {
+    super(`unknown LLM generation strategy type "${strategyType}"`);
+    this.name = "UnknownStrategyTypeError";
+  }
+}
+
+/** The provider could not be reached or refused the session before it was ready. */
+export class VoiceConnectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "VoiceConnectError";
+  }
+}

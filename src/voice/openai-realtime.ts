@@ -1,0 +1,205 @@
+// Voice engine adapter for the OpenAI Realtime protocol (and compatible providers) over websocket.
+import { EventEmitter } from "node:events";
+import WebSocket from "ws";
+import { base64ToPcm, pcmToBase64 } from "../audio/pcm";
+import { createResampler, type Resampler } from "../audio/resampler";
+import { log } from "../log";
+import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./engine";
+import { VoiceConnectError } from "./engine";
+import { buildSessionConfig, greetingResponse, outputRateOf, providerSampleRate, realtimeUrl } from "./openai-session-config";
+import { RealtimeToolCalls } from "./realtime-tool-calls";
+import { endCallToolName } from "./tools";
+
+type ServerEvent = { type: string; [key: string]: any };
+
+const connectTimeoutMs = 10_000;
+
+class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements VoiceSession {
+  private readonly toInput: Resampler;
+  private readonly fromOutput: Resampler;
+  private readonly toolCalls = new RealtimeToolCalls();
+  // text so far of each utterance, by item id, for non-final transcript events
+  private readonly partials = new Map<string, string>();
+  private closedReason: string | null = null;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly sampleRate: number,
+    outputRate: number,
+  ) {
+    super();
+    this.toInput = createResampler(sampleRate, providerSampleRate);
+    this.fromOutput = createResampler(outputRate, sampleRate);
+    ws.on("message", (data) => this.onMessage(data.toString()));
+    ws.on("error", (error) => this.fail(error));
+    ws.on("close", (code) => this.finish(this.closedReason ?? `provider disconnected (code ${code})`));
+  }
+
+  sendAudio(samples: Int16Array) {
+    if (this.closedReason) return;
+    this.send({ type: "input_audio_buffer.append", audio: pcmToBase64(this.toInput.process(samples)) });
+  }
+
+  sendText(text: string) {
+    this.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text }] } });
+    this.send({ type: "response.create" });
+  }
+
+  submitToolResult(callId: string, output: string) {
+    if (!this.toolCalls.isPending(callId)) {
+      log.warn("tool result for an unknown call ignored", { toolCallId: callId });
+      return;
+    }
+    this.send({ type: "conversation.item.create", item: { type: "function_call_output", call_id: callId, output } });
+    if (this.toolCalls.resolve(callId)) this.send({ type: "response.create" });
+  }
+
+  close() {
+    if (this.closedReason) return;
+    this.closedReason = "closed";
+    this.ws.close(1000);
+  }
+
+  send(event: object) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(event));
+  }
+
+  private onMessage(raw: string) {
+    let event: ServerEvent;
+    try {
+      event = JSON.parse(raw);
+    } catch {
+      return this.fail(new Error("provider sent a message that is not JSON"));
+    }
+    switch (event.type) {
+      case "response.audio.delta":
+      case "response.output_audio.delta":
+        return this.emit("audio", this.fromOutput.process(base64ToPcm(event.delta)));
+      case "response.audio_transcript.delta":
+      case "response.output_audio_transcript.delta":
+      case "response.text.delta":
+      case "response.output_text.delta":
+        return this.partial("ASSISTANT", event.item_id, event.delta);
+      case "response.audio_transcript.done":
+      case "response.output_audio_transcript.done":
+        return this.final("ASSISTANT", event.item_id, event.transcript);
+      case "response.text.done":
+      case "response.output_text.done":
+        return this.final("ASSISTANT", event.item_id, event.text);
+      case "conversation.item.input_audio_transcription.delta":
+        return this.partial("USER", event.item_id, event.delta);
+      case "conversation.item.input_audio_transcription.completed":
+        return this.final("USER", event.item_id, event.transcript);
+      case "input_audio_buffer.speech_started":
+        return this.emit("interrupt");
+      case "response.function_call_arguments.done":
+        return this.onFunctionCall(event);
+      case "response.done":
+        return this.onResponseDone(event);
+      case "error":
+        return this.fail(new Error(`provider error: ${event.error?.message ?? "unknown"}`));
+    }
+  }
+
+  private partial(role: "USER" | "ASSISTANT", itemId: string, delta: string) {
+    const text = (this.partials.get(itemId) ?? "") + (delta ?? "");
+    this.partials.set(itemId, text);
+    this.emit("transcript", { role, text, final: false });
+  }
+
+  private final(role: "USER" | "ASSISTANT", itemId: string, text: string) {
+    this.partials.delete(itemId);
+    if (text?.trim()) this.emit("transcript", { role, text: text.trim(), final: true });
+  }
+
+  private onFunctionCall(event: ServerEvent) {
+    const { call_id: callId, name, response_id: responseId } = event;
+    let args: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(event.arguments || "{}");
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed;
+    } catch {
+      log.warn("tool call arguments are not JSON; passing none", { tool: name });
+    }
+    if (name === endCallToolName) {
+      // answered at once and without a follow-up response: the agent has nothing more to say
+      this.toolCalls.add(responseId, callId, false);
+      this.submitToolResult(callId, "The call is ending.");
+      this.emit("endCall", { reason: typeof args.reason === "string" ? args.reason : null });
+      return;
+    }
+    this.toolCalls.add(responseId, callId);
+    this.emit("toolCall", { callId, name, arguments: args });
+  }
+
+  private onResponseDone(event: ServerEvent) {
+    const response = event.response ?? {};
+    if (response.status === "failed") {
+      this.fail(new Error(`provider response failed: ${JSON.stringify(response.status_details ?? null)}`));
+    }
+    if (this.toolCalls.responseDone(response.id)) this.send({ type: "response.create" });
+    this.emit("turnDone");
+  }
+
+  private fail(error: Error) {
+    // node's EventEmitter throws on an unheard "error"; one call's trouble must not crash the bridge
+    if (this.listenerCount("error") > 0) this.emit("error", error);
+    else log.warn("voice session error", { error: error.message });
+  }
+
+  private finish(reason: string) {
+    if (this.closedReason === null) {
+      this.closedReason = reason;
+      this.fail(new Error(reason));
+    }
+    this.emit("closed", { reason });
+  }
+}
+
+/** Opens a Realtime session and resolves once the provider has accepted its configuration. */
+export function connectOpenAiRealtime(parameters: Record<string, unknown>, options: VoiceSessionOptions): Promise<VoiceSession> {
+  const url = realtimeUrl(parameters, options.config.voice.realtimeUrl);
+  const apiKey = options.config.voice.openaiApiKey;
+  const ws = new WebSocket(url, {
+    headers: { ...(apiKey && { Authorization: `Bearer ${apiKey}` }), "OpenAI-Beta": "realtime=v1" },
+  });
+  const session = new OpenAiRealtimeSession(ws, options.sampleRate, outputRateOf(parameters));
+  const { host, pathname, searchParams } = new URL(url);
+  log.info("voice session connecting", { provider: host, path: pathname, model: searchParams.get("model") });
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => abort(new VoiceConnectError("voice provider did not accept the session in time")), connectTimeoutMs);
+    const abort = (error: Error) => {
+      cleanup();
+      session.close();
+      reject(error instanceof VoiceConnectError ? error : new VoiceConnectError(`voice provider: ${error.message}`));
+    };
+    const onMessage = (data: WebSocket.RawData) => {
+      let event: ServerEvent;
+      try {
+        event = JSON.parse(data.toString());
+      } catch {
+        return abort(new Error("sent a message that is not JSON"));
+      }
+      if (event.type === "session.updated") {
+        cleanup();
+        if (options.greeting) session.send(greetingResponse(options.greeting));
+        resolve(session);
+      } else if (event.type === "error") {
+        abort(new Error(event.error?.message ?? "refused the session"));
+      }
+    };
+    const onClose = () => abort(new Error("connection closed before the session was ready"));
+    const onError = (error: Error) => abort(error);
+    function cleanup() {
+      clearTimeout(timer);
+      ws.off("message", onMessage);
+      ws.off("close", onClose);
+      ws.off("error", onError);
+    }
+    ws.on("message", onMessage);
+    ws.on("close", onClose);
+    ws.on("error", onError);
+    ws.once("open", () => session.send({ type: "session.update", session: buildSessionConfig(parameters, options) }));
+  });
+}

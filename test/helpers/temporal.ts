@@ -1,0 +1,116 @@
+// Temporal for tests: one dev server per `bun test` run (or TEMPORAL_ADDRESS when set), and hook
+// workers spawned as real Node processes, each on its own task queue.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { startTemporalDevServer, type DevServer } from "../../src/temporal/dev-server";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+let shared: Promise<{ address: string }> | null = null;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/**
+ * bun test fires no exit event and scopes afterAll to one file, so a process meant to live for the
+ * whole run is reaped by a tiny watchdog once this test process is gone.
+ */
+export function reapWithParent(pid: number, signal = "TERM") {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; kill -${signal} ${pid} 2>/dev/null`;
+  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
+}
+
+/** Starts a dev server on free ports, reaped when the test process exits. */
+export async function startDevServer(options: { dbFilename?: string; port?: number } = {}): Promise<DevServer> {
+  const server = await startTemporalDevServer({
+    port: options.port ?? (await freePort()),
+    uiPort: await freePort(),
+    dbFilename: options.dbFilename,
+  });
+  reapWithParent(server.pid);
+  return server;
+}
+
+/** The Temporal server shared by every test file of this run. */
+export function ensureTemporal(): Promise<{ address: string }> {
+  if (process.env.TEMPORAL_ADDRESS) return Promise.resolve({ address: process.env.TEMPORAL_ADDRESS });
+  shared ??= startDevServer().then((s) => ({ address: s.address }));
+  return shared;
+}
+
+export type WorkerOptions = {
+  address: string;
+  backoffBaseMs: number;
+  timeoutMs?: number;
+  taskQueue?: string;
+  env?: Record<string, string>;
+};
+
+export type TestWorker = {
+  taskQueue: string;
+  /** log lines the worker printed, parsed */
+  lines: Record<string, unknown>[];
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  restart(): Promise<void>;
+};
+
+/** Spawns `node --import tsx workers/main.ts` and resolves once its Temporal worker polls. */
+export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
+  const taskQueue = options.taskQueue ?? `hooks-test-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: options.address,
+    HOOK_TASK_QUEUE: taskQueue,
+    HOOK_BACKOFF_BASE_MS: String(options.backoffBaseMs),
+    HOOK_TIMEOUT_MS: String(options.timeoutMs ?? 2_000),
+    LOG_LEVEL: "info",
+    ...options.env,
+  };
+  const lines: Record<string, unknown>[] = [];
+  let child: ChildProcess | null = null;
+
+  const spawnOnce = () =>
+    new Promise<void>((resolve, reject) => {
+      const proc = spawn("node", ["--import", "tsx", "workers/main.ts"], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+      child = proc;
+      reapWithParent(proc.pid!, "KILL");
+      let buffer = "";
+      let stderr = "";
+      proc.stdout!.on("data", (d: Buffer) => {
+        buffer += d.toString();
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          try {
+            const parsed = JSON.parse(line) as Record<string, unknown>;
+            lines.push(parsed);
+            if (parsed.msg === "worker started") resolve();
+          } catch {
+            // not ours (e.g. a library banner): ignore
+          }
+        }
+      });
+      proc.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+      proc.once("exit", (code) => reject(new Error(`worker exited (${code}) before starting: ${stderr}`)));
+    });
+
+  const kill = async (signal: NodeJS.Signals = "SIGTERM") => {
+    const proc = child as ChildProcess | null;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill(signal);
+    await exited;
+  };
+
+  await spawnOnce();
+  return { taskQueue, lines, kill, restart: spawnOnce };
+}

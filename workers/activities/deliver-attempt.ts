@@ -1,0 +1,59 @@
+// One delivery attempt: build the signed request from the frozen row, send it, record the outcome.
+import { eq } from "drizzle-orm";
+import { hookDeliveries, type DeliveryStatus, type HookDeliveryRow } from "../../src/db/schema";
+import { sendHook, type HookResponse } from "../../src/events/send-hook";
+import { signWebhook } from "../../src/events/sign";
+import { log } from "../../src/log";
+import type { ActivityDeps } from "./index";
+import { recordAttempt } from "./record-attempt";
+
+export type AttemptInput = { deliveryId: string; run: number; attempt: number; nextDelayMs: number | null };
+/** GONE: the delivery row was deleted (its organization went away), or a newer run replaced this one */
+export type AttemptOutcome = DeliveryStatus | "GONE";
+
+export function createDeliverAttempt(deps: ActivityDeps) {
+  return async function deliverAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+    const [row] = await deps.db.select().from(hookDeliveries).where(eq(hookDeliveries.id, input.deliveryId));
+    if (!row || row.run !== input.run) return "GONE";
+
+    const startedAt = new Date();
+    const res = await send(deps, row);
+    const status: DeliveryStatus = res.ok ? "SUCCEEDED" : input.nextDelayMs === null ? "FAILED" : "PENDING";
+    const nextAttemptAt = status === "PENDING" ? new Date(Date.now() + input.nextDelayMs!) : null;
+    await recordAttempt(deps.db, { ...input, startedAt, res, status, nextAttemptAt });
+    log.info("hook attempt", {
+      deliveryId: row.id,
+      callId: row.callId,
+      eventType: row.eventType,
+      run: input.run,
+      attempt: input.attempt,
+      statusCode: res.statusCode,
+      error: res.error,
+      durationMs: res.durationMs,
+      status,
+    });
+    return status;
+  };
+}
+
+async function send(deps: ActivityDeps, row: HookDeliveryRow): Promise<HookResponse> {
+  const body = Buffer.from(row.payload, "utf8");
+  let signature = {};
+  if (row.secretEncrypted) {
+    let secret: string;
+    try {
+      secret = deps.secretBox.decrypt(row.secretEncrypted);
+    } catch {
+      // a changed ENCRYPTION_KEY: a failed attempt the operator can see, never an unsigned request
+      return { ok: false, statusCode: null, error: "hook secret cannot be decrypted", durationMs: 0, responseExcerpt: null };
+    }
+    signature = signWebhook({ id: row.id, timestampSec: Date.now() / 1000, body, secret });
+  }
+  return sendHook({
+    url: row.url,
+    method: row.method,
+    headers: { ...row.headers, ...signature },
+    body,
+    timeoutMs: deps.config.hooks.timeoutMs,
+  });
+}

@@ -1,0 +1,143 @@
+// Hands outbox rows to Temporal. Woken by NOTIFY on commit and by a periodic sweep, so a row written
+// while Temporal (or this process) was down is started once both are up again.
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from "@temporalio/client";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Sql } from "postgres";
+import type { Config } from "../src/config";
+import type { Db } from "../src/db/client";
+import { hookDeliveries } from "../src/db/schema";
+import { HOOK_DELIVERIES_CHANNEL } from "../src/events/emit-call-event";
+import { log } from "../src/log";
+import { connectTemporal } from "../src/temporal/client";
+import { ensureSearchAttributes } from "../src/temporal/search-attributes";
+import type { HookDeliveryInput } from "../workflows/hook-delivery";
+import { HOOK_DELIVERY_WORKFLOW, hookDeliveryWorkflowId } from "../workflows/ids";
+import { hookCallId, hookEventType, hookId, hookOrganizationId, hookStatus } from "../workflows/search-attributes";
+
+const BATCH = 200;
+const PARALLEL_STARTS = 32;
+
+export type DispatcherDeps = { db: Db; sql: Sql; config: Pick<Config, "temporal" | "hooks">; sweepIntervalMs?: number };
+type Temporal = Awaited<ReturnType<typeof connectTemporal>> & { searchAttributes: boolean };
+type PendingRow = Pick<
+  typeof hookDeliveries.$inferSelect,
+  "id" | "run" | "callId" | "eventType" | "hookKey" | "organizationId"
+>;
+
+export async function startDispatcher(deps: DispatcherDeps) {
+  let temporal: Temporal | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let downSince: number | null = null;
+
+  const connect = async (): Promise<Temporal> => {
+    if (temporal) return temporal;
+    const conn = await connectTemporal(deps.config);
+    const searchAttributes = await ensureSearchAttributes(conn.connection, deps.config.temporal.namespace);
+    return (temporal = { ...conn, searchAttributes });
+  };
+
+  const start = async (t: Temporal, row: PendingRow) => {
+    const input: HookDeliveryInput = {
+      deliveryId: row.id,
+      run: row.run,
+      backoffBaseMs: deps.config.hooks.backoffBaseMs,
+      attemptTimeoutMs: deps.config.hooks.timeoutMs,
+      searchAttributes: t.searchAttributes,
+    };
+    try {
+      await t.client.workflow.start(HOOK_DELIVERY_WORKFLOW, {
+        taskQueue: deps.config.temporal.taskQueue,
+        workflowId: hookDeliveryWorkflowId(row.id, row.run),
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        memo: { deliveryId: row.id, callId: row.callId, eventType: row.eventType, hookId: row.hookKey, organizationId: row.organizationId },
+        typedSearchAttributes: t.searchAttributes
+          ? [
+              { key: hookCallId, value: row.callId },
+              { key: hookEventType, value: row.eventType },
+              { key: hookId, value: row.hookKey },
+              { key: hookOrganizationId, value: row.organizationId },
+              { key: hookStatus, value: "PENDING" },
+            ]
+          : undefined,
+      });
+    } catch (err) {
+      // this run was started before (and has finished): it is dispatched, never started twice
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    await deps.db
+      .update(hookDeliveries)
+      .set({ dispatchedAt: sql`now()` })
+      .where(and(eq(hookDeliveries.id, row.id), eq(hookDeliveries.run, row.run), isNull(hookDeliveries.dispatchedAt)));
+  };
+
+  const sweepOnce = async (): Promise<number> => {
+    const rows = await deps.db
+      .select({
+        id: hookDeliveries.id,
+        run: hookDeliveries.run,
+        callId: hookDeliveries.callId,
+        eventType: hookDeliveries.eventType,
+        hookKey: hookDeliveries.hookKey,
+        organizationId: hookDeliveries.organizationId,
+      })
+      .from(hookDeliveries)
+      .where(and(isNull(hookDeliveries.dispatchedAt), eq(hookDeliveries.status, "PENDING")))
+      .orderBy(asc(hookDeliveries.createdAt))
+      .limit(BATCH);
+    if (rows.length === 0) return 0;
+    const t = await connect();
+    let next = 0;
+    const lane = async () => {
+      // one failure stops the lane: when Temporal is down the remaining rows simply wait for the next sweep
+      while (next < rows.length && !stopped) await start(t, rows[next++]);
+    };
+    const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_STARTS, rows.length) }, lane));
+    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === "rejected");
+    if (failed) throw failed.reason;
+    return rows.length;
+  };
+
+  const sweep = async () => {
+    do {
+      again = false;
+      try {
+        while (!stopped && (await sweepOnce()) === BATCH);
+        if (downSince !== null) log.info("dispatcher reached temporal again", { downMs: Date.now() - downSince });
+        downSince = null;
+      } catch (err) {
+        if (downSince === null) {
+          downSince = Date.now();
+          log.warn("dispatcher cannot hand deliveries to temporal, will retry", { error: (err as Error).message });
+        }
+        return;
+      }
+    } while (again && !stopped);
+  };
+
+  const kick = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = sweep().finally(() => (running = null));
+  };
+
+  const listener = await deps.sql.listen(HOOK_DELIVERIES_CHANNEL, kick, kick);
+  const timer = setInterval(kick, deps.sweepIntervalMs ?? 1_000);
+  log.info("dispatcher started", { taskQueue: deps.config.temporal.taskQueue });
+
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await listener.unlisten().catch(() => {});
+      await running;
+      await temporal?.close().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// The hook worker process (run on Node: `node --import tsx workers/main.ts`): the Temporal worker for
+// hook-delivery workflows plus the dispatcher that feeds it. Survives Temporal restarts by reconnecting.
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "../src/config";
+import { createSecretBox } from "../src/crypto/secrets";
+import { createDb } from "../src/db/client";
+import { log, setLogLevel } from "../src/log";
+import { createActivities } from "./activities";
+import { startDispatcher } from "./dispatcher";
+
+const RECONNECT_DELAY_MS = 1_000;
+const config = loadConfig();
+setLogLevel(config.logLevel);
+
+// Temporal's own log lines go through ours (warnings and up: its info level is chatty)
+Runtime.install({
+  shutdownSignals: [],
+  logger: new DefaultLogger("WARN", (entry) =>
+    log[entry.level === "ERROR" ? "error" : "warn"](`temporal: ${entry.message}`, { ...entry.meta }),
+  ),
+});
+
+const { db, client: sql, close: closeDb } = createDb(config.databaseUrl);
+const activities = createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config });
+const workflowBundle = await bundleWorkflowCode({
+  workflowsPath: fileURLToPath(new URL("../workflows/index.ts", import.meta.url)),
+  logger: new DefaultLogger("WARN"),
+});
+const dispatcher = await startDispatcher({ db, sql, config });
+
+let stopping = false;
+let worker: Worker | null = null;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    log.info("worker stopping", { signal });
+    stopping = true;
+    worker?.shutdown();
+  });
+}
+
+while (!stopping) {
+  let connection: NativeConnection | null = null;
+  try {
+    connection = await NativeConnection.connect({ address: config.temporal.address });
+    worker = await Worker.create({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      workflowBundle,
+      activities,
+    });
+    log.info("worker started", {
+      taskQueue: config.temporal.taskQueue,
+      temporal: config.temporal.address,
+      backoffBaseMs: config.hooks.backoffBaseMs,
+      timeoutMs: config.hooks.timeoutMs,
+    });
+    if (stopping) break;
+    await worker.run();
+  } catch (err) {
+    log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
+    await new Promise((r) => setTimeout(r, RECONNECT_DELAY_MS));
+  } finally {
+    worker = null;
+    await connection?.close().catch(() => {});
+  }
+}
+
+await dispatcher.stop();
+await closeDb();
+log.info("worker stopped");
+process.exit(0);

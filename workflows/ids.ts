@@ -1,0 +1,6 @@
+// Workflow identity of a delivery run: deterministic, so Temporal refuses a second start of the same run.
+export const HOOK_DELIVERY_WORKFLOW = "hookDeliveryWorkflow";
+
+export function hookDeliveryWorkflowId(deliveryId: string, run: number): string {
+  return `hook-delivery:${deliveryId}:${run}`;
+}

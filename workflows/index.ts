@@ -1,0 +1,2 @@
+// The workflow bundle the worker loads: every workflow of the service, nothing else.
+export { hookDeliveryWorkflow } from "./hook-delivery";
