@@ -43,3 +43,18 @@ export function fieldName(pointer: string): string {
       .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), "") || "body"
   );
 }
+
+/** The SQLSTATE of a database error, also when drizzle has wrapped it. */
+export function pgErrorCode(error: unknown): string | undefined {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = typeof e?.code === "string" ? e.code : e?.cause?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** A loggable description of an unexpected error: never the query parameters drizzle puts in messages. */
+export function describeError(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  if (error instanceof Error && !error.message.startsWith("Failed query")) return `${error.name}: ${error.message}`;
+  return error instanceof Error ? error.name : typeof error;
+}

@@ -16,8 +16,8 @@ export const agentTasksRoutes = (deps: Deps) =>
       response: { 200: PagedEnvelope(AgentTaskModel.out), ...errorResponses },
       detail: { tags, summary: "List calls (agent tasks); filter by status, assistantId or agentId" },
     })
-    .get("/:id", async ({ scope, params }) => ok(await tasks.getAgentTask(deps.db, scope, assertUuid(params.id, "agent task"))), {
-      params: t.Object({ vendorId: t.String(), organizationId: t.String(), id: t.String() }),
+    .get("/:agentTaskId", async ({ scope, params }) => ok(await tasks.getAgentTask(deps.db, scope, assertUuid(params.agentTaskId, "agent task"))), {
+      params: t.Object({ vendorId: t.String(), organizationId: t.String(), agentTaskId: t.String() }),
       response: { 200: Envelope(AgentTaskModel.out), ...errorResponses },
       detail: { tags, summary: "Read an agent task" },
     });

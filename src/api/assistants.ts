@@ -8,10 +8,12 @@ import { done, ok, paged } from "./reply";
 import type { AssistantKind } from "../db/schema";
 import * as service from "../services/assistants";
 
-const IdParams = t.Object({ vendorId: t.String(), organizationId: t.String(), id: t.String() });
 
-const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: string) =>
-  new Elysia({ prefix: `${ORG_PREFIX}/${path}` })
+const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: string) => {
+  const idParam = `${kind}Id`;
+  const IdParams = t.Object({ vendorId: t.String(), organizationId: t.String(), [idParam]: t.String() });
+  const idOf = (params: Record<string, string>) => assertUuid(params[idParam], kind);
+  return new Elysia({ prefix: `${ORG_PREFIX}/${path}` })
     .use(organizationScoped(deps))
     .get("", async ({ scope, query }) => paged(await service.listAssistants(deps.db, scope, kind, query)), {
       query: PageQuery,
@@ -27,15 +29,15 @@ const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: str
         detail: { tags: [tag], summary: `Create an ${kind} (only name is required)` },
       },
     )
-    .get("/:id", async ({ scope, params }) => ok(await service.getAssistant(deps.db, scope, kind, assertUuid(params.id, kind))), {
+    .get(`/:${idParam}`, async ({ scope, params }) => ok(await service.getAssistant(deps.db, scope, kind, idOf(params))), {
       params: IdParams,
       response: { 200: Envelope(AssistantModel.out), ...errorResponses },
       detail: { tags: [tag], summary: `Read an ${kind}` },
     })
     .put(
-      "/:id",
+      `/:${idParam}`,
       async ({ scope, params, body }) => {
-        await service.updateAssistant(deps.db, deps.secrets, scope, kind, assertUuid(params.id, kind), body);
+        await service.updateAssistant(deps.db, deps.secrets, scope, kind, idOf(params), body);
         return done(`${kind} updated`);
       },
       {
@@ -51,13 +53,14 @@ const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: str
       },
     )
     .delete(
-      "/:id",
+      `/:${idParam}`,
       async ({ scope, params }) => {
-        await service.deleteAssistant(deps.db, scope, kind, assertUuid(params.id, kind));
+        await service.deleteAssistant(deps.db, scope, kind, idOf(params));
         return done(`${kind} deleted`);
       },
       { params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses }, detail: { tags: [tag], summary: `Delete an ${kind}` } },
     );
+};
 
 export const assistantsRoutes = (deps: Deps) => assistantRoutes(deps, "assistant", "assistants", "Assistants");
 export const agentsRoutes = (deps: Deps) => assistantRoutes(deps, "agent", "agents", "Agents");

@@ -26,6 +26,7 @@ export function crudRoutes<C extends TSchema, U extends TSchema, O extends TSche
     path: string; // below P, may hold more params, e.g. "/sip/credentials/:credentialId/phone-numbers"
     tag: string;
     what: string;
+    idParam: string; // the item's path parameter, named as in the spec
     sortable: string;
     models: { create: C; update: U; out: O };
     service: CrudService<C["static"] & U["static"], O["static"]>;
@@ -33,7 +34,9 @@ export function crudRoutes<C extends TSchema, U extends TSchema, O extends TSche
 ) {
   const extraParams = [...spec.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const Params = t.Object(Object.fromEntries(["vendorId", "organizationId", ...extraParams].map((k) => [k, t.String()])));
-  const IdParams = t.Object({ ...Params.properties, id: t.String() });
+  const IdParams = t.Object({ ...Params.properties, [spec.idParam]: t.String() });
+  const item = `/:${spec.idParam}`;
+  const idOf = (params: Record<string, string>) => assertUuid(params[spec.idParam], spec.what);
   const ctx = (scope: OrgScope, params: Record<string, string>): Ctx => ({ db: deps.db, scope, params, deps });
   const tags = [spec.tag];
   // Elysia's inference cannot follow generic schemas; the service signature above carries the types.
@@ -53,14 +56,14 @@ export function crudRoutes<C extends TSchema, U extends TSchema, O extends TSche
       response: { 201: Envelope(models.out), ...errorResponses },
       detail: { tags, summary: `Create a ${spec.what}` },
     })
-    .get("/:id", async ({ scope, params }) => ok(await spec.service.get(ctx(scope, params), assertUuid(params.id, spec.what))), {
+    .get(item, async ({ scope, params }) => ok(await spec.service.get(ctx(scope, params), idOf(params))), {
       params: IdParams,
       response: { 200: Envelope(models.out), ...errorResponses },
       detail: { tags, summary: `Read a ${spec.what}` },
     })
     .put(
-      "/:id",
-      async ({ scope, params, body }) => ok(await spec.service.update(ctx(scope, params), assertUuid(params.id, spec.what), body as never)),
+      item,
+      async ({ scope, params, body }) => ok(await spec.service.update(ctx(scope, params), idOf(params), body as never)),
       {
         params: IdParams,
         body: models.update,
@@ -69,9 +72,9 @@ export function crudRoutes<C extends TSchema, U extends TSchema, O extends TSche
       },
     )
     .delete(
-      "/:id",
+      item,
       async ({ scope, params }) => {
-        await spec.service.remove(ctx(scope, params), assertUuid(params.id, spec.what));
+        await spec.service.remove(ctx(scope, params), idOf(params));
         return done(`${spec.what} deleted`);
       },
       { params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses }, detail: { tags, summary: `Delete a ${spec.what}` } },

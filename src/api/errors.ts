@@ -1,8 +1,6 @@
 // The one place where failures become HTTP statuses and envelopes.
-import { AppError, errorStatus, fieldName, type FieldError } from "../errors";
+import { AppError, describeError, errorStatus, fieldName, pgErrorCode, type FieldError } from "../errors";
 import { log } from "../log";
-
-type PgError = { code?: string; constraint_name?: string; detail?: string };
 
 function validationErrors(error: unknown): FieldError[] {
   const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? [];
@@ -30,11 +28,11 @@ export function toErrorResponse(code: string | number, error: unknown, traceId: 
   if (code === "PARSE") return body(400, "malformed request body: expected JSON", [{ field: "body", message: "not valid JSON" }]);
   if (code === "NOT_FOUND") return body(404, "no such route");
   if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") return body(400, "invalid request");
-  const pg = error as PgError;
-  if (pg?.code === "22P02" || pg?.code === "22003" || pg?.code === "22021")
+  const pg = pgErrorCode(error);
+  if (pg === "22P02" || pg === "22003" || pg === "22021" || pg === "22P05" || pg === "54000")
     return body(400, "a value is out of range or malformed", [{ field: "body", message: "invalid value" }]);
-  if (pg?.code === "23505") return body(errorStatus.CONFLICT, "conflicts with an existing resource");
-  if (pg?.code === "23503") return body(errorStatus.CONFLICT, "the resource is referenced by or references another resource");
-  log.error("unhandled error", { traceId, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  if (pg === "23505") return body(errorStatus.CONFLICT, "conflicts with an existing resource");
+  if (pg === "23503") return body(errorStatus.CONFLICT, "the resource is referenced by or references another resource");
+  log.error("unhandled error", { traceId, error: describeError(error) });
   return body(500, "internal error");
 }

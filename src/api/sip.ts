@@ -9,6 +9,7 @@ export const sipCredentialsRoutes = (deps: Deps) =>
     path: "/sip/credentials",
     tag: "SIP credentials",
     what: "SIP credential",
+    idParam: "sipCredentialsId",
     sortable: "id, hostname, username, createdAt",
     models: SipCredentialModel,
     service: {
@@ -20,13 +21,14 @@ export const sipCredentialsRoutes = (deps: Deps) =>
     },
   });
 
-const credentialOf = (params: Record<string, string>) => assertUuid(params.credentialId, "SIP credentials");
+const credentialOf = (params: Record<string, string>) => assertUuid(params.sipCredentialsId, "SIP credentials");
 
 export const phoneNumbersRoutes = (deps: Deps) =>
   crudRoutes(deps, {
-    path: "/sip/credentials/:credentialId/phone-numbers",
+    path: "/sip/credentials/:sipCredentialsId/phone-numbers",
     tag: "SIP phone numbers",
     what: "phone number",
+    idParam: "phoneNumberId",
     sortable: "id, phoneNumber, createdAt",
     models: PhoneNumberModel,
     service: {

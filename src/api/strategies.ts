@@ -8,6 +8,7 @@ export const strategiesRoutes = (deps: Deps) =>
     path: "/llm-generation-strategies",
     tag: "LLM generation strategies",
     what: "LLM generation strategy",
+    idParam: "strategyId",
     sortable: "id, name, type, createdAt",
     models: StrategyModel,
     service: {

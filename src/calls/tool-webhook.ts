@@ -8,7 +8,8 @@ export type ToolWebhookRequest = {
   callId: string;
   transport: ToolTransport;
   parameters: Record<string, unknown>;
-  timeoutMs: number;
+  /** Pass config.bridge.toolTimeoutMs; 10 s when left out. */
+  timeoutMs?: number;
 };
 
 /** `output` is what the LLM receives; the rest is for logs (never the headers: they may hold secrets). */
@@ -17,14 +18,15 @@ export type ToolWebhookResult = { output: string; ok: boolean; status: number | 
 export const toolFailureMessage = "Error: the tool failed to respond. Tell the caller you couldn't complete that.";
 
 export async function callToolWebhook(request: ToolWebhookRequest): Promise<ToolWebhookResult> {
-  const { serverUrl, headers = {}, name, callId, transport, parameters, timeoutMs } = request;
+  const { serverUrl, headers = {}, name, callId, transport, parameters, timeoutMs = 10_000 } = request;
+  // the body is always JSON, whatever content type the configuration says
+  const staticHeaders = Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type");
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const response = await fetch(serverUrl, {
       method: "POST",
-      // the JSON content type wins over a configured one: the body is always JSON
-      headers: { ...headers, "Content-Type": "application/json" },
+      headers: [...staticHeaders, ["Content-Type", "application/json"]],
       body: JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }),
       signal: AbortSignal.timeout(timeoutMs),
       redirect: "follow",

@@ -1,5 +1,5 @@
 // Tiny helpers shared by the resource services.
-import { conflict, notFound } from "../errors";
+import { conflict, notFound, pgErrorCode } from "../errors";
 
 /** The single row of a by-id query, or a 404 naming the resource. */
 export async function single<T>(query: PromiseLike<T[]>, what: string): Promise<T> {
@@ -8,15 +8,20 @@ export async function single<T>(query: PromiseLike<T[]>, what: string): Promise<
   return row;
 }
 
-const pgCode = (error: unknown) => (error as { code?: string })?.code;
-
 /** Turns database constraint violations into 409s with a message the client can act on. */
-export async function orConflict<T>(work: PromiseLike<T>, messages: { unique?: string; reference?: string }): Promise<T> {
+export async function orConflict<T>(
+  work: PromiseLike<T>,
+  messages: { unique?: string | Record<string, string>; reference?: string },
+): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (pgCode(error) === "23505" && messages.unique) throw conflict(messages.unique);
-    if (pgCode(error) === "23503" && messages.reference) throw conflict(messages.reference);
+    const unique = typeof messages.unique === "string" ? messages.unique : messages.unique?.[constraintOf(error)];
+    if (pgErrorCode(error) === "23505" && unique) throw conflict(unique);
+    if (pgErrorCode(error) === "23503" && messages.reference) throw conflict(messages.reference);
     throw error;
   }
 }
+
+const constraintOf = (error: unknown) =>
+  String((error as { cause?: { constraint_name?: string } })?.cause?.constraint_name ?? (error as { constraint_name?: string })?.constraint_name);

@@ -72,7 +72,10 @@ const numbersOf = (scope: OrgScope, credentialId: string) =>
 const numberById = (scope: OrgScope, credentialId: string, id: string) => and(numbersOf(scope, credentialId), eq(sipPhoneNumbers.id, id));
 const NUMBER = "phone number";
 const numberConflicts = {
-  unique: "the number already exists in this vendor, or the credentials already have a fallback number",
+  unique: {
+    sip_phone_numbers_vendor_number_uq: "the phone number already exists in this vendor",
+    sip_phone_numbers_one_fallback_uq: "the credentials already have a fallback number",
+  },
 };
 
 export const getPhoneNumber = (db: DbOrTx, scope: OrgScope, credentialId: string, id: string) =>

@@ -36,6 +36,9 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(options.port), "--ui-port", String(options.uiPort)];
   args.push("--log-level", "error", "--namespace", namespace);
   if (options.dbFilename) args.push("--db-filename", options.dbFilename);
+  // the timer queue otherwise fires nothing sooner than 1 s after it is set, which hides the
+  // millisecond-scaled schedules of tests and benchmarks
+  args.push("--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"');
   for (const key of hookSearchAttributeKeys) args.push("--search-attribute", `${key.name}=${flagType(key.type)}`);
 
   const child = spawn(temporalBinary, args, { stdio: ["ignore", "ignore", "pipe"] });
