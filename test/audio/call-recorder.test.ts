@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { createCallRecorder } from "../../src/audio/call-recorder";
 import { rms } from "../../src/audio/pcm";
 import { parseWav } from "../../src/audio/wav";
-import { sine } from "../helpers/signals";
+import { sine } from "./signals";
 
 const rate = 8000;
 const frame = (amplitude: number, frequency = 440) => sine(frequency, rate, 0.02, amplitude);

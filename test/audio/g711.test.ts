@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { aLawDecode, aLawEncode, muLawDecode, muLawEncode } from "../../src/audio/g711";
 import { rms } from "../../src/audio/pcm";
-import { sine } from "../helpers/signals";
+import { sine } from "./signals";
 
 const allSamples = Int16Array.from({ length: 65536 }, (_, i) => i - 32768);
 const allCodes = Uint8Array.from({ length: 256 }, (_, i) => i);

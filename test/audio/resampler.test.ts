@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { concatPcm, rms } from "../../src/audio/pcm";
 import { createResampler } from "../../src/audio/resampler";
-import { estimateFrequency, frames, sine } from "../helpers/signals";
+import { estimateFrequency, frames, sine } from "./signals";
 
 const pairs: [number, number][] = [
   [8000, 16000],

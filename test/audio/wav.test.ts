@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { base64ToPcm, bytesToPcm, pcmToBase64, pcmToBytes, rms } from "../../src/audio/pcm";
 import { encodeWav, parseWav, WavFormatError } from "../../src/audio/wav";
-import { sine } from "../helpers/signals";
+import { sine } from "./signals";
 
 describe("pcm helpers", () => {
   test("little-endian bytes round trip, also from an unaligned view", () => {

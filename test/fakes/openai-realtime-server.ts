@@ -51,7 +51,8 @@ export class FakeRealtimeSession {
   private pendingUserText: string | null = null;
   private readonly calls = new Map<string, string>();
   private active: ResponseStream | null = null;
-  private readonly waiters: { type: string; resolve: (e: ClientEvent) => void }[] = [];
+  private readonly waiters: { type: string; index: number; resolve: (e: ClientEvent) => void }[] = [];
+  private readonly consumed = new Map<string, number>();
 
   constructor(
     readonly ws: WebSocket,
@@ -71,25 +72,28 @@ export class FakeRealtimeSession {
     this.ws.terminate();
   }
 
-  /** Resolves with the next client event of `type` (or an already received one not yet waited for). */
+  /** Resolves with the client events of `type` one by one, in order: the first call gets the first. */
   waitFor(type: string): Promise<ClientEvent> {
-    const seen = this.received.filter((e) => e.type === type);
-    const taken = this.waiters.filter((w) => w.type === type).length + (this.taken.get(type) ?? 0);
-    if (seen.length > taken) {
-      this.taken.set(type, (this.taken.get(type) ?? 0) + 1);
-      return Promise.resolve(seen[taken]);
-    }
-    return new Promise((resolve) => this.waiters.push({ type, resolve }));
+    const index = this.consumed.get(type) ?? 0;
+    this.consumed.set(type, index + 1);
+    return new Promise((resolve) => {
+      this.waiters.push({ type, index, resolve });
+      this.wake();
+    });
   }
-  private readonly taken = new Map<string, number>();
+
+  private wake() {
+    for (const waiter of [...this.waiters]) {
+      const match = this.received.filter((e) => e.type === waiter.type)[waiter.index];
+      if (!match) continue;
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.resolve(match);
+    }
+  }
 
   private record(event: ClientEvent) {
     this.received.push(event.type === "input_audio_buffer.append" ? { type: event.type, bytes: event.audio.length * 0.75 } : event);
-    const waiter = this.waiters.findIndex((w) => w.type === event.type);
-    if (waiter >= 0) {
-      this.taken.set(event.type, (this.taken.get(event.type) ?? 0) + 1);
-      this.waiters.splice(waiter, 1)[0].resolve(event);
-    }
+    if (this.waiters.length) this.wake();
   }
 
   private onMessage(event: ClientEvent) {

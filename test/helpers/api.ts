@@ -1,0 +1,67 @@
+// A real API server on a free port against the run's database, and a small JSON client for it.
+import { loadConfig } from "../../src/config";
+import { startApi } from "../../src/server";
+
+export type Reply = { status: number; body: any; headers: Headers };
+
+export async function startTestApi(env: Record<string, string> = {}) {
+  const api = await startApi(loadConfig({ ...process.env, ...env }), { port: 0 });
+  return { url: api.url, stop: api.stop, client: (token?: string) => client(api.url, token) };
+}
+
+export function client(baseUrl: string, token?: string) {
+  async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+  return {
+    get: (path: string, headers?: Record<string, string>) => send("GET", path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => send("POST", path, body ?? {}, headers),
+    put: (path: string, body?: unknown) => send("PUT", path, body ?? {}),
+    delete: (path: string) => send("DELETE", path),
+    send,
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+const adminToken = () => process.env.ADMIN_TOKEN!;
+
+/** A fresh vendor with one organization, a vendor token and an organization token. */
+export async function createTenant(baseUrl: string, name = "tenant") {
+  const admin = client(baseUrl, adminToken());
+  const vendor = await admin.post("/api/v1/vendors", { name: `${name}-vendor` });
+  const vendorId: string = vendor.body.data.id;
+  const org = await admin.post(`/api/v1/vendors/${vendorId}/organizations`, { name: `${name}-org` });
+  const organizationId: string = org.body.data.id;
+  const vendorToken = (await admin.post(`/api/v1/vendors/${vendorId}/api-tokens`, { name: "vendor" })).body.data.token as string;
+  const orgToken = (await admin.post(`/api/v1/vendors/${vendorId}/api-tokens`, { name: "org", organizationId })).body.data.token as string;
+  const P = `/api/v1/vendors/${vendorId}/organizations/${organizationId}`;
+  return { vendorId, organizationId, P, vendorToken, orgToken, admin, org: client(baseUrl, orgToken), vendor: client(baseUrl, vendorToken) };
+}
+
+export type Tenant = Awaited<ReturnType<typeof createTenant>>;
+
+export const toolSchema = (name = "lookup_order") =>
+  JSON.stringify({
+    name,
+    description: "Look up an order",
+    parameters: {
+      type: "object",
+      properties: { orderId: { type: "string", description: "the order number" }, verbose: { type: "boolean" } },
+      required: ["orderId"],
+    },
+  });

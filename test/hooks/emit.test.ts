@@ -1,0 +1,81 @@
+// The outbox half of the event path, no Temporal involved: what emitCallEvent writes, and when.
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { loadConfig } from "../../src/config";
+import { createSecretBox } from "../../src/crypto/secrets";
+import { hookDeliveries } from "../../src/db/schema";
+import { emitCallEvent } from "../../src/events/emit-call-event";
+import { callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
+
+const { db, client, close } = openDb();
+afterAll(() => close());
+
+describe("emitCallEvent", () => {
+  test("writes one PENDING delivery per hook of the event's type, target and body frozen", async () => {
+    const a = await createAssistantWithHooks(db, [
+      { type: "call_concluded", url: "http://127.0.0.1:9/a", method: "put", headers: { "x-tenant": "t1" }, secret: "whsec_AAEC" },
+      { type: "call_started", url: "http://127.0.0.1:9/b" },
+      { type: "call_concluded", url: "http://127.0.0.1:9/c" },
+    ]);
+    const event = callConcluded({ summary: null });
+    const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event });
+    expect(deliveryIds).toHaveLength(2);
+
+    const rows = await Promise.all(deliveryIds.map((id) => deliveryRow(db, id)));
+    const put = rows.find((r) => r.url.endsWith("/a"))!;
+    expect(put).toMatchObject({ method: "PUT", headers: { "x-tenant": "t1" }, status: "PENDING", run: 1, attemptCount: 0 });
+    expect(createSecretBox(loadConfig().encryptionKey).decrypt(put.secretEncrypted!)).toBe("whsec_AAEC");
+    const plain = rows.find((r) => r.url.endsWith("/c"))!;
+    expect(plain).toMatchObject({ method: "POST", headers: {}, secretEncrypted: null, callId: event.callId });
+    expect(JSON.parse(plain.payload)).not.toHaveProperty("summary");
+    expect(JSON.parse(plain.payload).callId).toBe(event.callId);
+  });
+
+  test("emitting the same event again adds nothing and returns the same ids", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    const event = callStarted();
+    const input = { organizationId: a.organizationId, assistantId: a.assistantId, event };
+    const first = await emit(db, input);
+    const second = await emit(db, { ...input, event: { ...event, startedAt: 1 } });
+    expect(second.deliveryIds).toEqual(first.deliveryIds);
+    const rows = await db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, event.callId));
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0].payload).startedAt).toBe(event.startedAt);
+  });
+
+  test("an assistant without hooks of that type gets no delivery", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    const res = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    expect(res.deliveryIds).toEqual([]);
+  });
+
+  test("nothing is written when the caller's transaction rolls back", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    const event = callStarted();
+    const rollback = new Error("the call change failed");
+    const attempt = db.transaction(async (tx) => {
+      await emitCallEvent(tx, { organizationId: a.organizationId, assistantId: a.assistantId, event });
+      throw rollback;
+    });
+    await expect(attempt).rejects.toBe(rollback);
+    expect(await db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, event.callId))).toHaveLength(0);
+  });
+
+  test("the dispatcher is notified on commit, not before", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    let notified = 0;
+    const listener = await client.listen("hook_deliveries", () => notified++);
+    try {
+      await db.transaction(async (tx) => {
+        await emitCallEvent(tx, { organizationId: a.organizationId, assistantId: a.assistantId, event: callStarted() });
+        await new Promise((r) => setTimeout(r, 100));
+        expect(notified).toBe(0);
+      });
+      const deadline = Date.now() + 2_000;
+      while (notified === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(notified).toBe(1);
+    } finally {
+      await listener.unlisten();
+    }
+  });
+});
