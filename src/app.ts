@@ -10,7 +10,12 @@ import { agentsRoutes, assistantsRoutes } from "./api/assistants";
 import { strategiesRoutes } from "./api/strategies";
 import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { agentTasksRoutes } from "./api/agent-tasks";
+import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { log } from "./log";
+import { AppError } from "./errors";
+
+const unsupportedBody = () =>
+  new AppError("BAD_REQUEST", "request bodies must be JSON (Content-Type: application/json)", [{ field: "body", message: "not JSON" }]);
 
 type RequestInfo = { traceId: string; start: number };
 const requests = new WeakMap<Request, RequestInfo>();
@@ -41,6 +46,10 @@ function json(status: number, body: unknown, traceId: string) {
 export function createApp(deps: Deps) {
   return new Elysia({ normalize: false })
     .onRequest(({ request }) => void infoOf(request))
+    // the API speaks JSON only; a form or text body is refused rather than coerced
+    .onParse(({ contentType }) => {
+      if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
+    })
     .onError(({ code, error, request, set }) => {
       const { traceId } = infoOf(request);
       const [status, body] = toErrorResponse(code, error, traceId);
@@ -84,7 +93,8 @@ export function createApp(deps: Deps) {
     .use(strategiesRoutes(deps))
     .use(sipCredentialsRoutes(deps))
     .use(phoneNumbersRoutes(deps))
-    .use(agentTasksRoutes(deps));
+    .use(agentTasksRoutes(deps))
+    .use(hookDeliveriesRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -50,6 +50,3 @@ export function concatPcm(parts: Int16Array[]): Int16Array {
   }
   return out;
 }
-
-/** Milliseconds of audio in `samples` at `sampleRate`. */
-export const durationMs = (samples: number, sampleRate: number): number => (samples * 1000) / sampleRate;

@@ -76,7 +76,8 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   return { deliveryIds: rows.map((r) => r.id) };
 }
 
-function normalizeMethod(method: unknown): string {
+/** The hook's method in upper case; anything unknown falls back to the default, POST. */
+export function normalizeMethod(method: unknown): string {
   const upper = typeof method === "string" ? method.toUpperCase() : "POST";
   return (hookMethods as readonly string[]).includes(upper) ? upper : "POST";
 }

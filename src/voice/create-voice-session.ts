@@ -9,8 +9,6 @@ const adapters: Record<string, Adapter> = {
   openai_realtime: connectOpenAiRealtime,
 };
 
-export const voiceStrategyTypes = Object.keys(adapters);
-
 /**
  * Starts a conversation; resolves once the provider is ready (the greeting is already requested).
  * Rejects with UnknownStrategyTypeError or VoiceConnectError: the bridge fails the call with it.

@@ -3,7 +3,7 @@ import type { VoiceTool } from "./engine";
 import { endCallTool } from "./tools";
 
 export const providerSampleRate = 24_000; // pcm16 in the Realtime API is 24 kHz mono
-export const defaultModel = "gpt-realtime";
+const defaultModel = "gpt-realtime";
 const defaultTranscriptionModel = "whisper-1";
 
 // Voices the Realtime API accepts; anything else (an ElevenLabs id, say) would make it refuse the
@@ -44,7 +44,7 @@ function voiceSettings(voice: Parameters) {
   };
 }
 
-export const sessionTools = (tools: VoiceTool[]) =>
+const sessionTools = (tools: VoiceTool[]) =>
   [...tools, endCallTool].map((t) => ({ type: "function", name: t.name, description: t.description ?? "", parameters: t.parameters }));
 
 export function buildSessionConfig(parameters: Parameters, options: { instructions: string; tools: VoiceTool[] }) {

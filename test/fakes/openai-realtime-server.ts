@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { base64ToPcm, rms } from "../../src/audio/pcm";
+import { base64ToPcm } from "../../src/audio/pcm";
+import { EnergyVad } from "./energy-vad";
 import { type EventNaming, type FakeReply, newId, type ResponseStream, streamResponse } from "./realtime-responses";
 
 export type { FakeReply, FakeToolCall } from "./realtime-responses";
@@ -43,9 +44,7 @@ export class FakeRealtimeSession {
   };
   private turn = 0;
   private buffered = 0; // samples in the input buffer since the last commit
-  private speaking = false;
-  private silenceMs = 0;
-  private audioMs = 0;
+  private readonly vad: EnergyVad;
   private itemId = newId("item");
   private pendingOutputs: ToolOutput[] = [];
   private pendingUserText: string | null = null;
@@ -59,6 +58,7 @@ export class FakeRealtimeSession {
     readonly request: { url: string; headers: IncomingMessage["headers"] },
     private readonly options: FakeRealtimeOptions,
   ) {
+    this.vad = new EnergyVad(24_000, options.speechThreshold ?? 500);
     ws.on("message", (data) => this.onMessage(JSON.parse(data.toString())));
     this.send({ type: "session.created", session: this.session });
   }
@@ -125,24 +125,14 @@ export class FakeRealtimeSession {
   private onAudio(samples: Int16Array) {
     this.audioBytesReceived += samples.length * 2;
     this.buffered += samples.length;
-    const ms = (samples.length * 1000) / 24_000;
-    this.audioMs += ms;
-    const loud = rms(samples) > (this.options.speechThreshold ?? 500);
-    const vad = this.session.turn_detection;
-    if (!vad) return;
-    if (loud && !this.speaking) {
-      this.speaking = true;
-      const start = Math.max(0, Math.round(this.audioMs - ms - (vad.prefix_padding_ms ?? 300)));
-      this.send({ type: "input_audio_buffer.speech_started", audio_start_ms: start, item_id: this.itemId });
-      if (this.active && vad.interrupt_response !== false) this.active.cancelled = true;
-    }
-    if (!this.speaking) return;
-    this.silenceMs = loud ? 0 : this.silenceMs + ms;
-    if (this.silenceMs >= (vad.silence_duration_ms ?? 500)) {
-      this.speaking = false;
-      this.silenceMs = 0;
-      this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: Math.round(this.audioMs), item_id: this.itemId });
-      this.commit(vad.create_response !== false);
+    const settings = this.session.turn_detection;
+    const change = settings ? this.vad.feed(samples, settings) : null;
+    if (change?.type === "speech_started") {
+      this.send({ type: "input_audio_buffer.speech_started", audio_start_ms: change.audioStartMs, item_id: this.itemId });
+      if (this.active && settings.interrupt_response !== false) this.active.cancelled = true;
+    } else if (change?.type === "speech_stopped") {
+      this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: change.audioEndMs, item_id: this.itemId });
+      this.commit(settings.create_response !== false);
     }
   }
 
@@ -240,6 +230,7 @@ export async function startFakeRealtimeServer(options: FakeRealtimeOptions = {})
     close: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise((resolve) => wss.close(resolve));
+      http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
   };

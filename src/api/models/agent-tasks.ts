@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { Nullable, Strict, Uuid, pageQueryFields } from "../schemas";
+import { Enum, Nullable, Strict, Uuid, pageQueryFields } from "../schemas";
 import { agentTaskStatuses } from "../../db/schema";
 
 export const AgentTaskModel = {
   query: t.Object(
     {
       ...pageQueryFields,
-      status: t.Optional(t.UnionEnum([...agentTaskStatuses])),
+      status: t.Optional(Enum(agentTaskStatuses)),
       assistantId: t.Optional(Uuid),
       agentId: t.Optional(Uuid),
     },
@@ -20,11 +20,11 @@ export const AgentTaskModel = {
     credentialId: Nullable(Uuid),
     phoneNumberId: Nullable(Uuid),
     transport: t.Object({
-      type: t.UnionEnum(["sip", "websocket"]),
+      type: Enum(["sip", "websocket"]),
       calledNumber: t.Optional(t.String()),
       callingNumber: t.Optional(t.String()),
     }),
-    status: t.UnionEnum([...agentTaskStatuses]),
+    status: Enum(agentTaskStatuses),
     error: Nullable(t.String()),
     startedAt: Nullable(t.Date()),
     endedAt: Nullable(t.Date()),

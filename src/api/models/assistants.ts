@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "../schemas";
+import { Enum, HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "../schemas";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
 
@@ -20,7 +20,7 @@ export const hookMethods = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
 export const CallHookParameters = t.Object(
   {
     url: HttpUrl,
-    method: t.Optional(t.UnionEnum([...hookMethods], { default: "POST" })),
+    method: t.Optional(Enum(hookMethods, { description: "default POST; the JSON body is sent with every method" })),
     headers: t.Optional(StringMap),
     secret: OptionalNullable(
       t.String({ minLength: 1, maxLength: 500, description: "write-only; signs deliveries (Standard Webhooks); omit to keep, null to remove" }),

@@ -1,0 +1,98 @@
+// Nothing is lost when the worker dies mid-backoff or when Temporal itself is down for a while.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { inArray } from "drizzle-orm";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hookDeliveries } from "../../src/db/schema";
+import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
+import { ensureTemporal, freePort, startDevServer, startWorker, type TestWorker } from "../helpers/temporal";
+import { attemptsOf, callConcluded, createAssistantWithHooks, deliveryRow, emit, openDb, waitForStatus } from "./fixtures";
+
+const { db, close } = openDb();
+const cleanup: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn().catch(() => {});
+  await close();
+}, 30_000);
+
+async function receiverFor(responder: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const r = await startReceiver(responder);
+  cleanup.push(() => r.close());
+  return r;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("worker crash", () => {
+  let worker: TestWorker;
+  beforeAll(async () => {
+    const { address } = await ensureTemporal();
+    worker = await startWorker({ address, backoffBaseMs: 1_000 });
+  }, 60_000);
+  // every worker's dispatcher serves the whole database: only one may run at a time in a test file
+  afterAll(() => worker?.kill(), 30_000);
+
+  test("a worker killed in the middle of a backoff is replaced and the delivery completes", async () => {
+    const receiver = await receiverFor(failTimes(2));
+    const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
+    const [id] = (await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() })).deliveryIds;
+
+    // attempt 2 failed and recorded: a 2 s wait has begun
+    await until(async () => (await deliveryRow(db, id)).attemptCount === 2, 15_000, "attempt 2");
+    await new Promise((r) => setTimeout(r, 300));
+    await worker.kill("SIGKILL");
+    expect(receiver.requests).toHaveLength(2);
+    await worker.restart();
+
+    const [row] = await waitForStatus(db, [id], ["SUCCEEDED"], 40_000);
+    expect(row.attemptCount).toBe(3);
+    expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([500, 500, 200]);
+    expect(receiver.requests).toHaveLength(3);
+  }, 60_000);
+});
+
+describe("Temporal outage", () => {
+  test("events emitted while Temporal is down are all delivered once it is back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hooks-temporal-"));
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const port = await freePort();
+    const dbFilename = join(dir, "temporal.db");
+    let server = await startDevServer({ port, dbFilename });
+    cleanup.push(() => server.stop());
+    const worker = await startWorker({ address: server.address, backoffBaseMs: 1_000 });
+    cleanup.push(() => worker.kill());
+
+    // one delivery is waiting out a backoff inside Temporal when it goes down
+    const flaky = await receiverFor(failTimes(1));
+    const a = await createAssistantWithHooks(db, [{ url: flaky.url }]);
+    const [waiting] = (await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() })).deliveryIds;
+    await until(async () => (await deliveryRow(db, waiting)).attemptCount === 1, 15_000, "the first failed attempt");
+    await server.stop();
+
+    const receiver = await receiverFor(() => ({ status: 200 }));
+    const b = await createAssistantWithHooks(db, [{ url: receiver.url }]);
+    const events = Array.from({ length: 5 }, () => callConcluded());
+    const ids = (
+      await Promise.all(events.map((event) => emit(db, { organizationId: b.organizationId, assistantId: b.assistantId, event })))
+    ).flatMap((r) => r.deliveryIds);
+    expect(ids).toHaveLength(5);
+
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(receiver.requests).toHaveLength(0);
+    const stalled = await db.select().from(hookDeliveries).where(inArray(hookDeliveries.id, ids));
+    expect(stalled.every((r) => r.status === "PENDING" && r.dispatchedAt === null)).toBe(true);
+
+    server = await startDevServer({ port, dbFilename });
+    await waitForStatus(db, [...ids, waiting], ["SUCCEEDED"], 60_000);
+    const delivered = new Set(receiver.requests.map((r) => JSON.parse(r.body.toString()).callId));
+    expect([...delivered].sort()).toEqual(events.map((e) => e.callId).sort());
+    expect(flaky.requests).toHaveLength(2);
+  }, 90_000);
+});
