@@ -1,5 +1,5 @@
 // The only module that reads the environment: everything else receives a Config.
-import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 
 type Env = Record<string, string | undefined>;
 
@@ -23,6 +23,20 @@ function parseKey(raw: string | undefined): Buffer | null {
   return key;
 }
 
+function bridgeConfig(env: Env) {
+  const port = int(env, "BRIDGE_PORT", 3001);
+  return {
+    port,
+    sipPort: int(env, "SIP_PORT", 5060),
+    rtpPortMin: int(env, "RTP_PORT_MIN", 20000),
+    rtpPortMax: int(env, "RTP_PORT_MAX", 20999),
+    // stable across restarts, so a restarted bridge finds (and closes) the calls it left open
+    instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
+    maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),
+    toolTimeoutMs: int(env, "TOOL_TIMEOUT_MS", 10_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env) {
   return {
       port: int(env, "PORT", 3000),
@@ -38,15 +52,7 @@ export function loadConfig(env: Env = process.env) {
         backoffBaseMs: int(env, "HOOK_BACKOFF_BASE_MS", 60_000),
         timeoutMs: int(env, "HOOK_TIMEOUT_MS", 30_000),
       },
-      bridge: {
-        port: int(env, "BRIDGE_PORT", 3001),
-        sipPort: int(env, "SIP_PORT", 5060),
-        rtpPortMin: int(env, "RTP_PORT_MIN", 20000),
-        rtpPortMax: int(env, "RTP_PORT_MAX", 20999),
-        instanceId: str(env, "BRIDGE_INSTANCE_ID", randomUUID()),
-        maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),
-        toolTimeoutMs: int(env, "TOOL_TIMEOUT_MS", 10_000),
-      },
+      bridge: bridgeConfig(env),
       voice: {
         openaiApiKey: env.OPENAI_API_KEY || null,
         realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),

@@ -3,12 +3,13 @@ import { sql } from "drizzle-orm";
 import type { Config } from "./config";
 import { createDb } from "./db/client";
 import { createApp } from "./app";
-import { createTokenResolver } from "./services/auth";
+import { createOrganizationGate, createTokenResolver } from "./services/auth";
 import { createSecretBox } from "./crypto/secrets";
 import { isTemporalReachable } from "./temporal/health";
-import { log } from "./log";
+import { log, setLogLevel } from "./log";
 
 export async function startApi(config: Config, options: { port?: number } = {}) {
+  setLogLevel(config.logLevel);
   const { db, client, close } = createDb(config.databaseUrl);
   const tokens = createTokenResolver(db, config.adminToken);
   // Revocations made by other API instances reach this one's token cache here.
@@ -17,6 +18,7 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
     db,
     config,
     tokens,
+    organizations: createOrganizationGate(db),
     secrets: createSecretBox(config.encryptionKey),
     checks: {
       database: () => db.execute(sql`select 1`).then(() => true, () => false),

@@ -2,7 +2,6 @@
 // validation, so a caller outside its tenant learns nothing about what a valid body looks like.
 import { Elysia } from "elysia";
 import type { Deps } from "./deps";
-import { requireOrganization } from "../services/auth";
 import { notFound } from "../errors";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,7 +24,7 @@ export const organizationScoped = (deps: Deps) =>
     const p = params as Record<string, string | undefined>;
     const vendorId = assertUuid(p.vendorId, "vendor");
     const organizationId = assertUuid(p.organizationId, "organization");
-    const scope = await requireOrganization(deps.db, principal, vendorId, organizationId);
+    const scope = await deps.organizations.require(principal, vendorId, organizationId);
     return { principal, scope };
   });
 

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import type { Config } from "../config";
-import type { TokenResolver } from "../services/auth";
+import type { OrganizationGate, TokenResolver } from "../services/auth";
 import type { SecretBox } from "../crypto/secrets";
 
 /** Everything a controller may use, built once by the composition root. */
@@ -8,6 +8,7 @@ export type Deps = {
   db: Db;
   config: Config;
   tokens: TokenResolver;
+  organizations: OrganizationGate;
   secrets: SecretBox;
   checks: { database: () => Promise<boolean>; temporal: () => Promise<boolean> };
 };

@@ -8,6 +8,10 @@ import { deliveryStatuses } from "../db/schema";
 import { callEventTypes } from "../events/payloads";
 import * as service from "../services/hook-deliveries";
 
+// not t.UnionEnum: inside t.Optional in a query it fills in its first value when the parameter is absent
+const OneOf = <T extends string>(values: readonly T[]) =>
+  t.Enum(Object.fromEntries(values.map((v) => [v, v])) as { [K in T]: K });
+
 const Delivery = {
   id: Uuid,
   callId: Uuid,
@@ -16,7 +20,7 @@ const Delivery = {
   assistantId: Nullable(Uuid),
   url: t.String(),
   method: t.String(),
-  status: t.UnionEnum([...deliveryStatuses]),
+  status: OneOf(deliveryStatuses),
   run: Integer({ minimum: 1, description: "1 for the first run; each manual retry starts the next" }),
   attemptCount: Integer({ minimum: 0, maximum: 20, description: "attempts made in the current run" }),
   nextAttemptAt: Nullable(t.Date()),
@@ -42,8 +46,8 @@ export const HookDeliveryModel = {
       ...pageQueryFields,
       callId: t.Optional(Uuid),
       hookId: t.Optional(Uuid),
-      status: t.Optional(t.UnionEnum([...deliveryStatuses])),
-      eventType: t.Optional(t.UnionEnum([...callEventTypes])),
+      status: t.Optional(OneOf(deliveryStatuses)),
+      eventType: t.Optional(OneOf(callEventTypes)),
     },
     Strict,
   ),

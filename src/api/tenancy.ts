@@ -82,6 +82,7 @@ export const tenancyRoutes = (deps: Deps) =>
         requireVendor(principal, vendorId);
         await tenancy.deleteOrganization(deps.db, vendorId, organizationId);
         deps.tokens.clear();
+        deps.organizations.forget(vendorId, organizationId);
         return done("organization deleted");
       },
       { params: OrgParams, response: { 200: EmptyEnvelope, ...errorResponses }, detail: { tags: ["Organizations"], summary: "Delete an organization and everything in it" } },

@@ -18,7 +18,7 @@ export type EmitCallEventInput = {
 
 /**
  * Writes one delivery per matching hook of the assistant. Idempotent: emitting the same event for the
- * same call again adds nothing and returns the existing delivery ids.
+ * same call again adds nothing and returns the existing delivery ids. Ids come in the hooks' order.
  */
 export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Promise<{ deliveryIds: string[] }> {
   const { event } = input;
@@ -61,7 +61,7 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   if (inserted.length > 0) await tx.execute(sql`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`);
 
   const rows = await tx
-    .select({ id: hookDeliveries.id })
+    .select({ id: hookDeliveries.id, hookKey: hookDeliveries.hookKey })
     .from(hookDeliveries)
     .where(
       and(
@@ -73,7 +73,9 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
         ),
       ),
     );
-  return { deliveryIds: rows.map((r) => r.id) };
+  // in the hooks' order, so callers can pair deliveries with hooks
+  const byHook = new Map(rows.map((r) => [r.hookKey, r.id]));
+  return { deliveryIds: targets.flatMap((t) => byHook.get(t.hook.id) ?? []) };
 }
 
 /** The hook's method in upper case; anything unknown falls back to the default, POST. */

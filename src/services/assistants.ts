@@ -6,7 +6,7 @@ import type { SecretBox } from "../crypto/secrets";
 import type { AssistantInput, ExtensionInput, HookInput } from "../api/models/assistants";
 import { badRequest, conflict, notFound } from "../errors";
 import type { OrgScope } from "./auth";
-import { parsePaging, type SortableColumns } from "./paging";
+import { parsePaging, type Paging, type SortableColumns } from "./paging";
 import { planList } from "./nested-lists";
 import { throwIfAny, validateExtensions, validateHooks } from "./extension-rules";
 
@@ -34,18 +34,37 @@ const columns = {
 const scoped = (scope: OrgScope, kind: AssistantKind) =>
   and(eq(assistants.organizationId, scope.organizationId), eq(assistants.kind, kind));
 
-export async function getAssistant(db: DbOrTx, scope: OrgScope, kind: AssistantKind, id: string) {
-  const row = await db.query.assistants.findFirst({ columns, with: withChildren, where: and(scoped(scope, kind), eq(assistants.id, id)) });
+// The read paths are the hot ones: their statements are built once per connection pool and reused
+// (drizzle's relational builder otherwise costs more than the query itself).
+const byScope = and(eq(assistants.organizationId, sql.placeholder("org")), eq(assistants.kind, sql.placeholder("kind")));
+const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
+function prepare(db: Db) {
+  const lists = new Map<string, ReturnType<typeof prepareList>>();
+  const prepareList = (paging: Paging) =>
+    db.query.assistants
+      .findMany({ columns, with: withChildren, where: byScope, orderBy: paging.sort, limit: sql.placeholder("limit"), offset: sql.placeholder("offset") })
+      .prepare(`assistants_list_${paging.key.replace(",", "_")}`);
+  return {
+    get: db.query.assistants.findFirst({ columns, with: withChildren, where: and(byScope, eq(assistants.id, sql.placeholder("id"))) }).prepare("assistants_get"),
+    count: db.select({ n: sql<number>`count(*)::int` }).from(assistants).where(byScope).prepare("assistants_count"),
+    list: (paging: Paging) => lists.get(paging.key) ?? lists.set(paging.key, prepareList(paging)).get(paging.key)!,
+  };
+}
+const statements = (db: Db) => prepared.get(db) ?? prepared.set(db, prepare(db)).get(db)!;
+
+export async function getAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
+  const row = await statements(db).get.execute({ org: scope.organizationId, kind, id });
   if (!row) throw notFound(kind);
   return row;
 }
 
-export async function listAssistants(db: DbOrTx, scope: OrgScope, kind: AssistantKind, query: { page?: string; size?: string; sort?: string }) {
+export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKind, query: { page?: string; size?: string; sort?: string }) {
   const paging = parsePaging(query, sortable, "name,asc");
-  const where = scoped(scope, kind);
+  const s = statements(db);
+  const org = scope.organizationId;
   const [data, [total]] = await Promise.all([
-    db.query.assistants.findMany({ columns, with: withChildren, where, orderBy: paging.sort, limit: paging.size, offset: paging.page * paging.size }),
-    db.select({ n: sql<number>`count(*)::int` }).from(assistants).where(where),
+    s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size }),
+    s.count.execute({ org, kind }),
   ]);
   const totalElements = total?.n ?? 0;
   return { data, page: paging.page, size: paging.size, totalElements, totalPages: Math.ceil(totalElements / paging.size) };

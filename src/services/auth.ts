@@ -60,19 +60,38 @@ export function requireVendor(principal: Principal, vendorId: string) {
   if (principal.kind === "organization") throw forbidden("an organization token cannot manage its vendor");
 }
 
-/** Access to P = /vendors/{vendorId}/organizations/{organizationId}: 403 outside the token's reach, 404 when absent. */
-export async function requireOrganization(db: DbOrTx, principal: Principal, vendorId: string, organizationId: string) {
-  if (principal.kind !== "admin") {
-    if (principal.vendorId !== vendorId) throw forbidden();
-    if (principal.kind === "organization" && principal.organizationId !== organizationId) throw forbidden();
-  }
-  const [org] = await db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(and(eq(organizations.id, organizationId), eq(organizations.vendorId, vendorId)))
-    .limit(1);
-  if (!org) throw notFound("organization");
-  return { vendorId, organizationId };
+/** 403 when P = /vendors/{vendorId}/organizations/{organizationId} is outside the token's reach. */
+export function requireReach(principal: Principal, vendorId: string, organizationId: string) {
+  if (principal.kind === "admin") return;
+  if (principal.vendorId !== vendorId) throw forbidden();
+  if (principal.kind === "organization" && principal.organizationId !== organizationId) throw forbidden();
 }
+
+const ORG_CACHE_TTL_MS = 5_000;
+
+/**
+ * Access to P: 403 outside the token's reach, 404 when the organization is absent. Existing
+ * organizations are remembered for a few seconds (every query under P is scoped by organization
+ * anyway, so a just-deleted one can only yield 404s meanwhile).
+ */
+export function createOrganizationGate(db: DbOrTx) {
+  const known = new Map<string, number>();
+  async function require(principal: Principal, vendorId: string, organizationId: string): Promise<OrgScope> {
+    requireReach(principal, vendorId, organizationId);
+    const key = `${vendorId}/${organizationId}`;
+    if ((known.get(key) ?? 0) > Date.now()) return { vendorId, organizationId };
+    const [org] = await db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, organizationId), eq(organizations.vendorId, vendorId)))
+      .limit(1);
+    if (!org) throw notFound("organization");
+    known.set(key, Date.now() + ORG_CACHE_TTL_MS);
+    return { vendorId, organizationId };
+  }
+  return { require, forget: (vendorId: string, organizationId: string) => known.delete(`${vendorId}/${organizationId}`) };
+}
+
+export type OrganizationGate = ReturnType<typeof createOrganizationGate>;
 
 export type OrgScope = { vendorId: string; organizationId: string };

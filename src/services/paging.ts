@@ -3,7 +3,8 @@ import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { badRequest } from "../errors";
 import type { DbOrTx } from "../db/client";
 
-export type Paging = { page: number; size: number; sort: SQL[] };
+// key names the sort order, for callers that prepare one statement per order
+export type Paging = { page: number; size: number; sort: SQL[]; key: string };
 export type Page<T> = { data: T[]; page: number; size: number; totalElements: number; totalPages: number };
 export type SortableColumns = Record<string, AnyPgColumn>;
 
@@ -27,7 +28,8 @@ export function parsePaging(
   const order = direction.toLowerCase() === "desc" ? desc(column) : asc(column);
   // a unique tie-breaker keeps pages stable when sort values repeat
   const tieBreaker = sortable.id ?? Object.values(sortable)[0]!;
-  return { page, size, sort: column === tieBreaker ? [order] : [order, asc(tieBreaker)] };
+  const key = `${field},${direction.toLowerCase()}`;
+  return { page, size, key, sort: column === tieBreaker ? [order] : [order, asc(tieBreaker)] };
 }
 
 /** Runs the count and the page query together: one round trip on a pipelined connection. */

@@ -1,6 +1,6 @@
 // The outbox half of the event path, no Temporal involved: what emitCallEvent writes, and when.
 import { afterAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, like } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createSecretBox } from "../../src/crypto/secrets";
 import { hookDeliveries } from "../../src/db/schema";
@@ -8,7 +8,11 @@ import { emitCallEvent } from "../../src/events/emit-call-event";
 import { callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
 
 const { db, client, close } = openDb();
-afterAll(() => close());
+// these deliveries point nowhere: keep them from workers that later test files start
+afterAll(async () => {
+  await db.delete(hookDeliveries).where(like(hookDeliveries.url, "http://127.0.0.1:9/%"));
+  await close();
+});
 
 describe("emitCallEvent", () => {
   test("writes one PENDING delivery per hook of the event's type, target and body frozen", async () => {

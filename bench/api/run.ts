@@ -1,0 +1,103 @@
+// bench/api: our read path against a bare postgres.js baseline, measured side by side with wrk.
+//   bun bench/api/run.ts [--seconds 10] [--connections 32]
+// Seeds 10,000 assistants (one tool and one hook each) into a scratch database, then loads
+// GET P/assistants/{id} and GET P/assistants?size=20 on both servers, one after the other.
+import { spawn } from "node:child_process";
+import { parseArgs } from "node:util";
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } } });
+const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
+const databaseUrl = `${server}/vas_bench_api`;
+const admin = `admin_${randomBytes(8).toString("hex")}`;
+const say = (msg: string) => console.error(`[bench/api] ${msg}`);
+
+say("creating the database and 10,000 assistants");
+await dropDatabase(databaseUrl);
+await migrateDatabase(databaseUrl);
+const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+const [{ id: vendorId }] = await sql`insert into vendors (name) values ('bench') returning id`;
+const [{ id: orgId }] = await sql`insert into organizations (vendor_id, name) values (${vendorId}, 'bench') returning id`;
+await sql`insert into assistants (organization_id, kind, name, system_prompt, system_prompt_greeting)
+  select ${orgId}, 'assistant', 'assistant ' || lpad(i::text, 5, '0'), 'You are assistant ' || i, 'Hello!' from generate_series(1, 10000) i`;
+await sql`insert into extensions (assistant_id, position, type, name, parameters)
+  select id, 0, 'tool_webhook', 'lookup', '{"name":"lookup","serverUrl":"https://example.com/t","schema":"{}"}'::jsonb from assistants`;
+await sql`insert into call_event_hooks (assistant_id, position, type, parameters)
+  select id, 0, 'call_concluded', '{"url":"https://example.com/h"}'::jsonb from assistants`;
+const ids = (await sql`select id from assistants order by random() limit 200`).map((r) => r.id as string);
+await sql`analyze`;
+await sql.end();
+
+const env = { ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: admin, ENCRYPTION_KEY: randomBytes(32).toString("hex") };
+const tokenProc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", vendorId, "--organization", orgId], { env });
+const token = tokenProc.stdout.toString().trim();
+
+async function startServer(args: string[], port: number) {
+  const proc = spawn("bun", args, { env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) return proc;
+    await Bun.sleep(100);
+  }
+  throw new Error(`server ${args.join(" ")} did not start`);
+}
+
+const luaFile = `/tmp/vas-bench-api-${process.pid}.lua`;
+await Bun.write(
+  luaFile,
+  `local ids = {${ids.map((id) => `"${id}"`).join(",")}}
+local prefix = os.getenv("PREFIX")
+request = function()
+  local path = prefix
+  if os.getenv("MODE") == "one" then path = prefix .. "/" .. ids[math.random(#ids)] end
+  return wrk.format("GET", path, { ["Authorization"] = "Bearer ${token}" })
+end`,
+);
+
+type Result = { rps: number; p50: number; p99: number; errors: number };
+function wrk(url: string, mode: "one" | "list", prefix: string): Result {
+  const run = Bun.spawnSync(["wrk", "-t2", `-c${values.connections}`, `-d${values.seconds}s`, "--latency", "-s", luaFile, url], {
+    env: { ...process.env, MODE: mode, PREFIX: prefix },
+  });
+  const out = run.stdout.toString();
+  const ms = (label: string) => {
+    const m = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    if (!m) throw new Error(`wrk output without ${label}%:\n${out}${run.stderr}`);
+    return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
+  };
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms("50"), p99: ms("99"), errors: Number(errors ?? 0) };
+}
+
+const P = `/api/v1/vendors/${vendorId}/organizations/${orgId}/assistants`;
+const cases = [
+  { name: "GET P/assistants/{id}", mode: "one" as const, ours: P, base: "/assistants" },
+  { name: "GET P/assistants?size=20", mode: "list" as const, ours: `${P}?size=20`, base: `/assistants?org=${orgId}` },
+];
+
+const ours = await startServer(["src/index.ts"], 3900);
+const baseline = await startServer(["bench/api/baseline-server.ts"], 3901);
+const rows: string[] = [];
+try {
+  for (const c of cases) {
+    say(`${c.name}: warming up`);
+    wrk("http://127.0.0.1:3900", c.mode, c.ours);
+    say(`${c.name}: ours, ${values.seconds}s with ${values.connections} connections`);
+    const a = wrk("http://127.0.0.1:3900", c.mode, c.ours);
+    say(`${c.name}: baseline`);
+    wrk("http://127.0.0.1:3901", c.mode, c.base);
+    const b = wrk("http://127.0.0.1:3901", c.mode, c.base);
+    if (a.errors || b.errors) say(`non-2xx answers: ours ${a.errors}, baseline ${b.errors}`);
+    rows.push(
+      `| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(2)} | ${b.p99.toFixed(2)} | ${((a.rps / b.rps) * 100).toFixed(0)}% |`,
+    );
+  }
+} finally {
+  ours.kill();
+  baseline.kill();
+  await dropDatabase(databaseUrl);
+}
+console.log("| case | ours req/s | ours p50 ms | ours p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | ours/baseline |");
+console.log("|---|---|---|---|---|---|---|---|");
+for (const row of rows) console.log(row);

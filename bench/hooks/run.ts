@@ -1,0 +1,93 @@
+// bench/hooks: 1,000 call_concluded events emitted at once through the whole path (outbox, dispatcher,
+// Temporal, worker, HTTP) to a local 2xx receiver, next to a plain loop POSTing the same bodies.
+//   bun bench/hooks/run.ts [--events 1000]
+// Uses TEMPORAL_ADDRESS when set, else starts a dev server; a scratch database is created and dropped.
+import { count, eq, sql } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { createDb } from "../../src/db/client";
+import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+import { hookDeliveries } from "../../src/db/schema";
+import { serializePayload } from "../../src/events/payloads";
+import { sendHook } from "../../src/events/send-hook";
+import { startReceiver } from "../../test/helpers/receiver";
+import { ensureTemporal, startWorker } from "../../test/helpers/temporal";
+import { callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
+
+const { values } = parseArgs({ options: { events: { type: "string", default: "1000" } } });
+const N = Number(values.events);
+const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
+const databaseUrl = `${server}/vas_bench_hooks_${process.pid}`;
+process.env.DATABASE_URL = databaseUrl;
+process.env.ENCRYPTION_KEY ||= randomBytes(32).toString("hex");
+const say = (msg: string) => console.error(`[bench/hooks] ${msg}`);
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+say(`scratch database, Temporal, worker (node) and receiver`);
+await migrateDatabase(databaseUrl);
+const { db, close } = createDb(databaseUrl, { max: 20 });
+const receiver = await startReceiver(() => ({ status: 204 }));
+const { address } = await ensureTemporal();
+const worker = await startWorker({ address, backoffBaseMs: 60_000, timeoutMs: 30_000, env: { LOG_LEVEL: "info" } });
+
+try {
+  const a = await createAssistantWithHooks(db, [{ url: `${receiver.url}/hook`, secret: "whsec_" + randomBytes(24).toString("base64") }]);
+  const events = Array.from({ length: N }, () => callConcluded());
+
+  say(`emitting ${N} call_concluded events at once`);
+  const emittedAt = new Map<string, number>();
+  const t0 = performance.timeOrigin + performance.now();
+  await Promise.all(
+    events.map(async (event) => {
+      await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event });
+      emittedAt.set(event.callId, performance.timeOrigin + performance.now());
+    }),
+  );
+  const emitDone = performance.timeOrigin + performance.now();
+  say(`all emitted in ${ms(emitDone - t0)}; waiting for SUCCEEDED`);
+
+  let succeeded = 0;
+  while (succeeded < N) {
+    await new Promise((r) => setTimeout(r, 500));
+    [{ n: succeeded }] = await db.select({ n: count() }).from(hookDeliveries).where(eq(hookDeliveries.status, "SUCCEEDED"));
+    const elapsed = (performance.timeOrigin + performance.now() - t0) / 1000;
+    say(`  ${succeeded}/${N} SUCCEEDED, ${receiver.requests.length} received, ${elapsed.toFixed(1)} s`);
+    if (elapsed > 300) throw new Error("gave up after 300 s");
+  }
+  // when the last SUCCEEDED was recorded (database clock, same host)
+  const [{ last }] = await db.execute<{ last: string }>(sql`select max(updated_at) as last from hook_deliveries`);
+  const total = (new Date(last).getTime() - t0) / 1000;
+  const firstByte = receiver.requests.map((r) => r.receivedAt - emittedAt.get(JSON.parse(r.body.toString()).callId)!);
+
+  say(`baseline: a plain loop POSTing the same ${N} bodies to the receiver`);
+  const bodies = events.map((e) => Buffer.from(serializePayload(e)));
+  const before = receiver.requests.length;
+  const b0 = performance.now();
+  const sentAt: number[] = [];
+  for (const body of bodies) {
+    sentAt.push(performance.timeOrigin + performance.now());
+    const res = await sendHook({ url: `${receiver.url}/baseline`, method: "POST", headers: {}, body, timeoutMs: 30_000 });
+    if (!res.ok) throw new Error(`baseline request failed: ${res.error ?? res.statusCode}`);
+  }
+  const baselineS = (performance.now() - b0) / 1000;
+  const baselineFirstByte = receiver.requests.slice(before).map((r, i) => r.receivedAt - sentAt[i]!);
+
+  const rows = [
+    ["", "hooks (emit -> SUCCEEDED)", "baseline (plain POST loop)"],
+    ["events", String(N), String(N)],
+    ["wall time", `${total.toFixed(2)} s`, `${baselineS.toFixed(2)} s`],
+    ["events/s", (N / total).toFixed(0), (N / baselineS).toFixed(0)],
+    ["first byte p50", ms(pct(firstByte, 50)), ms(pct(baselineFirstByte, 50))],
+    ["first byte p99", ms(pct(firstByte, 99)), ms(pct(baselineFirstByte, 99))],
+    ["requests received", String(before), String(receiver.requests.length - before)],
+  ];
+  console.log(rows.map((r) => r.map((c, i) => c.padEnd(i === 0 ? 18 : 28)).join("")).join("\n"));
+  console.log(`(first byte: from the emit's commit, resp. from the send, to the request head at the receiver)`);
+} finally {
+  await worker.kill();
+  await receiver.close();
+  await close();
+  await dropDatabase(databaseUrl);
+  process.exit(0);
+}

@@ -1,0 +1,70 @@
+// Twilio Media Streams (bidirectional, <Connect><Stream>): JSON events with base64 mu-law 8 kHz audio.
+// Twilio does not forward query strings on every setup, so the assistant and token may also come as
+// <Parameter> custom parameters of the `start` event; then they are checked there.
+import { muLawDecode, muLawEncode } from "../audio/g711";
+import type { CallHandle, CallerTransport } from "../calls/caller-transport";
+import type { CallAssistant } from "../calls/load-assistant";
+import { AppError } from "../errors";
+import { log } from "../log";
+import type { WireProtocol, WireSocket } from "./wire-socket";
+
+type TwilioEvent = { event?: string; streamSid?: string; start?: { streamSid?: string; customParameters?: Record<string, string> }; media?: { track?: string; payload?: string } };
+
+export type TwilioOptions = {
+  /** Authorized before the upgrade, or null to authorize the start event's custom parameters. */
+  assistant: CallAssistant | null;
+  authorize: (customParameters: Record<string, string>) => Promise<CallAssistant>;
+  startCall: (assistant: CallAssistant, transport: CallerTransport) => CallHandle;
+};
+
+export function twilioProtocol(socket: WireSocket, options: TwilioOptions): WireProtocol {
+  let call: CallHandle | null = null;
+  let streamSid = "";
+  let open = true;
+  const send = (message: object) => open && socket.sendText(JSON.stringify({ ...message, streamSid }));
+  const close = (code: number, reason: string) => {
+    if (open) socket.close(code, reason);
+    open = false;
+  };
+  const transport: CallerTransport = {
+    descriptor: { type: "websocket" },
+    sampleRate: 8000,
+    playAudio: (frame) => send({ event: "media", media: { payload: Buffer.from(muLawEncode(frame)).toString("base64") } }),
+    clearAudio: () => send({ event: "clear" }),
+    notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
+    hangup: () => close(1000, "call ended"),
+  };
+
+  async function onStart(event: TwilioEvent) {
+    streamSid = event.start?.streamSid ?? event.streamSid ?? "";
+    try {
+      const assistant = options.assistant ?? (await options.authorize(event.start?.customParameters ?? {}));
+      if (open) call = options.startCall(assistant, transport);
+    } catch (error) {
+      const message = error instanceof AppError ? error.message : "could not authorize the stream";
+      log.warn("twilio stream refused", { status: error instanceof AppError ? error.status : 500, message });
+      close(1008, message);
+    }
+  }
+
+  return {
+    onOpen: () => {},
+    onMessage(message) {
+      let event: TwilioEvent;
+      try {
+        event = JSON.parse(message.toString());
+      } catch {
+        return;
+      }
+      if (event.event === "start") void onStart(event);
+      else if (event.event === "media" && event.media?.payload && (event.media.track ?? "inbound") === "inbound") {
+        call?.callerAudio(muLawDecode(Buffer.from(event.media.payload, "base64")));
+      } else if (event.event === "stop") call?.callerHangup();
+      // connected, mark (our marks played) and dtmf need no action
+    },
+    onClose() {
+      open = false;
+      call?.callerHangup();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// The bridge's websocket server (Bun's native websockets): refuses bad requests with a JSON error
+// before upgrading, then hands each connection to its wire format and the call it starts.
+import type { ServerWebSocket } from "bun";
+import type { Config } from "../config";
+import { createDb } from "../db/client";
+import { AppError, badRequest, describeError } from "../errors";
+import { log } from "../log";
+import { createTokenResolver } from "../services/auth";
+import type { CallHandle } from "../calls/caller-transport";
+import type { CallAssistant } from "../calls/load-assistant";
+import { recoverOrphanedTasks } from "../calls/call-lifecycle";
+import { startCall, type CallDeps } from "../calls/run-call";
+import { authorizeCall } from "./authorize-call";
+import { nativeProtocol, nativeSampleRates } from "./protocol-native";
+import { twilioProtocol } from "./protocol-twilio";
+import type { WireProtocol, WireSocket } from "./wire-socket";
+
+type Upgrade = { route: "native"; assistant: CallAssistant; sampleRate: number } | { route: "twilio"; assistant: CallAssistant | null };
+type Connection = Upgrade & { protocol?: WireProtocol };
+
+const json = (status: number, message: string) => Response.json({ success: false, message, timestamp: new Date().toISOString() }, { status });
+
+export async function startBridge(config: Config, options: { port?: number } = {}) {
+  const { db, close: closeDb } = createDb(config.databaseUrl);
+  const tokens = createTokenResolver(db, config.adminToken);
+  const deps: CallDeps = { db, config };
+  const calls = new Set<CallHandle>();
+
+  const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
+  if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId: config.bridge.instanceId });
+
+  const track = (call: CallHandle) => {
+    calls.add(call);
+    void call.done.finally(() => calls.delete(call));
+    return call;
+  };
+
+  async function prepare(req: Request, url: URL): Promise<Upgrade> {
+    const q = url.searchParams;
+    const credentials = { authorization: req.headers.get("authorization"), token: q.get("token"), assistantId: q.get("assistantId"), agentId: q.get("agentId") };
+    if (url.pathname === "/v1/twilio") {
+      // without credentials in the URL, they are expected in the start event's custom parameters
+      const deferred = !credentials.authorization && !credentials.token && !credentials.assistantId && !credentials.agentId;
+      return { route: "twilio", assistant: deferred ? null : await authorizeCall(db, tokens, credentials) };
+    }
+    const sampleRate = Number(q.get("sampleRate") ?? 16000);
+    if (!(nativeSampleRates as readonly number[]).includes(sampleRate)) throw badRequest("sampleRate", `must be one of ${nativeSampleRates.join(", ")}`);
+    return { route: "native", assistant: await authorizeCall(db, tokens, credentials), sampleRate };
+  }
+
+  function protocolFor(ws: ServerWebSocket<Connection>): WireProtocol {
+    const socket: WireSocket = {
+      sendText: (text) => void ws.send(text),
+      sendBinary: (bytes) => void ws.send(bytes),
+      close: (code, reason) => ws.close(code, reason),
+    };
+    const data = ws.data;
+    if (data.route === "native") return nativeProtocol(socket, data.sampleRate, (transport) => track(startCall(deps, data.assistant, transport)));
+    return twilioProtocol(socket, {
+      assistant: data.assistant,
+      authorize: (p) => authorizeCall(db, tokens, { authorization: null, token: p.token ?? null, assistantId: p.assistantId ?? null, agentId: p.agentId ?? null }),
+      startCall: (assistant, transport) => track(startCall(deps, assistant, transport)),
+    });
+  }
+
+  const server = Bun.serve({
+    port: options.port ?? config.bridge.port,
+    hostname: "0.0.0.0",
+    async fetch(req, server) {
+      const url = new URL(req.url);
+      if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });
+      if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio") return json(404, "not found: connect to /v1/calls or /v1/twilio");
+      try {
+        const upgrade = await prepare(req, url);
+        if (server.upgrade(req, { data: upgrade as Connection })) return undefined;
+        return json(426, "this endpoint takes a websocket upgrade");
+      } catch (error) {
+        if (error instanceof AppError) return json(error.status, error.message);
+        log.error("bridge request failed", { path: url.pathname, error: describeError(error) });
+        return json(500, "internal error");
+      }
+    },
+    websocket: {
+      data: {} as Connection,
+      idleTimeout: 60,
+      open(ws) {
+        ws.data.protocol = protocolFor(ws);
+        ws.data.protocol.onOpen();
+      },
+      message: (ws, message) => ws.data.protocol?.onMessage(message),
+      close: (ws) => ws.data.protocol?.onClose(),
+    },
+  });
+  log.info("bridge listening", { port: server.port, bridgeId: config.bridge.instanceId });
+
+  return {
+    port: server.port!,
+    url: `ws://127.0.0.1:${server.port}`,
+    /** Calls in progress (for tests and shutdown). */
+    get activeCalls() {
+      return calls.size;
+    },
+    async stop() {
+      const ending = [...calls].map((call) => (call.end("bridge-shutdown"), call.done));
+      await Promise.allSettled(ending);
+      server.stop(true);
+      await closeDb();
+    },
+  };
+}
+
+export type Bridge = Awaited<ReturnType<typeof startBridge>>;

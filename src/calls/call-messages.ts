@@ -1,0 +1,92 @@
+// The conversation history of call_concluded: transcripts as text, an utterance nobody transcribed as
+// its raw audio, tool calls and results. Timestamps are when things were said (Unix ms).
+import { concatPcm, pcmToBase64 } from "../audio/pcm";
+import type { CallMessage } from "../events/payloads";
+import type { TranscriptLine } from "../voice/summarize";
+import type { ToolCallEvent, TranscriptEvent } from "../voice/engine";
+
+type Utterance = { at: number; audio: Int16Array[]; samples: number; text: string };
+
+export class CallMessages {
+  private readonly messages: CallMessage[] = [];
+  // the caller spoke; its transcript comes later (the provider transcribes after the turn)
+  private readonly pendingUser: Utterance[] = [];
+  private agent: Utterance | null = null;
+
+  /** `maxUtteranceSamples` caps the audio kept per utterance, for the case it has no transcript. */
+  constructor(private readonly maxUtteranceSamples: number) {}
+
+  userSpeechStarted(at: number) {
+    this.pendingUser.push({ at, audio: [], samples: 0, text: "" });
+  }
+
+  callerAudio(samples: Int16Array) {
+    const open = this.pendingUser.at(-1);
+    if (open) this.keep(open, samples);
+  }
+
+  /** Agent audio as it arrives; `at` is when its first sample will play. */
+  agentAudio(samples: Int16Array, at: number) {
+    this.keep((this.agent ??= { at, audio: [], samples: 0, text: "" }), samples);
+  }
+
+  transcript(event: TranscriptEvent, at: number) {
+    if (event.role === "USER") {
+      if (!event.final) return;
+      const utterance = this.pendingUser.shift();
+      this.messages.push({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text });
+      return;
+    }
+    const agent = (this.agent ??= { at, audio: [], samples: 0, text: "" });
+    agent.text = event.text;
+    if (event.final) this.closeAgent();
+  }
+
+  /** The agent's response ended or was cut off: what it said so far is its utterance. */
+  agentDone() {
+    this.closeAgent();
+  }
+
+  toolCall(event: ToolCallEvent, at: number) {
+    this.messages.push({ type: "tool_call", role: "TOOL_CALL", timestamp: at, callId: event.callId, toolName: event.name, parameters: event.arguments });
+  }
+
+  toolResult(callId: string, toolName: string, text: string, at: number) {
+    this.messages.push({ type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: at, callId, toolName, text });
+  }
+
+  /** Closes open utterances (untranscribed ones become audio) and returns the history. */
+  finish(): CallMessage[] {
+    this.closeAgent();
+    for (const utterance of this.pendingUser.splice(0)) {
+      if (utterance.samples > 0) this.messages.push({ type: "audio", role: "USER", timestamp: utterance.at, audio: pcmToBase64(concatPcm(utterance.audio)) });
+    }
+    return this.messages;
+  }
+
+  /** The text of the call for the summary, in order. */
+  static transcriptOf(messages: CallMessage[]): TranscriptLine[] {
+    return [...messages]
+      .sort((a, b) => a.timestamp - b.timestamp)
+      .flatMap((m): TranscriptLine[] => {
+        if (m.type === "text") return [{ role: m.role, text: m.text }];
+        if (m.type === "tool_call") return [{ role: m.role, text: `${m.toolName}(${JSON.stringify(m.parameters)})` }];
+        if (m.type === "tool_result") return [{ role: m.role, text: m.text }];
+        return [];
+      });
+  }
+
+  private closeAgent() {
+    const agent = this.agent;
+    this.agent = null;
+    if (!agent) return;
+    if (agent.text.trim()) this.messages.push({ type: "text", role: "ASSISTANT", timestamp: agent.at, text: agent.text.trim() });
+    else if (agent.samples > 0) this.messages.push({ type: "audio", role: "ASSISTANT", timestamp: agent.at, audio: pcmToBase64(concatPcm(agent.audio)) });
+  }
+
+  private keep(utterance: Utterance, samples: Int16Array) {
+    if (utterance.samples >= this.maxUtteranceSamples) return;
+    utterance.audio.push(samples);
+    utterance.samples += samples.length;
+  }
+}

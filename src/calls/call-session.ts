@@ -1,0 +1,160 @@
+// One call's conversation, free of sockets and the database: caller audio to the voice session, agent
+// audio paced back out, barge-in, tool webhooks, the message history, the recording and why it ended.
+import { createCallRecorder, type CallRecorder } from "../audio/call-recorder";
+import type { CallMessage } from "../events/payloads";
+import { log } from "../log";
+import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engine";
+import type { ToolWebhook } from "../voice/tools";
+import { CallMessages } from "./call-messages";
+import type { CallerTransport, EndReason } from "./caller-transport";
+import { sharedTicker, type FrameTicker } from "./frame-ticker";
+import { Playout } from "./playout";
+import { runToolCall } from "./run-tool-call";
+
+export type CallOutcome = {
+  reason: EndReason;
+  error: string | null;
+  startedAt: number | null;
+  endedAt: number;
+  messages: CallMessage[];
+  /** WAV of the whole call (both sides mixed), null when it never started. */
+  recording: Buffer | null;
+};
+
+export type CallSessionOptions = {
+  callId: string;
+  transport: CallerTransport;
+  tools: ToolWebhook[];
+  toolTimeoutMs: number;
+  maxCallMs: number;
+  /** The moment audio began (Unix ms): the call_started event. */
+  onStarted: (startedAt: number) => void;
+  ticker?: FrameTicker;
+};
+
+// the agent's goodbye should play out, but a response that never finishes must not hold the call
+const hangupGraceMs = 15_000;
+const maxUtteranceSeconds = 30;
+
+export class CallSession {
+  readonly callId: string;
+  readonly ended: Promise<CallOutcome>;
+  private resolveEnded!: (outcome: CallOutcome) => void;
+  private readonly transport: CallerTransport;
+  private readonly playout: Playout;
+  private readonly messages: CallMessages;
+  private readonly toolsInFlight = new Set<Promise<void>>();
+  private readonly timers: ReturnType<typeof setTimeout>[] = [];
+  private voice: VoiceSession | null = null;
+  private recorder: CallRecorder | null = null;
+  private startedAt: number | null = null;
+  private hangupAfterTurn = false;
+  private ending = false;
+
+  constructor(private readonly options: CallSessionOptions) {
+    this.callId = options.callId;
+    this.transport = options.transport;
+    this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.messages = new CallMessages(options.transport.sampleRate * maxUtteranceSeconds);
+    this.playout = new Playout(options.transport.sampleRate, (frame) => this.playFrame(frame), options.ticker ?? sharedTicker);
+    this.timers.push(setTimeout(() => this.end("max-duration"), options.maxCallMs));
+  }
+
+  /** The voice session is ready: the call can start once audio flows. */
+  attachVoice(voice: VoiceSession) {
+    if (this.ending) return voice.close();
+    this.voice = voice;
+    voice.on("audio", (samples) => {
+      this.messages.agentAudio(samples, this.playsAt());
+      this.playout.push(samples);
+    });
+    voice.on("transcript", (event) => this.onTranscript(event));
+    voice.on("interrupt", () => this.onInterrupt());
+    voice.on("toolCall", (event) => this.onToolCall(event));
+    voice.on("endCall", ({ reason }) => this.onEndCall(reason));
+    voice.on("turnDone", () => this.onTurnDone());
+    voice.on("error", (error) => log.warn("call voice error", { callId: this.callId, error: error.message }));
+    voice.on("closed", ({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`));
+    this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
+  }
+
+  /** Caller audio (PCM16 at the transport's rate); the first frame after the voice is ready starts the call. */
+  callerAudio(samples: Int16Array) {
+    if (this.ending || !this.voice) return; // before the provider listens there is no one to hear it
+    if (this.startedAt === null) this.start();
+    this.recorder!.add("caller", samples);
+    this.messages.callerAudio(samples);
+    this.voice.sendAudio(samples);
+  }
+
+  /** Ends the call once; the caller is told why and disconnected. Late calls are ignored. */
+  end(reason: EndReason, error: string | null = null) {
+    if (this.ending) return;
+    this.ending = true;
+    const endedAt = Date.now();
+    const recording = this.recorder?.finish() ?? null;
+    this.timers.forEach(clearTimeout);
+    this.playout.stop();
+    this.voice?.close();
+    if (error) this.transport.notify({ type: "error", message: error });
+    this.transport.notify({ type: "ended", reason });
+    this.transport.hangup();
+    log.info("call", { callId: this.callId, event: "ended", reason, error, durationMs: this.startedAt ? endedAt - this.startedAt : null });
+    // tool calls still running are bounded by their time-out; their results belong to the record
+    void Promise.allSettled(this.toolsInFlight).then(() =>
+      this.resolveEnded({ reason, error, startedAt: this.startedAt, endedAt, messages: this.messages.finish(), recording }),
+    );
+  }
+
+  private start() {
+    this.startedAt = Date.now();
+    this.recorder = createCallRecorder({ sampleRate: this.transport.sampleRate });
+    this.playout.start();
+    log.info("call", { callId: this.callId, event: "started" });
+    this.options.onStarted(this.startedAt);
+  }
+
+  private playFrame(frame: Int16Array) {
+    this.recorder?.add("agent", frame);
+    this.transport.playAudio(frame);
+  }
+
+  /** When agent audio arriving now will be heard: after what is queued (or at the start of the call). */
+  private playsAt() {
+    return Date.now() + Math.round(this.playout.queuedMs);
+  }
+
+  private onTranscript(event: TranscriptEvent) {
+    this.transport.notify({ type: "transcript", ...event });
+    this.messages.transcript(event, this.playsAt());
+  }
+
+  private onInterrupt() {
+    this.playout.flush();
+    this.transport.clearAudio();
+    this.messages.agentDone();
+    this.messages.userSpeechStarted(Date.now());
+  }
+
+  private onTurnDone() {
+    this.messages.agentDone();
+    if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end("agent-hangup"));
+  }
+
+  private onEndCall(reason: string | null) {
+    log.info("call", { callId: this.callId, event: "agent_hangup", reason });
+    this.hangupAfterTurn = true;
+    this.timers.push(setTimeout(() => this.end("agent-hangup"), hangupGraceMs));
+  }
+
+  private onToolCall(event: ToolCallEvent) {
+    this.messages.toolCall(event, Date.now());
+    const { callId, tools, toolTimeoutMs, transport } = { ...this.options, transport: this.transport.descriptor };
+    const running = runToolCall({ callId, event, tools, timeoutMs: toolTimeoutMs, transport }).then((output) => {
+      this.messages.toolResult(event.callId, event.name, output, Date.now());
+      if (!this.ending) this.voice?.submitToolResult(event.callId, output);
+    });
+    this.toolsInFlight.add(running);
+    void running.finally(() => this.toolsInFlight.delete(running));
+  }
+}

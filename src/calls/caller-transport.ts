@@ -1,0 +1,50 @@
+// The one seam between a call and whatever carries its audio (our websocket format, Twilio Media
+// Streams, later SIP/RTP): audio at one rate both ways, hangup both ways, a descriptor for events.
+import type { Transport } from "../db/schema";
+import type { TranscriptRole } from "../voice/engine";
+
+export const endReasons = [
+  "caller-hangup",
+  "agent-hangup",
+  "max-duration",
+  "provider-disconnected",
+  "voice-unavailable",
+  "bridge-error",
+  "bridge-shutdown",
+] as const;
+export type EndReason = (typeof endReasons)[number];
+
+/** Reasons that mark the agent task failed rather than completed. */
+export const failedReasons: ReadonlySet<EndReason> = new Set(["provider-disconnected", "voice-unavailable", "bridge-error"]);
+
+/** What the call tells the caller besides audio; each wire format forwards what it can express. */
+export type CallNotice =
+  | { type: "ready"; callId: string; sampleRate: number }
+  | { type: "transcript"; role: TranscriptRole; text: string; final: boolean }
+  | { type: "error"; message: string }
+  | { type: "ended"; reason: EndReason };
+
+/** Our side of the connection, implemented by each wire format. */
+export interface CallerTransport {
+  readonly descriptor: Transport;
+  /** Rate of the audio in both directions (PCM16 mono). */
+  readonly sampleRate: number;
+  /** One 20 ms frame of agent audio, due now (the call paces it). */
+  playAudio(frame: Int16Array): void;
+  /** Barge-in: drop agent audio the caller side has buffered but not played yet. */
+  clearAudio(): void;
+  notify(notice: CallNotice): void;
+  /** Closes the connection from our side; called once, after the `ended` notice. */
+  hangup(): void;
+}
+
+/** The caller's side: what a wire format calls when audio or a hangup arrives. */
+export interface CallHandle {
+  readonly callId: string;
+  callerAudio(samples: Int16Array): void;
+  callerHangup(): void;
+  /** Ends the call from our side (shutdown). */
+  end(reason: EndReason): void;
+  /** Settles once the task is concluded and call_concluded is written. */
+  readonly done: Promise<void>;
+}

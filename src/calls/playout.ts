@@ -1,0 +1,105 @@
+// Agent audio arrives faster than real time; the caller must get it as 20 ms frames at the pace it
+// plays, so that a barge-in can drop what has not been heard yet.
+import type { FrameTicker } from "./frame-ticker";
+
+export const frameMs = 20;
+// after an event-loop stall, skip ahead rather than burst the backlog at the caller
+const maxLagMs = 100;
+
+export class Playout {
+  private queue: Int16Array[] = [];
+  private offset = 0; // samples of queue[0] already played
+  private queued = 0;
+  private nextDue = 0;
+  private running = false;
+  private live = false;
+  private drainWaiters: (() => void)[] = [];
+  readonly frameSamples: number;
+
+  constructor(
+    sampleRate: number,
+    private readonly play: (frame: Int16Array) => void,
+    private readonly ticker: FrameTicker,
+  ) {
+    this.frameSamples = (sampleRate * frameMs) / 1000;
+  }
+
+  /** Audio is held until the call is live, then played from the start of the queue. */
+  start() {
+    this.live = true;
+    this.schedule();
+  }
+
+  push(samples: Int16Array) {
+    if (samples.length === 0) return;
+    this.queue.push(samples);
+    this.queued += samples.length;
+    this.schedule();
+  }
+
+  /** Drops everything not yet played (barge-in). */
+  flush() {
+    this.queue = [];
+    this.offset = 0;
+    this.queued = 0;
+    this.idle();
+  }
+
+  stop() {
+    this.live = false;
+    this.flush();
+  }
+
+  /** Milliseconds of audio queued but not played yet. */
+  get queuedMs() {
+    return (this.queued / this.frameSamples) * frameMs;
+  }
+
+  whenDrained(fn: () => void) {
+    if (this.queued === 0) fn();
+    else this.drainWaiters.push(fn);
+  }
+
+  private schedule() {
+    if (!this.live || this.running || this.queued === 0) return;
+    this.running = true;
+    // never earlier than one frame after the last one: an underrun must not squeeze two frames together
+    this.nextDue = Math.max(this.nextDue, this.ticker.now());
+    this.ticker.add(this.tick);
+  }
+
+  private readonly tick = (now: number) => {
+    if (now - this.nextDue > maxLagMs) this.nextDue = now;
+    while (this.queued > 0 && this.nextDue <= now) {
+      this.play(this.take());
+      this.nextDue += frameMs;
+    }
+    if (this.queued === 0) this.idle();
+  };
+
+  private take(): Int16Array {
+    const frame = new Int16Array(this.frameSamples); // the tail of a response is padded with silence
+    let filled = 0;
+    while (filled < frame.length && this.queue.length > 0) {
+      const head = this.queue[0];
+      const n = Math.min(frame.length - filled, head.length - this.offset);
+      frame.set(head.subarray(this.offset, this.offset + n), filled);
+      filled += n;
+      this.offset += n;
+      if (this.offset === head.length) {
+        this.queue.shift();
+        this.offset = 0;
+      }
+    }
+    this.queued -= filled;
+    return frame;
+  }
+
+  private idle() {
+    if (this.running) {
+      this.running = false;
+      this.ticker.remove(this.tick);
+    }
+    for (const fn of this.drainWaiters.splice(0)) fn();
+  }
+}

@@ -1,0 +1,57 @@
+// `bun run start`: the whole service on one machine — migrations, the Temporal dev server (unless
+// TEMPORAL_ADDRESS is set), the API in this process, the call bridge and the hook worker as children.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "./config";
+import { migrateDatabase } from "./db/migrate";
+import { startApi } from "./server";
+import { dataDir, localSecrets } from "./local-secrets";
+import { startTemporalDevServer, type DevServer } from "./temporal/dev-server";
+import { isTemporalReachable } from "./temporal/health";
+import { log } from "./log";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const env: Record<string, string | undefined> = { ...process.env, ...localSecrets(process.env) };
+const config = loadConfig(env);
+
+await migrateDatabase(config.databaseUrl);
+
+let devServer: DevServer | null = null;
+if (!process.env.TEMPORAL_ADDRESS && !(await isTemporalReachable(config))) {
+  const [, port] = config.temporal.address.split(":");
+  devServer = await startTemporalDevServer({ port: Number(port), uiPort: 8233, dbFilename: `${dataDir}temporal.db` });
+  log.info("temporal web ui", { url: devServer.uiUrl });
+}
+
+const children: ChildProcess[] = [];
+let stopping = false;
+function child(name: string, command: string, args: string[]) {
+  const proc = spawn(command, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
+  proc.once("exit", (code, signal) => {
+    if (stopping) return;
+    log.error("process exited; stopping everything", { process: name, code, signal });
+    void stop(1);
+  });
+  children.push(proc);
+}
+
+const api = await startApi(config);
+child("worker", "node", ["--import", "tsx", "workers/main.ts"]);
+child("bridge", process.execPath, ["src/bridge/main.ts"]);
+log.info("service started", {
+  api: `http://127.0.0.1:${config.port}`,
+  swagger: `http://127.0.0.1:${config.port}/swagger`,
+  bridge: `ws://127.0.0.1:${config.bridge.port}`,
+  adminTokenFile: process.env.ADMIN_TOKEN ? undefined : `${dataDir}admin-token`,
+});
+
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  for (const proc of children) proc.kill("SIGTERM");
+  await Promise.all(children.map((proc) => (proc.exitCode === null ? new Promise((r) => proc.once("exit", r)) : null)));
+  await api.stop();
+  await devServer?.stop();
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(0));

@@ -1,0 +1,93 @@
+// One bridge per test file with everything it talks to being real: the API (to create tenants and
+// assistants), Postgres, a hook receiver, the fake chat completions endpoint for summaries, and per
+// test a fake realtime provider (the strategy's `url` points at it).
+import { loadConfig } from "../../src/config";
+import { startBridge, type Bridge } from "../../src/bridge/ws-server";
+import { startFakeChatServer, type FakeChatServer } from "../fakes/chat-completions-server";
+import { startFakeRealtimeServer, type FakeRealtimeOptions, type FakeRealtimeServer } from "../fakes/openai-realtime-server";
+import { createTenant, startTestApi, toolSchema, type Tenant } from "../helpers/api";
+import { startReceiver, type Receiver } from "../helpers/receiver";
+
+export type World = {
+  api: Awaited<ReturnType<typeof startTestApi>>;
+  tenant: Tenant;
+  bridge: Bridge;
+  hooks: Receiver;
+  chat: FakeChatServer;
+  fakes: FakeRealtimeServer[];
+  stop(): Promise<void>;
+};
+
+export async function startWorld(env: Record<string, string> = {}): Promise<World> {
+  const [api, hooks, chat] = await Promise.all([startTestApi(), startReceiver(), startFakeChatServer()]);
+  const tenant = await createTenant(api.url, "bridge");
+  const config = loadConfig({ ...process.env, OPENAI_BASE_URL: chat.baseUrl, BRIDGE_INSTANCE_ID: `bridge-test-${process.pid}`, ...env });
+  const bridge = await startBridge(config, { port: 0 });
+  const fakes: FakeRealtimeServer[] = [];
+  return {
+    api,
+    tenant,
+    bridge,
+    hooks,
+    chat,
+    fakes,
+    async stop() {
+      await bridge.stop();
+      await Promise.all([api.stop(), hooks.close(), chat.close(), ...fakes.map((f) => f.close())]);
+    },
+  };
+}
+
+export type ToolSpec = { name: string; serverUrl: string; headers?: Record<string, string> };
+export type AssistantSpec = {
+  fake?: FakeRealtimeOptions;
+  greeting?: string;
+  tools?: ToolSpec[];
+  strategy?: { type: string } | null;
+  tenant?: Tenant;
+};
+
+/** A fake provider scripted by `spec.fake`, and an assistant using it with hooks to the receiver. */
+export async function createAssistant(world: World, spec: AssistantSpec = {}) {
+  const tenant = spec.tenant ?? world.tenant;
+  const fake = await startFakeRealtimeServer({ ...(spec.greeting && { onInstructions: () => ({ text: spec.greeting }) }), ...spec.fake });
+  world.fakes.push(fake);
+  let strategyId: string | undefined;
+  if (spec.strategy !== null) {
+    const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
+      name: "fake realtime",
+      type: spec.strategy?.type ?? "openai_realtime",
+      parameters: { url: fake.url, temperature: 0.8, vad: { stopDuration: 0.4 } },
+    });
+    strategyId = strategy.body.data.id;
+  }
+  const created = await tenant.org.post(`${tenant.P}/assistants`, {
+    name: "front desk",
+    systemPrompt: "You are the Acme front desk.",
+    ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
+    ...(strategyId && { llmAudioContentGenerationStrategyId: strategyId }),
+    extensions: (spec.tools ?? []).map((tool) => ({
+      type: "tool_webhook",
+      parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name), ...(tool.headers && { headers: tool.headers }) },
+    })),
+    callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${world.hooks.url}/hooks` } })),
+  });
+  if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
+  return { id: created.body.data.id as string, fake, tenant };
+}
+
+/** The body of the hook of `type` for `callId` once the receiver got it. */
+export async function hookFor(world: World, callId: string, type: string, timeoutMs = 20_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = world.hooks.requests.map((r) => JSON.parse(r.body.toString())).find((b) => b.callId === callId && b.type === type);
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`no ${type} hook for call ${callId} within ${timeoutMs} ms`);
+    await Bun.sleep(100);
+  }
+}
+
+export async function agentTask(world: World, callId: string, tenant = world.tenant) {
+  const list = await tenant.org.get(`${tenant.P}/agent-tasks?size=100`);
+  return (list.body.data as any[]).find((t) => t.callId === callId);
+}
