@@ -67,6 +67,7 @@ describe("a full call in our wire format", () => {
     expect(concluded.summary).toBe(world.chat.summary.summary);
 
     const messages = concluded.messages as any[];
+    console.log(JSON.stringify(messages.map((m) => [m.timestamp - concluded.startedAt, m.role, m.text])), caller.events.filter((e) => e.type !== "transcript" || e.final).map((e) => e.type + ":" + e.text).join(" | "));
     const toolCallId = messages.find((m) => m.type === "tool_call")?.callId;
     expect(messages.map(({ timestamp, ...m }) => m)).toEqual([
       { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
