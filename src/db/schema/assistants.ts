@@ -1,7 +1,7 @@
 import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { llmStrategies } from "./strategies";
 import { sipPhoneNumbers } from "./sip";
-import { organizations, timestamps } from "./tenancy";
+import { id, ownedByOrganization, timestamps } from "./tenancy";
 
 // Assistants and agents share one table: the spec gives them the same shape, and one phone number
 // may serve at most one of either, which a single unique index enforces.
@@ -11,10 +11,7 @@ export type AssistantKind = (typeof assistantKinds)[number];
 export const assistants = pgTable(
   "assistants",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    ...ownedByOrganization(),
     kind: text("kind").$type<AssistantKind>().notNull(),
     name: text("name").notNull(),
     systemPrompt: text("system_prompt"),
@@ -31,15 +28,20 @@ export const assistants = pgTable(
   ],
 );
 
+// extensions and hooks are ordered elements of one assistant's lists
+const listElement = () => ({
+  id: id(),
+  assistantId: uuid("assistant_id")
+    .notNull()
+    .references(() => assistants.id, { onDelete: "cascade" }),
+  position: integer("position").notNull(),
+  type: text("type").notNull(),
+});
+
 export const extensions = pgTable(
   "extensions",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    assistantId: uuid("assistant_id")
-      .notNull()
-      .references(() => assistants.id, { onDelete: "cascade" }),
-    position: integer("position").notNull(),
-    type: text("type").notNull(),
+    ...listElement(),
     name: text("name"),
     parameters: jsonb("parameters").$type<Record<string, unknown>>().notNull(),
   },
@@ -51,12 +53,7 @@ export type HookParameters = { url?: string; method?: string; headers?: Record<s
 export const callEventHooks = pgTable(
   "call_event_hooks",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    assistantId: uuid("assistant_id")
-      .notNull()
-      .references(() => assistants.id, { onDelete: "cascade" }),
-    position: integer("position").notNull(),
-    type: text("type").notNull(),
+    ...listElement(),
     // everything but the secret, which is write-only and kept encrypted apart
     parameters: jsonb("parameters").$type<HookParameters>().notNull(),
     secretEncrypted: text("secret_encrypted"),

@@ -1,7 +1,7 @@
 import { index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { assistants } from "./assistants";
 import { sipCredentials, sipPhoneNumbers } from "./sip";
-import { organizations } from "./tenancy";
+import { ownedByOrganization } from "./tenancy";
 
 export const agentTaskStatuses = ["offered", "active", "completed", "failed"] as const;
 export type AgentTaskStatus = (typeof agentTaskStatuses)[number];
@@ -10,10 +10,7 @@ export type Transport = { type: "sip" | "websocket"; calledNumber?: string; call
 export const agentTasks = pgTable(
   "agent_tasks",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    ...ownedByOrganization(),
     callId: uuid("call_id").notNull().unique(),
     // set null, not cascade: a finished call stays on record after its assistant is deleted
     assistantId: uuid("assistant_id").references(() => assistants.id, { onDelete: "set null" }),

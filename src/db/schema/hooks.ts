@@ -1,6 +1,6 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { assistants, callEventHooks } from "./assistants";
-import { organizations } from "./tenancy";
+import { id, ownedByOrganization } from "./tenancy";
 
 export const deliveryStatuses = ["PENDING", "SUCCEEDED", "FAILED"] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -10,10 +10,7 @@ export type DeliveryStatus = (typeof deliveryStatuses)[number];
 export const hookDeliveries = pgTable(
   "hook_deliveries",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    ...ownedByOrganization(),
     assistantId: uuid("assistant_id").references(() => assistants.id, { onDelete: "set null" }),
     hookId: uuid("hook_id").references(() => callEventHooks.id, { onDelete: "set null" }),
     // the hook id at emit time, kept after the hook is deleted: part of the idempotency key
@@ -45,7 +42,7 @@ export const hookDeliveries = pgTable(
 export const hookDeliveryAttempts = pgTable(
   "hook_delivery_attempts",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: id(),
     deliveryId: uuid("delivery_id")
       .notNull()
       .references(() => hookDeliveries.id, { onDelete: "cascade" }),

@@ -1,14 +1,11 @@
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
-import { organizations, timestamps, vendors } from "./tenancy";
+import { ownedByOrganization, timestamps, vendors } from "./tenancy";
 
 export const sipCredentials = pgTable(
   "sip_credentials",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    ...ownedByOrganization(),
     hostname: text("hostname").notNull(),
     port: integer("port").notNull(),
     username: text("username").notNull(),
@@ -23,10 +20,7 @@ export const sipCredentials = pgTable(
 export const sipPhoneNumbers = pgTable(
   "sip_phone_numbers",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    ...ownedByOrganization(),
     // denormalised so that "unique within a vendor" is one index
     vendorId: uuid("vendor_id")
       .notNull()

@@ -1,13 +1,10 @@
-import { index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { organizations, timestamps } from "./tenancy";
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { ownedByOrganization, timestamps } from "./tenancy";
 
 export const llmStrategies = pgTable(
   "llm_generation_strategies",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    ...ownedByOrganization(),
     name: text("name").notNull(),
     type: text("type").notNull(),
     parameters: jsonb("parameters").$type<Record<string, unknown>>().notNull(),

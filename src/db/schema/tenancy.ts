@@ -1,21 +1,29 @@
 import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
-const timestamps = {
+export const id = () => uuid("id").primaryKey().defaultRandom();
+export const timestamps = {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 };
-export { timestamps };
 
 export const vendors = pgTable("vendors", {
-  id: uuid("id").primaryKey().defaultRandom(),
+  id: id(),
   name: text("name").notNull(),
   ...timestamps,
+});
+
+/** The id and the owning organization of a tenant's resource: deleting the organization deletes it. */
+export const ownedByOrganization = () => ({
+  id: id(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" }),
 });
 
 export const organizations = pgTable(
   "organizations",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: id(),
     vendorId: uuid("vendor_id")
       .notNull()
       .references(() => vendors.id, { onDelete: "cascade" }),
@@ -28,7 +36,7 @@ export const organizations = pgTable(
 export const apiTokens = pgTable(
   "api_tokens",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: id(),
     vendorId: uuid("vendor_id")
       .notNull()
       .references(() => vendors.id, { onDelete: "cascade" }),
