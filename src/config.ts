@@ -1,5 +1,5 @@
 // The only module that reads the environment: everything else receives a Config.
-import { hostname } from "node:os";
+import { hostname, networkInterfaces } from "node:os";
 
 type Env = Record<string, string | undefined>;
 
@@ -23,13 +23,38 @@ function parseKey(raw: string | undefined): Buffer | null {
   return key;
 }
 
+function sipConfig(env: Env) {
+  const transport = str(env, "SIP_TRANSPORT", "udp").toUpperCase();
+  if (transport !== "UDP" && transport !== "TCP") throw new Error(`SIP_TRANSPORT must be udp or tcp, got "${transport}"`);
+  return {
+    enabled: str(env, "SIP_ENABLED", "true") !== "false",
+    port: int(env, "SIP_PORT", 5060),
+    bindHost: str(env, "SIP_BIND_HOST", "0.0.0.0"),
+    // the address peers reach us at, written into Via, Contact and SDP
+    publicHost: str(env, "SIP_PUBLIC_HOST", firstIpv4()),
+    transport: transport as "UDP" | "TCP",
+    registerExpiresSeconds: int(env, "SIP_REGISTER_EXPIRES", 300),
+    retryBaseMs: int(env, "SIP_REGISTER_RETRY_MS", 2_000),
+    retryMaxMs: int(env, "SIP_REGISTER_RETRY_MAX_MS", 60_000),
+    // a bridge that stops renewing loses its credentials to another bridge after this long
+    leaseMs: int(env, "SIP_LEASE_MS", 10_000),
+  };
+}
+
+function firstIpv4(): string {
+  const addresses = Object.values(networkInterfaces()).flat();
+  return addresses.find((a) => a && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
+}
+
 function bridgeConfig(env: Env) {
   const port = int(env, "BRIDGE_PORT", 3001);
   return {
     port,
-    sipPort: int(env, "SIP_PORT", 5060),
+    sip: sipConfig(env),
     rtpPortMin: int(env, "RTP_PORT_MIN", 20000),
     rtpPortMax: int(env, "RTP_PORT_MAX", 20999),
+    // the caller's RTP stopped (outside hold) for this long: the call is over
+    rtpTimeoutMs: int(env, "RTP_TIMEOUT_MS", 15_000),
     // stable across restarts, so a restarted bridge finds (and closes) the calls it left open
     instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
     maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),

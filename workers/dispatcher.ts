@@ -1,6 +1,6 @@
 // Hands outbox rows to Temporal. Woken by NOTIFY on commit and by a periodic sweep, so a row written
 // while Temporal (or this process) was down is started once both are up again.
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from "@temporalio/client";
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from "@temporalio/client";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import type { Config } from "../src/config";
@@ -8,8 +8,6 @@ import type { Db } from "../src/db/client";
 import { hookDeliveries } from "../src/db/schema";
 import { HOOK_DELIVERIES_CHANNEL } from "../src/events/emit-call-event";
 import { log } from "../src/log";
-import { connectTemporal } from "../src/temporal/client";
-import { ensureSearchAttributes } from "../src/temporal/search-attributes";
 import type { HookDeliveryInput } from "../workflows/hook-delivery";
 import { HOOK_DELIVERY_WORKFLOW, hookDeliveryWorkflowId } from "../workflows/ids";
 import { hookCallId, hookEventType, hookId, hookOrganizationId, hookStatus } from "../workflows/search-attributes";
@@ -18,27 +16,27 @@ const BATCH = 200;
 const PARALLEL_STARTS = 32;
 
 export type DispatcherDeps = { db: Db; sql: Sql; config: Pick<Config, "temporal" | "hooks">; sweepIntervalMs?: number };
-type Temporal = Awaited<ReturnType<typeof connectTemporal>> & { searchAttributes: boolean };
+/** A client on the worker's own connection (eager start needs it), and whether search attributes exist. */
+export type DispatchTarget = { client: Client; searchAttributes: boolean };
 type PendingRow = Pick<
   typeof hookDeliveries.$inferSelect,
   "id" | "run" | "callId" | "eventType" | "hookKey" | "organizationId"
 >;
 
 export async function startDispatcher(deps: DispatcherDeps) {
-  let temporal: Temporal | null = null;
+  let temporal: DispatchTarget | null = null;
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
   let downSince: number | null = null;
 
-  const connect = async (): Promise<Temporal> => {
-    if (temporal) return temporal;
-    const conn = await connectTemporal(deps.config);
-    const searchAttributes = await ensureSearchAttributes(conn.connection, deps.config.temporal.namespace);
-    return (temporal = { ...conn, searchAttributes });
+  // Rows wait while the worker has no Temporal connection: nothing could run them anyway.
+  const connect = (): DispatchTarget => {
+    if (!temporal) throw new Error("the worker is not connected to Temporal");
+    return temporal;
   };
 
-  const start = async (t: Temporal, row: PendingRow) => {
+  const start = async (t: DispatchTarget, row: PendingRow) => {
     const input: HookDeliveryInput = {
       deliveryId: row.id,
       run: row.run,
@@ -53,6 +51,9 @@ export async function startDispatcher(deps: DispatcherDeps) {
         args: [input],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        // the first workflow task comes back in the start response and runs on this process's worker,
+        // skipping the task queue: under a burst that queue, not the HTTP, is what makes hooks late
+        requestEagerStart: true,
         memo: { deliveryId: row.id, callId: row.callId, eventType: row.eventType, hookId: row.hookKey, organizationId: row.organizationId },
         typedSearchAttributes: t.searchAttributes
           ? [
@@ -89,7 +90,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
       .orderBy(asc(hookDeliveries.createdAt))
       .limit(BATCH);
     if (rows.length === 0) return 0;
-    const t = await connect();
+    const t = connect();
     let next = 0;
     const lane = async () => {
       // one failure stops the lane: when Temporal is down the remaining rows simply wait for the next sweep
@@ -132,12 +133,16 @@ export async function startDispatcher(deps: DispatcherDeps) {
   log.info("dispatcher started", { taskQueue: deps.config.temporal.taskQueue });
 
   return {
+    /** Called by the worker loop when it has (or has lost) its Temporal connection. */
+    attach(target: DispatchTarget | null) {
+      temporal = target;
+      if (target) kick();
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);
       await listener.unlisten().catch(() => {});
       await running;
-      await temporal?.close().catch(() => {});
     },
   };
 }

@@ -8,6 +8,8 @@ import { createDb } from "../src/db/client";
 import { log, setLogLevel } from "../src/log";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
+import { Client } from "@temporalio/client";
+import { ensureSearchAttributes } from "../src/temporal/search-attributes";
 
 const RECONNECT_DELAY_MS = 1_000;
 const config = loadConfig();
@@ -49,6 +51,11 @@ while (!stopping) {
       taskQueue: config.temporal.taskQueue,
       workflowBundle,
       activities,
+      // attempts mostly wait on the network: more slots than the CPU-bound defaults (bench/hooks)
+      maxConcurrentActivityTaskExecutions: 200,
+      maxConcurrentActivityTaskPolls: 20,
+      maxConcurrentWorkflowTaskExecutions: 100,
+      maxConcurrentWorkflowTaskPolls: 20,
     });
     log.info("worker started", {
       taskQueue: config.temporal.taskQueue,
@@ -57,11 +64,16 @@ while (!stopping) {
       timeoutMs: config.hooks.timeoutMs,
     });
     if (stopping) break;
-    await worker.run();
+    // eager starts are handed to a worker registered on this connection, so attach after creating it
+    const searchAttributes = await ensureSearchAttributes(connection, config.temporal.namespace);
+    const running = worker.run();
+    dispatcher.attach({ client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes });
+    await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
     await new Promise((r) => setTimeout(r, RECONNECT_DELAY_MS));
   } finally {
+    dispatcher.attach(null);
     worker = null;
     await connection?.close().catch(() => {});
   }

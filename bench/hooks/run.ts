@@ -16,6 +16,7 @@ import { callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000" } } });
 const N = Number(values.events);
+const SINGLES = 50;
 const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
 const databaseUrl = `${server}/vas_bench_hooks_${process.pid}`;
 process.env.DATABASE_URL = databaseUrl;
@@ -60,6 +61,16 @@ try {
   const total = (new Date(last).getTime() - t0) / 1000;
   const firstByte = receiver.requests.map((r) => r.receivedAt - emittedAt.get(JSON.parse(r.body.toString()).callId)!);
 
+  say(`one at a time: ${SINGLES} events, each emitted once the previous one has arrived`);
+  const single: number[] = [];
+  for (let i = 0; i < SINGLES; i++) {
+    const seen = receiver.requests.length;
+    const start = performance.timeOrigin + performance.now();
+    await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    const [req] = (await receiver.waitForRequests(seen + 1, 30_000)).slice(seen);
+    single.push(req!.receivedAt - start);
+  }
+
   say(`baseline: a plain loop POSTing the same ${N} bodies to the receiver`);
   const bodies = events.map((e) => Buffer.from(serializePayload(e)));
   const before = receiver.requests.length;
@@ -80,11 +91,15 @@ try {
     ["events/s", (N / total).toFixed(0), (N / baselineS).toFixed(0)],
     ["first byte p50", ms(pct(firstByte, 50)), ms(pct(baselineFirstByte, 50))],
     ["first byte p99", ms(pct(firstByte, 99)), ms(pct(baselineFirstByte, 99))],
-    ["requests received", String(before), String(receiver.requests.length - before)],
+    ["requests received", String(firstByte.length), String(receiver.requests.length - before)],
+    [`idle p50 / p99`, `${ms(pct(single, 50))} / ${ms(pct(single, 99))}`, "-"],
   ];
   console.log(rows.map((r) => r.map((c, i) => c.padEnd(i === 0 ? 18 : 28)).join("")).join("\n"));
-  console.log(`(first byte: from the emit's commit, resp. from the send, to the request head at the receiver)`);
+  console.log(`first byte: from the emit's commit (baseline: from the send) to the request head at the receiver`);
+  console.log(`idle: emit-to-first-byte of ${SINGLES} events emitted one at a time after the burst`);
 } finally {
+  const problems = worker.lines.filter((l) => l.level === "warn" || l.level === "error");
+  if (problems.length) say(`worker warnings: ${problems.length}, first: ${JSON.stringify(problems.slice(0, 3))}`);
   await worker.kill();
   await receiver.close();
   await close();

@@ -16,6 +16,17 @@ export async function openCallTask(db: Db, task: CallTask) {
   await db.insert(agentTasks).values({ ...task, status: "active" });
 }
 
+/** A call reserved before it was answered (SIP, under maxAgentTasks) is now answered. */
+export async function activateCallTask(db: Db, callId: string) {
+  const rows = await db
+    .update(agentTasks)
+    .set({ status: "active" })
+    .where(and(eq(agentTasks.callId, callId), eq(agentTasks.status, "offered")))
+    .returning({ id: agentTasks.id });
+  // closed meanwhile, e.g. by a bridge that took the credential over from one it thought dead
+  if (rows.length === 0) throw new Error("the call's reserved task is no longer open");
+}
+
 /** Audio has begun: startedAt and call_started together. */
 export async function markCallStarted(db: Db, task: CallTask, startedAt: number) {
   await db.transaction(async (tx) => {
@@ -45,17 +56,26 @@ export async function concludeCallTask(db: Db, task: Pick<CallTask, "callId" | "
   });
 }
 
-/** On start: the calls a previous run of this instance left open are failed and concluded. */
-export async function recoverOrphanedTasks(db: Db, bridgeId: string): Promise<number> {
+/**
+ * The calls a bridge left open are failed and concluded: on start, those of this instance's previous
+ * run; on a SIP takeover, those of a dead bridge on the credential taken over.
+ */
+export async function recoverOrphanedTasks(db: Db, bridgeId: string, scope: { credentialId?: string; error?: string } = {}): Promise<number> {
   const orphans = await db
     .select()
     .from(agentTasks)
-    .where(and(eq(agentTasks.bridgeId, bridgeId), inArray(agentTasks.status, openStatuses)));
+    .where(
+      and(
+        eq(agentTasks.bridgeId, bridgeId),
+        inArray(agentTasks.status, openStatuses),
+        scope.credentialId ? eq(agentTasks.credentialId, scope.credentialId) : undefined,
+      ),
+    );
   for (const task of orphans) {
     const endedAt = Date.now();
     await concludeCallTask(db, task, {
       status: "failed",
-      error: "bridge restarted",
+      error: scope.error ?? "bridge restarted",
       event: {
         type: "call_concluded",
         callId: task.callId,

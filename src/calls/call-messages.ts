@@ -47,6 +47,11 @@ export class CallMessages {
     this.closeAgent();
   }
 
+  /** Something the caller said other than by voice (keypad digits), as it reached the LLM. */
+  userText(text: string, at: number) {
+    this.messages.push({ type: "text", role: "USER", timestamp: at, text });
+  }
+
   toolCall(event: ToolCallEvent, at: number) {
     this.messages.push({ type: "tool_call", role: "TOOL_CALL", timestamp: at, callId: event.callId, toolName: event.name, parameters: event.arguments });
   }
@@ -55,13 +60,16 @@ export class CallMessages {
     this.messages.push({ type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: at, callId, toolName, text });
   }
 
-  /** Closes open utterances (untranscribed ones become audio) and returns the history. */
-  finish(): CallMessage[] {
+  /**
+   * Closes open utterances (untranscribed ones become audio) and returns the history. Agent audio
+   * queued before the call started played at its start, so nothing is dated before `startedAt`.
+   */
+  finish(startedAt: number | null): CallMessage[] {
     this.closeAgent();
     for (const utterance of this.pendingUser.splice(0)) {
       if (utterance.samples > 0) this.messages.push({ type: "audio", role: "USER", timestamp: utterance.at, audio: pcmToBase64(concatPcm(utterance.audio)) });
     }
-    return this.messages;
+    return this.messages.map((m) => (startedAt !== null && m.timestamp < startedAt ? { ...m, timestamp: startedAt } : m));
   }
 
   /** The text of the call for the summary, in order. */

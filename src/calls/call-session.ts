@@ -87,6 +87,15 @@ export class CallSession {
     this.voice.sendAudio(samples);
   }
 
+  /** Keypad digits: the LLM reads them as a user message, and they join the call's messages. */
+  callerDtmf(digits: string) {
+    if (this.ending || !this.voice) return;
+    const text = `The caller pressed ${digits} on the keypad.`;
+    log.info("call", { callId: this.callId, event: "dtmf", digits: digits.length });
+    this.messages.userText(text, Date.now());
+    this.voice.sendText(text);
+  }
+
   /** Ends the call once; the caller is told why and disconnected. Late calls are ignored. */
   end(reason: EndReason, error: string | null = null) {
     if (this.ending) return;
@@ -97,12 +106,12 @@ export class CallSession {
     this.playout.stop();
     this.voice?.close();
     if (error) this.transport.notify({ type: "error", message: error });
-    this.transport.notify({ type: "ended", reason });
+    this.transport.notify({ type: "ended", callId: this.callId, reason });
     this.transport.hangup();
     log.info("call", { callId: this.callId, event: "ended", reason, error, durationMs: this.startedAt ? endedAt - this.startedAt : null });
     // tool calls still running are bounded by their time-out; their results belong to the record
     void Promise.allSettled(this.toolsInFlight).then(() =>
-      this.resolveEnded({ reason, error, startedAt: this.startedAt, endedAt, messages: this.messages.finish(), recording }),
+      this.resolveEnded({ reason, error, startedAt: this.startedAt, endedAt, messages: this.messages.finish(this.startedAt), recording }),
     );
   }
 
@@ -149,8 +158,9 @@ export class CallSession {
 
   private onToolCall(event: ToolCallEvent) {
     this.messages.toolCall(event, Date.now());
-    const { callId, tools, toolTimeoutMs, transport } = { ...this.options, transport: this.transport.descriptor };
-    const running = runToolCall({ callId, event, tools, timeoutMs: toolTimeoutMs, transport }).then((output) => {
+    const { tools, toolTimeoutMs } = this.options;
+    const request = { callId: this.callId, event, tools, timeoutMs: toolTimeoutMs, transport: this.transport.descriptor };
+    const running = runToolCall(request).then((output) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now());
       if (!this.ending) this.voice?.submitToolResult(event.callId, output);
     });

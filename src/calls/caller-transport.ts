@@ -11,18 +11,19 @@ export const endReasons = [
   "voice-unavailable",
   "bridge-error",
   "bridge-shutdown",
+  "media-timeout",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 
 /** Reasons that mark the agent task failed rather than completed. */
-export const failedReasons: ReadonlySet<EndReason> = new Set(["provider-disconnected", "voice-unavailable", "bridge-error"]);
+export const failedReasons: ReadonlySet<EndReason> = new Set(["provider-disconnected", "voice-unavailable", "bridge-error", "media-timeout"]);
 
 /** What the call tells the caller besides audio; each wire format forwards what it can express. */
 export type CallNotice =
   | { type: "ready"; callId: string; sampleRate: number }
   | { type: "transcript"; role: TranscriptRole; text: string; final: boolean }
   | { type: "error"; message: string }
-  | { type: "ended"; reason: EndReason };
+  | { type: "ended"; callId: string; reason: EndReason };
 
 /** Our side of the connection, implemented by each wire format. */
 export interface CallerTransport {
@@ -43,6 +44,8 @@ export interface CallHandle {
   readonly callId: string;
   callerAudio(samples: Int16Array): void;
   callerHangup(): void;
+  /** Keypad digits the caller pressed (SIP DTMF). */
+  callerDtmf(digits: string): void;
   /** Ends the call from our side (shutdown). */
   end(reason: EndReason): void;
   /** Settles once the task is concluded and call_concluded is written. */

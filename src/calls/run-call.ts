@@ -10,17 +10,18 @@ import { summarizeCall } from "../voice/summarize";
 import { toolWebhooksFromExtensions, type ToolWebhook } from "../voice/tools";
 import { CallMessages } from "./call-messages";
 import { CallSession, type CallOutcome } from "./call-session";
-import { concludeCallTask, markCallStarted, openCallTask, type CallTask } from "./call-lifecycle";
+import { activateCallTask, concludeCallTask, markCallStarted, openCallTask, type CallTask } from "./call-lifecycle";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import type { FrameTicker } from "./frame-ticker";
 import type { CallAssistant } from "./load-assistant";
 
 export type CallDeps = { db: Db; config: Config; ticker?: FrameTicker };
 
-export function startCall(deps: CallDeps, assistant: CallAssistant, transport: CallerTransport): CallHandle {
+/** `reserved`: the call's task already exists as `offered` (SIP reserves it before answering). */
+export function startCall(deps: CallDeps, assistant: CallAssistant, transport: CallerTransport, reserved?: { callId: string }): CallHandle {
   const { db, config } = deps;
   const task: CallTask = {
-    callId: randomUUID(),
+    callId: reserved?.callId ?? randomUUID(),
     organizationId: assistant.organizationId,
     assistantId: assistant.id,
     transport: transport.descriptor,
@@ -28,7 +29,7 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
   };
   const tools = toolWebhooksFromExtensions(assistant.extensions);
   // task writes run in order: call_started is never written after (or instead of) the conclusion
-  let records: Promise<unknown> = openCallTask(db, task);
+  let records: Promise<unknown> = reserved ? activateCallTask(db, task.callId) : openCallTask(db, task);
   const session = new CallSession({
     callId: task.callId,
     transport,
@@ -59,6 +60,7 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     callId: task.callId,
     callerAudio: (samples) => session.callerAudio(samples),
     callerHangup: () => session.end("caller-hangup"),
+    callerDtmf: (digits) => session.callerDtmf(digits),
     end: (reason) => session.end(reason),
     done,
   };

@@ -1,6 +1,6 @@
 // SIP credentials and the phone numbers under them.
-import { and, eq } from "drizzle-orm";
-import { sipCredentials, sipPhoneNumbers } from "../db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
 import type { DbOrTx } from "../db/client";
 import type { SecretBox } from "../crypto/secrets";
 import type { PhoneNumberInput, SipCredentialInput } from "../api/models/sip";
@@ -18,19 +18,38 @@ const credentialColumns = {
   username: sipCredentials.username,
   maxAgentTasks: sipCredentials.maxAgentTasks,
 };
+// the registration state is written by the bridges; reads join it in, writes never touch it
+const registrationColumns = {
+  state: sipRegistrations.state,
+  lastStatus: sipRegistrations.lastStatus,
+  lastError: sipRegistrations.lastError,
+  updatedAt: sipRegistrations.updatedAt,
+};
+const withRegistration = <T extends { registration: { updatedAt: Date } | null }>(row: T) => ({
+  ...row,
+  registration: row.registration && { ...row.registration, updatedAt: row.registration.updatedAt.toISOString() },
+});
+const selectCredentials = (db: DbOrTx) =>
+  db
+    .select({ ...credentialColumns, registration: registrationColumns })
+    .from(sipCredentials)
+    .leftJoin(sipRegistrations, eq(sipRegistrations.credentialId, sipCredentials.id));
+/** The bridges pick up changes at once (and resync periodically in case a notification is lost). */
+const notifyBridges = (db: DbOrTx, id: string) => db.execute(sql`select pg_notify('sip_credentials_changed', ${id})`);
+
 const credentialSortable = { id: sipCredentials.id, hostname: sipCredentials.hostname, username: sipCredentials.username, createdAt: sipCredentials.createdAt };
 const credentialById = (scope: OrgScope, id: string) =>
   and(eq(sipCredentials.organizationId, scope.organizationId), eq(sipCredentials.id, id));
 const CREDENTIAL = "SIP credentials";
 
-export const getCredential = (db: DbOrTx, scope: OrgScope, id: string) =>
-  single(db.select(credentialColumns).from(sipCredentials).where(credentialById(scope, id)), CREDENTIAL);
+export const getCredential = async (db: DbOrTx, scope: OrgScope, id: string) =>
+  withRegistration(await single(selectCredentials(db).where(credentialById(scope, id)), CREDENTIAL));
 
 export function listCredentials(db: DbOrTx, scope: OrgScope, query: PageQuery) {
   const paging = parsePaging(query, credentialSortable, "hostname,asc");
   const where = eq(sipCredentials.organizationId, scope.organizationId);
-  return selectPage(db, sipCredentials, where, paging, (limit, offset, orderBy) =>
-    db.select(credentialColumns).from(sipCredentials).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+  return selectPage(db, sipCredentials, where, paging, async (limit, offset, orderBy) =>
+    (await selectCredentials(db).where(where).orderBy(...orderBy).limit(limit).offset(offset)).map(withRegistration),
   );
 }
 
@@ -48,22 +67,29 @@ export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: Or
     .insert(sipCredentials)
     .values({ organizationId: scope.organizationId, ...credentialRow(secrets, input) })
     .returning(credentialColumns);
-  return row!;
+  await notifyBridges(db, row!.id);
+  return { ...row!, registration: null };
 }
 
-export const updateCredential = (db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput) =>
-  single(
+export async function updateCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput) {
+  await single(
     db.update(sipCredentials).set({ ...credentialRow(secrets, input), updatedAt: new Date() }).where(credentialById(scope, id)).returning(credentialColumns),
     CREDENTIAL,
   );
+  await notifyBridges(db, id);
+  return getCredential(db, scope, id);
+}
 
-export const deleteCredential = (db: DbOrTx, scope: OrgScope, id: string) =>
-  single(
+export async function deleteCredential(db: DbOrTx, scope: OrgScope, id: string) {
+  const deleted = await single(
     orConflict(db.delete(sipCredentials).where(credentialById(scope, id)).returning({ id: sipCredentials.id }), {
       reference: "the credentials still have phone numbers: delete those first",
     }),
     CREDENTIAL,
   );
+  await notifyBridges(db, id);
+  return deleted;
+}
 
 const numberColumns = { id: sipPhoneNumbers.id, phoneNumber: sipPhoneNumbers.phoneNumber, fallback: sipPhoneNumbers.fallback };
 const numberSortable = { id: sipPhoneNumbers.id, phoneNumber: sipPhoneNumbers.phoneNumber, createdAt: sipPhoneNumbers.createdAt };

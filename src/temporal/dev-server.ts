@@ -25,6 +25,19 @@ export type DevServer = {
   stop(): Promise<void>;
 };
 
+const devDynamicConfig = {
+  // the timer queue otherwise fires nothing sooner than 1 s after it is set, which hides the
+  // millisecond-scaled schedules of tests and benchmarks
+  "history.timerProcessorMaxTimeShift": "10ms",
+  // one worker per task queue here: no partitions to forward between, and the activity an attempt
+  // schedules goes straight back to the worker that scheduled it
+  "matching.numTaskqueueReadPartitions": 1,
+  "matching.numTaskqueueWritePartitions": 1,
+  "system.enableActivityEagerExecution": true,
+  // lets the dispatcher's start hand the first workflow task straight to its own worker
+  "system.enableEagerWorkflowStart": true,
+};
+
 // KEYWORD -> Keyword, the spelling the CLI flag wants
 const flagType = (type: string) => type.charAt(0) + type.slice(1).toLowerCase();
 
@@ -36,9 +49,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(options.port), "--ui-port", String(options.uiPort)];
   args.push("--log-level", "error", "--namespace", namespace);
   if (options.dbFilename) args.push("--db-filename", options.dbFilename);
-  // the timer queue otherwise fires nothing sooner than 1 s after it is set, which hides the
-  // millisecond-scaled schedules of tests and benchmarks
-  args.push("--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"');
+  for (const [key, value] of Object.entries(devDynamicConfig)) args.push("--dynamic-config-value", `${key}=${JSON.stringify(value)}`);
   for (const key of hookSearchAttributeKeys) args.push("--search-attribute", `${key.name}=${flagType(key.type)}`);
 
   const child = spawn(temporalBinary, args, { stdio: ["ignore", "ignore", "pipe"] });

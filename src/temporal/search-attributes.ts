@@ -1,13 +1,14 @@
 // Makes sure the server knows our custom search attributes; a dev server started by us already does,
 // a shared cluster may refuse to add them, and then deliveries carry a memo only.
 import type { Connection } from "@temporalio/client";
+import type { NativeConnection } from "@temporalio/worker";
 import { hookSearchAttributeKeys } from "../../workflows/search-attributes";
 import { log } from "../log";
 
 // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every attribute of ours is a Keyword
 const INDEXED_VALUE_TYPE_KEYWORD = 2;
 
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<boolean> {
+export async function ensureSearchAttributes(connection: Pick<Connection | NativeConnection, "operatorService">, namespace: string): Promise<boolean> {
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     const missing = hookSearchAttributeKeys.filter((key) => !customAttributes || !(key.name in customAttributes));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createDb } from "../../src/db/client";
-import { agentTasks, assistants, sipCredentials } from "../../src/db/schema";
+import { agentTasks, assistants, sipCredentials, sipRegistrations } from "../../src/db/schema";
 import { eq } from "drizzle-orm";
 import { createTenant, startTestApi, type Tenant } from "../helpers/api";
 
@@ -70,10 +70,15 @@ describe("SIP credentials", () => {
     const created = await a.org.post(`${a.P}/sip/credentials`, cred);
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    expect(created.body.data).toEqual({ id, hostname: "sip.trunk.example", port: 5060, username: "acme", maxAgentTasks: 10 });
+    expect(created.body.data).toEqual({ id, hostname: "sip.trunk.example", port: 5060, username: "acme", maxAgentTasks: 10, registration: null });
     const all = [created, await a.org.get(`${a.P}/sip/credentials/${id}`), await a.org.get(`${a.P}/sip/credentials`)];
     const updated = await a.org.put(`${a.P}/sip/credentials/${id}`, { ...cred, password: "n3w-pw", port: 5080, maxAgentTasks: 3 });
     expect(updated.body.data).toMatchObject({ port: 5080, maxAgentTasks: 3 });
+    // until a bridge owns the credential there is no registration state; then it reads back with it
+    await database.db.insert(sipRegistrations).values({ credentialId: id, leaseExpiresAt: new Date(), state: "failing", lastStatus: 401, lastError: "401 Unauthorized" });
+    const withState = [await a.org.get(`${a.P}/sip/credentials/${id}`), await a.org.get(`${a.P}/sip/credentials`)];
+    expect(withState[0]!.body.data.registration).toEqual({ state: "failing", lastStatus: 401, lastError: "401 Unauthorized", updatedAt: expect.any(String) });
+    expect(withState[1]!.body.data.find((c: { id: string }) => c.id === id).registration).toMatchObject({ state: "failing", lastStatus: 401 });
     for (const res of [...all, updated]) expect(JSON.stringify(res.body)).not.toMatch(/s3cr3t|n3w-pw|password/i);
     // stored encrypted, not in the clear
     const [row] = await database.db.select().from(sipCredentials).where(eq(sipCredentials.id, id));

@@ -110,7 +110,7 @@ describe("tokens", () => {
 
 describe("authentication and tenancy", () => {
   test("401 without a token, with a malformed header, or an unknown token", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer" }, { authorization: "Bearer vas_unknown" }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer" }, { authorization: "Bearer vas_unknown" }]) {
       const res = await client(api.url).get(`${a.P}/assistants`, headers);
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false });

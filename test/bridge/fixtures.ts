@@ -45,6 +45,7 @@ export type AssistantSpec = {
   tools?: ToolSpec[];
   strategy?: { type: string } | null;
   tenant?: Tenant;
+  kind?: "assistants" | "agents";
 };
 
 /** A fake provider scripted by `spec.fake`, and an assistant using it with hooks to the receiver. */
@@ -61,7 +62,7 @@ export async function createAssistant(world: World, spec: AssistantSpec = {}) {
     });
     strategyId = strategy.body.data.id;
   }
-  const created = await tenant.org.post(`${tenant.P}/assistants`, {
+  const created = await tenant.org.post(`${tenant.P}/${spec.kind ?? "assistants"}`, {
     name: "front desk",
     systemPrompt: "You are the Acme front desk.",
     ...(spec.greeting && { systemPromptGreeting: spec.greeting }),

@@ -1,5 +1,6 @@
 // A test caller that dials the bridge like a phone: it streams 20 ms frames in real time (silence when
 // it has nothing to say) in our wire format or as Twilio Media Streams, and records what it hears.
+import { request } from "node:http";
 import WebSocket from "ws";
 import { muLawDecode, muLawEncode } from "../../src/audio/g711";
 import { bytesToPcm, concatPcm, pcmToBytes } from "../../src/audio/pcm";
@@ -78,9 +79,19 @@ export class WsCaller {
     return this.until(() => this.events.find(predicate), timeoutMs, "event");
   }
 
-  /** Resolves once agent audio was heard and then none for `quietMs` (the agent finished speaking). */
-  async waitForQuiet(quietMs = 300, timeoutMs = 15_000) {
-    await this.until(() => this.lastAudioAt > 0 && performance.now() - this.lastAudioAt >= quietMs, timeoutMs, "agent silence", 50);
+  /**
+   * Waits for the agent's final transcript `text`, then for its audio to be played out: transcripts
+   * are sent as the bridge gets them, ahead of the paced audio.
+   */
+  async waitForAgentSaid(text: string, quietMs = 300, timeoutMs = 15_000) {
+    await this.waitFor((e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text.startsWith(text), timeoutMs);
+    await this.waitForAgentAudio(quietMs, timeoutMs);
+  }
+
+  /** Waits for agent audio to start from now on, then to stop for `quietMs`. */
+  async waitForAgentAudio(quietMs = 300, timeoutMs = 15_000) {
+    const after = performance.now();
+    await this.until(() => this.lastAudioAt > after && performance.now() - this.lastAudioAt >= quietMs, timeoutMs, "agent speech then silence", 50);
   }
 
   heardAudio = () => concatPcm(this.frames);
@@ -101,7 +112,7 @@ export class WsCaller {
     this.sendJson({ event: "media", sequenceNumber: String(++this.sequence), media: { track: "inbound", chunk: String(this.sequence), timestamp: String(this.sequence * 20), payload }, streamSid: "MZtest" });
   }
 
-  private async until<T>(check: () => T | undefined | false, timeoutMs: number, what: string, pollMs?: number): Promise<T> {
+  async until<T>(check: () => T | undefined | false, timeoutMs: number, what: string, pollMs?: number): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = check();
@@ -115,7 +126,7 @@ export class WsCaller {
   }
 }
 
-/** Dials our wire format; rejects with the HTTP status and body when the bridge refuses. */
+/** Dials our wire format (see `refusal` for a dial the bridge refuses). */
 export function dialNative(bridgeUrl: string, query: Record<string, string>, headers: Record<string, string> = {}) {
   const url = `${bridgeUrl}/v1/calls?${new URLSearchParams(query)}`;
   return open(new WebSocket(url, { headers }), "native", Number(query.sampleRate ?? 16000));
@@ -134,13 +145,22 @@ export async function dialTwilio(bridgeUrl: string, query: Record<string, string
   return caller;
 }
 
-export class Refused extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: any,
-  ) {
-    super(`refused with ${status}`);
-  }
+/** Dials like a websocket client and returns the HTTP answer when the bridge refuses the upgrade. */
+export function refusal(bridgeUrl: string, path: string, query: Record<string, string>, headers: Record<string, string> = {}) {
+  const url = `${bridgeUrl.replace(/^ws/, "http")}${path}?${new URLSearchParams(query)}`;
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+  return new Promise<{ status: number; message: string } | "upgraded">((resolve, reject) => {
+    const req = request(url, { headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": key, ...headers } });
+    req.on("upgrade", (_res, socket) => (socket.destroy(), resolve("upgraded")));
+    req.on("response", (res) => {
+      if (res.statusCode === 101) return void (req.destroy(), resolve("upgraded")); // Bun's client reports an upgrade here
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, message: JSON.parse(body).message }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 function open(ws: WebSocket, format: WireFormat, sampleRate: number): Promise<WsCaller> {
@@ -148,11 +168,6 @@ function open(ws: WebSocket, format: WireFormat, sampleRate: number): Promise<Ws
     // the listener is attached before the socket opens, so no early message is missed
     const caller = new WsCaller(ws, format, sampleRate);
     ws.once("open", () => resolve(caller));
-    ws.once("unexpected-response", (_req, res) => {
-      let body = "";
-      res.on("data", (chunk: Buffer) => (body += chunk));
-      res.on("end", () => reject(new Refused(res.statusCode ?? 0, JSON.parse(body || "null"))));
-    });
     ws.once("error", reject);
   });
 }

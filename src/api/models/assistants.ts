@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { hookMethods } from "../../events/emit-call-event";
 import { Enum, HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "../schemas";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
@@ -14,7 +15,6 @@ export const ToolWebhookParameters = t.Object(
   Strict,
 );
 
-export const hookMethods = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
 
 /** parameters of `call_started` and `call_concluded` hooks; other hook types are stored as given. */
 export const CallHookParameters = t.Object(

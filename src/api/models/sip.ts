@@ -8,6 +8,14 @@ const Hostname = t.String({
   description: "hostname or IP address of the SIP server",
 });
 
+// read-only: how the bridge that owns the credential is doing with its REGISTER (null before any bridge took it)
+const Registration = t.Object({
+  state: t.Union([t.Literal("registered"), t.Literal("failing"), t.Literal("unregistered")]),
+  lastStatus: t.Nullable(Integer({ description: "status of the last REGISTER response (e.g. 200, 401, 408)" })),
+  lastError: t.Nullable(t.String()),
+  updatedAt: t.String({ format: "date-time" }),
+});
+
 const credentialWrite = t.Object(
   {
     hostname: Hostname,
@@ -22,7 +30,14 @@ const credentialWrite = t.Object(
 export const SipCredentialModel = {
   create: credentialWrite,
   update: credentialWrite,
-  out: t.Object({ id: Uuid, hostname: t.String(), port: Integer(), username: t.String(), maxAgentTasks: Integer() }),
+  out: t.Object({
+    id: Uuid,
+    hostname: t.String(),
+    port: Integer(),
+    username: t.String(),
+    maxAgentTasks: Integer(),
+    registration: t.Nullable(Registration),
+  }),
 };
 export type SipCredentialInput = typeof credentialWrite.static;
 

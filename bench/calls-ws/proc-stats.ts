@@ -1,0 +1,16 @@
+// CPU time and resident memory of a process, from /proc (Linux).
+import { readFileSync } from "node:fs";
+
+const ticksPerSecond = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond; // utime, stime
+}
+
+export function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+  return line ? Number(line[1]) / 1024 : 0;
+}

@@ -1,0 +1,119 @@
+// bench/calls-ws (by hand, not CI): N simultaneous websocket calls against the fake provider, each
+// streaming 20 ms frames in real time, for DURATION seconds per step. Reports, per N, the p99 jitter
+// of the agent frames the bridge sends, lost frames, and the bridge's CPU and memory per call.
+//   bun bench/calls-ws/run.ts [--steps 50,100,200,300] [--duration 60] [--rate 16000]
+// The bridge (bun src/bridge/main.ts) and the provider run as their own processes; a scratch
+// database is created and dropped.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+import { loadConfig } from "../../src/config";
+import { startApi } from "../../src/server";
+import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
+import { createTenant } from "../../test/helpers/api";
+import { speech } from "../../test/helpers/speech";
+import { freePort } from "../../test/helpers/temporal";
+import { createCallerPool, type PoolStats } from "./caller-pool";
+import { cpuSeconds, rssMb } from "./proc-stats";
+
+const { values } = parseArgs({ options: { steps: { type: "string", default: "50,100,200,300" }, duration: { type: "string", default: "60" }, rate: { type: "string", default: "16000" } } });
+const steps = values.steps.split(",").map(Number);
+const durationS = Number(values.duration);
+const rate = Number(values.rate);
+const replyChars = 300; // 3.6 s of agent speech per reply (the fake speaks 12 ms per character)
+const replyFrames = Math.ceil((replyChars * 12) / 20);
+const say = (msg: string) => console.error(`[bench/calls-ws] ${msg}`);
+const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : 0);
+
+const databaseUrl = `${process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432"}/vas_bench_calls_${process.pid}`;
+const env = { ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: `admin_${randomBytes(8).toString("hex")}`, ENCRYPTION_KEY: randomBytes(32).toString("hex"), LOG_LEVEL: "warn" };
+Object.assign(process.env, env);
+const children: ChildProcess[] = [];
+
+/** Spawns a bun script and resolves with its first stdout line that passes `ready`. */
+function spawnBun(script: string, extraEnv: Record<string, string>, ready: (line: string) => boolean): Promise<{ proc: ChildProcess; line: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn("bun", [script], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
+    children.push(proc);
+    let buffer = "";
+    proc.stdout!.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      const line = buffer.split("\n").find(ready);
+      if (line) resolve({ proc, line });
+    });
+    proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+}
+
+async function runStep(n: number, bridgePid: number, providerPid: number, url: string, question: Int16Array) {
+  const pool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
+  const rssBefore = rssMb(bridgePid);
+  // dial in waves so the start of the step is not one burst of upgrades
+  for (let i = 0; i < n; i += 25) await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => pool.dial()));
+  const cpuStart = cpuSeconds(bridgePid);
+  // the provider and the callers share the machine: when they saturate, the bridge is not what is measured
+  const others = { provider: cpuSeconds(providerPid), callers: process.cpuUsage() };
+  const started = performance.now();
+  let peakRss = 0;
+  while (performance.now() - started < durationS * 1000) {
+    await Bun.sleep(5000);
+    const elapsed = (performance.now() - started) / 1000;
+    peakRss = Math.max(peakRss, rssMb(bridgePid));
+    const cpu = ((cpuSeconds(bridgePid) - cpuStart) / elapsed) * 100;
+    say(`N=${n} ${elapsed.toFixed(0)}/${durationS} s: ${pool.active} live, ${pool.stats.frames} frames, p99 jitter ${pct(pool.stats.jitters, 99).toFixed(1)} ms, lost ${pool.stats.lostFrames}, bridge CPU ${cpu.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; provider CPU ${(((cpuSeconds(providerPid) - others.provider) / elapsed) * 100).toFixed(0)}%, callers CPU ${(((process.cpuUsage(others.callers).user + process.cpuUsage(others.callers).system) / 1e6 / elapsed) * 100).toFixed(0)}%`);
+  }
+  const cpuPercent = ((cpuSeconds(bridgePid) - cpuStart) / ((performance.now() - started) / 1000)) * 100;
+  await pool.hangUpAll();
+  return { n, stats: pool.stats, cpuPercent, rssBefore, peakRss };
+}
+
+function report({ n, stats, cpuPercent, rssBefore, peakRss }: { n: number; stats: PoolStats; cpuPercent: number; rssBefore: number; peakRss: number }) {
+  const p99 = pct(stats.jitters, 99);
+  const ok = p99 < 20 && stats.lostFrames === 0 && stats.failed === 0 && stats.calls === n;
+  return {
+    ok,
+    line: `N=${String(n).padStart(4)}  calls ${stats.calls}/${n}  replies ${stats.bursts}  frames ${stats.frames}  jitter p50 ${pct(stats.jitters, 50).toFixed(1)} p99 ${p99.toFixed(1)} max ${pct(stats.jitters, 100).toFixed(1)} ms (callers' own timer lag p99 ${pct(stats.clientLag, 99).toFixed(1)} ms)  lost ${stats.lostFrames} extra ${stats.extraFrames}  CPU ${cpuPercent.toFixed(0)}% (${(cpuPercent / n).toFixed(2)}%/call)  RSS ${peakRss.toFixed(0)} MB (${(((peakRss - rssBefore) * 1024) / n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}`,
+  };
+}
+
+try {
+  say(`scratch database, API, fake provider and bridge; steps ${steps.join(", ")} x ${durationS} s at ${rate} Hz`);
+  await migrateDatabase(databaseUrl);
+  const chat = await startFakeChatServer();
+  const api = await startApi(loadConfig(env), { port: 0 });
+  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) => l.includes('"url"'));
+  const bridgePort = await freePort();
+  const bridge = await spawnBun("src/bridge/main.ts", { BRIDGE_PORT: String(bridgePort), OPENAI_BASE_URL: chat.baseUrl, LOG_LEVEL: "info" }, (l) => l.includes("bridge listening"));
+  const tenant = await createTenant(api.url, "bench");
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { url: JSON.parse(provider.line).url, vad: { stopDuration: 0.4 } } });
+  const assistant = await tenant.org.post(`${tenant.P}/assistants`, { name: "bench", systemPromptGreeting: "x", llmAudioContentGenerationStrategyId: strategy.body.data.id });
+  const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
+  const question = await speech("Tell me more.", rate);
+
+  const lines: string[] = [];
+  let best = 0;
+  for (const n of steps) {
+    const result = report(await runStep(n, bridge.proc.pid!, provider.proc.pid!, url, question));
+    lines.push(result.line);
+    say(result.line);
+    if (!result.ok) break;
+    best = n;
+    await Bun.sleep(3000); // let the previous step's calls conclude
+  }
+  console.log(`\nbench/calls-ws: ${durationS} s per step, ${rate} Hz, bridge on one process\n${lines.join("\n")}\nlargest N with p99 jitter < 20 ms and no lost frame: ${best || "none"}`);
+  await api.stop();
+  await chat.close();
+} finally {
+  // the bridge concludes its calls on SIGTERM; the database goes only once it has exited
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      if ((await Promise.race([exited, Bun.sleep(15_000).then(() => "late")])) === "late") child.kill("SIGKILL");
+    }),
+  );
+  await dropDatabase(databaseUrl).catch(() => {});
+  process.exit(0);
+}

@@ -1,0 +1,75 @@
+// The pacing of agent audio, driven by a hand-cranked clock: no sockets, no real time.
+import { expect, test } from "bun:test";
+import type { FrameTicker, Tick } from "../../src/calls/frame-ticker";
+import { Playout } from "../../src/calls/playout";
+
+function manualTicker() {
+  let now = 0;
+  const ticks = new Set<Tick>();
+  const ticker: FrameTicker = { now: () => now, add: (t) => void ticks.add(t), remove: (t) => void ticks.delete(t) };
+  return {
+    ticker,
+    subscribed: () => ticks.size,
+    advance(ms: number, step = 5) {
+      for (let t = 0; t < ms; t += step) {
+        now += step;
+        for (const tick of [...ticks]) tick(now);
+      }
+    },
+  };
+}
+
+const ramp = (n: number, from = 1) => Int16Array.from({ length: n }, (_, i) => from + i);
+
+test("frames go out one per 20 ms, in order, only once the call is live", () => {
+  const clock = manualTicker();
+  const played: Int16Array[] = [];
+  const playout = new Playout(8000, (f) => played.push(f), clock.ticker);
+  playout.push(ramp(500)); // 62.5 ms: three frames and a padded tail
+  clock.advance(100);
+  expect(played).toHaveLength(0);
+  playout.start();
+  clock.advance(0, 5);
+  expect(played).toHaveLength(0);
+  clock.advance(5);
+  expect(played).toHaveLength(1);
+  clock.advance(20);
+  expect(played).toHaveLength(2);
+  clock.advance(60);
+  expect(played.map((f) => f.length)).toEqual([160, 160, 160, 160]);
+  expect(Array.from(played[3].subarray(0, 21))).toEqual(Array.from(ramp(20, 481)).concat([0]));
+  expect(played.flatMap((f) => Array.from(f)).slice(0, 500)).toEqual(Array.from(ramp(500)));
+  expect(clock.subscribed()).toBe(0); // idle calls cost nothing per tick
+});
+
+test("a flush drops what was not played and wakes whoever waits for the drain", () => {
+  const clock = manualTicker();
+  const played: Int16Array[] = [];
+  const playout = new Playout(16000, (f) => played.push(f), clock.ticker);
+  playout.start();
+  playout.push(ramp(3200)); // 200 ms
+  let drained = false;
+  playout.whenDrained(() => (drained = true));
+  clock.advance(45);
+  expect(played).toHaveLength(3);
+  expect(playout.queuedMs).toBe(140);
+  playout.flush();
+  expect(drained).toBe(true);
+  clock.advance(100);
+  expect(played).toHaveLength(3);
+});
+
+test("after an underrun the next frame keeps to the 20 ms grid; after a stall it does not burst", () => {
+  const clock = manualTicker();
+  const at: number[] = [];
+  const playout = new Playout(8000, () => at.push(clock.ticker.now()), clock.ticker);
+  playout.start();
+  playout.push(ramp(160));
+  clock.advance(5);
+  playout.push(ramp(160)); // arrives right after the first frame played
+  clock.advance(40);
+  expect(at).toEqual([5, 20]); // due at 0 and 20; the first one waited for the 5 ms tick
+  playout.push(ramp(160 * 20));
+  clock.advance(500, 500); // a 500 ms stall of the event loop
+  expect(at).toHaveLength(3);
+});
