@@ -17,35 +17,50 @@ const sortable: SortableColumns = {
   updatedAt: assistants.updatedAt,
 };
 
-const withChildren = {
-  extensions: { orderBy: extensions.position, columns: { id: true, type: true, name: true, parameters: true } as const },
-  callEventHooks: { orderBy: callEventHooks.position, columns: { id: true, type: true, parameters: true } as const },
-};
+type Extension = { id: string; type: string; name: string | null; parameters: Record<string, unknown> };
+type Hook = { id: string; type: string; parameters: Record<string, unknown> };
 
+// drizzle writes a column of a single-table select unqualified, which inside a subquery would bind
+// to the subquery's own id column
+const outerId = sql.raw(`"assistants"."id"`);
+// drizzle hands json of raw SQL fields over as text
+const parseJson = <T>(value: unknown): T => (typeof value === "string" ? JSON.parse(value) : value) as T;
+
+// The children are select-list subqueries, not joins: Postgres then builds them only for the rows of
+// the page, after sorting and limiting (a lateral join would build them for every row first).
 const columns = {
-  id: true,
-  name: true,
-  systemPrompt: true,
-  systemPromptGreeting: true,
-  llmAudioContentGenerationStrategyId: true,
-  telephoneNumberId: true,
-} as const;
+  id: assistants.id,
+  name: assistants.name,
+  systemPrompt: assistants.systemPrompt,
+  systemPromptGreeting: assistants.systemPromptGreeting,
+  llmAudioContentGenerationStrategyId: assistants.llmAudioContentGenerationStrategyId,
+  telephoneNumberId: assistants.telephoneNumberId,
+  extensions: sql<Extension[]>`coalesce((select json_agg(json_build_object('id', e.id, 'type', e.type, 'name', e.name, 'parameters', e.parameters) order by e.position)
+    from ${extensions} e where e.assistant_id = ${outerId}), '[]'::json)`.mapWith(parseJson<Extension[]>),
+  callEventHooks: sql<Hook[]>`coalesce((select json_agg(json_build_object('id', h.id, 'type', h.type, 'parameters', h.parameters) order by h.position)
+    from ${callEventHooks} h where h.assistant_id = ${outerId}), '[]'::json)`.mapWith(parseJson<Hook[]>),
+};
 
 const scoped = (scope: OrgScope, kind: AssistantKind) =>
   and(eq(assistants.organizationId, scope.organizationId), eq(assistants.kind, kind));
 
 // The read paths are the hot ones: their statements are built once per connection pool and reused
-// (drizzle's relational builder otherwise costs more than the query itself).
+// (building them costs more than running them).
 const byScope = and(eq(assistants.organizationId, sql.placeholder("org")), eq(assistants.kind, sql.placeholder("kind")));
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
   const lists = new Map<string, ReturnType<typeof prepareList>>();
   const prepareList = (paging: Paging) =>
-    db.query.assistants
-      .findMany({ columns, with: withChildren, where: byScope, orderBy: paging.sort, limit: sql.placeholder("limit"), offset: sql.placeholder("offset") })
+    db
+      .select(columns)
+      .from(assistants)
+      .where(byScope)
+      .orderBy(...paging.sort)
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"))
       .prepare(`assistants_list_${paging.key.replace(",", "_")}`);
   return {
-    get: db.query.assistants.findFirst({ columns, with: withChildren, where: and(byScope, eq(assistants.id, sql.placeholder("id"))) }).prepare("assistants_get"),
+    get: db.select(columns).from(assistants).where(and(byScope, eq(assistants.id, sql.placeholder("id")))).prepare("assistants_get"),
     count: db.select({ n: sql<number>`count(*)::int` }).from(assistants).where(byScope).prepare("assistants_count"),
     list: (paging: Paging) => lists.get(paging.key) ?? lists.set(paging.key, prepareList(paging)).get(paging.key)!,
   };
@@ -53,7 +68,7 @@ function prepare(db: Db) {
 const statements = (db: Db) => prepared.get(db) ?? prepared.set(db, prepare(db)).get(db)!;
 
 export async function getAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
-  const row = await statements(db).get.execute({ org: scope.organizationId, kind, id });
+  const [row] = await statements(db).get.execute({ org: scope.organizationId, kind, id });
   if (!row) throw notFound(kind);
   return row;
 }
