@@ -22,9 +22,9 @@ if [ ! -x .tools/bin/temporal ]; then
   GOBIN="$PWD/.tools/bin" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2
 fi
 
-# Real peers the tests talk to: speech for calls.
+# Real peers the tests talk to: speech for calls, and the SIP trunk, callers and phone.
 missing=()
-for pair in espeak-ng:espeak-ng sox:sox; do
+for pair in espeak-ng:espeak-ng sox:sox sipp:sip-tester kamailio:kamailio baresip:baresip; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -34,7 +34,7 @@ const selectCredentials = (db: DbOrTx) =>
     .select({ ...credentialColumns, registration: registrationColumns })
     .from(sipCredentials)
     .leftJoin(sipRegistrations, eq(sipRegistrations.credentialId, sipCredentials.id));
-/** The bridges pick up changes at once (and resync periodically in case a notification is lost). */
+/** The bridges pick up changes of credentials and their numbers at once (and resync periodically in case a notification is lost). */
 const notifyBridges = (db: DbOrTx, id: string) => db.execute(sql`select pg_notify('sip_credentials_changed', ${id})`);
 
 const credentialSortable = { id: sipCredentials.id, hostname: sipCredentials.hostname, username: sipCredentials.username, createdAt: sipCredentials.createdAt };
@@ -126,12 +126,13 @@ export async function createPhoneNumber(db: DbOrTx, scope: OrgScope, credentialI
       .returning(numberColumns),
     numberConflicts,
   );
+  await notifyBridges(db, credentialId);
   return row!;
 }
 
-export function updatePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) {
+export async function updatePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) {
   const phoneNumber = normalizePhoneNumber(input.phoneNumber);
-  return single(
+  const row = await single(
     orConflict(
       db
         .update(sipPhoneNumbers)
@@ -142,12 +143,17 @@ export function updatePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: str
     ),
     NUMBER,
   );
+  await notifyBridges(db, credentialId);
+  return row;
 }
 
-export const deletePhoneNumber = (db: DbOrTx, scope: OrgScope, credentialId: string, id: string) =>
-  single(
+export async function deletePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string) {
+  const row = await single(
     orConflict(db.delete(sipPhoneNumbers).where(numberById(scope, credentialId, id)).returning({ id: sipPhoneNumbers.id }), {
       reference: "the phone number is assigned to an assistant or agent",
     }),
     NUMBER,
   );
+  await notifyBridges(db, credentialId);
+  return row;
+}

@@ -1,0 +1,129 @@
+// One call's RTP: a socket on a port of the pool, symmetric latching (we send where the caller's
+// first valid packet came from, not only where its SDP said), reordering, G.711 decode, RFC 4733
+// digits, the paced sender, and a time-out when the caller's media stops.
+import type { FrameTicker } from "../calls/frame-ticker";
+import type { Codec } from "./codecs";
+import { DtmfDecoder } from "./dtmf";
+import { JitterBuffer } from "./jitter-buffer";
+import type { PortPool, RtpSocket } from "./port-pool";
+import { rtpClock } from "./rtp-clock";
+import { parseRtp } from "./rtp-packet";
+import { RtpSender } from "./rtp-sender";
+
+/** What the SDP negotiation settled; a re-INVITE may change any of it. */
+export type MediaTarget = {
+  address: string;
+  port: number;
+  codec: Codec;
+  dtmfPayloadType: number | null;
+  /** Whether the caller sends to us (false on hold) and wants our audio. */
+  receiving: boolean;
+  sending: boolean;
+};
+
+export type RtpHandlers = {
+  onAudio(pcm: Int16Array): void;
+  onDigit(digit: string): void;
+  onTimeout(): void;
+};
+
+export class RtpSession {
+  private socket!: RtpSocket;
+  private target: MediaTarget | null = null;
+  private latched: { address: string; port: number } | null = null;
+  private readonly jitter = new JitterBuffer();
+  private readonly dtmf = new DtmfDecoder();
+  private sender: RtpSender | null = null;
+  private lastPacketAt = performance.now();
+  private watchdog: ReturnType<typeof setInterval> | null = null;
+  private closed = false;
+  packetsReceived = 0;
+
+  private constructor(
+    private readonly pool: PortPool,
+    private readonly handlers: RtpHandlers,
+    private readonly timeoutMs: number,
+    private readonly clock: FrameTicker,
+  ) {}
+
+  static async open(pool: PortPool, handlers: RtpHandlers, options: { timeoutMs: number; clock?: FrameTicker }) {
+    const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? rtpClock);
+    session.socket = await pool.bind((data, port, address) => session.receive(data, port, address));
+    return session;
+  }
+
+  get port() {
+    return this.socket.port;
+  }
+
+  /** Applies a negotiated offer/answer; a new address unlatches, so a moved caller is followed. */
+  configure(target: MediaTarget) {
+    if (this.target && (this.target.address !== target.address || this.target.port !== target.port)) this.latched = null;
+    this.target = target;
+    this.sender?.setCodec(target.codec);
+    this.lastPacketAt = performance.now();
+  }
+
+  /** Starts sending and watching for silence from the caller (after the answer went out). */
+  start() {
+    if (this.sender || this.closed || !this.target) return;
+    this.sender = new RtpSender(this.target.codec, (packet) => this.sendPacket(packet), this.clock);
+    this.sender.start();
+    this.lastPacketAt = performance.now();
+    this.watchdog = setInterval(() => this.checkTimeout(), Math.min(1000, this.timeoutMs / 2));
+  }
+
+  playAudio(frame: Int16Array) {
+    this.sender?.push(frame);
+  }
+
+  clearAudio() {
+    this.sender?.flush();
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.sender?.stop();
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.pool.release(this.socket);
+  }
+
+  get stats() {
+    return { sent: this.sender?.packetsSent ?? 0, received: this.packetsReceived, lost: this.jitter.lost };
+  }
+
+  private sendPacket(packet: Uint8Array) {
+    const target = this.target;
+    if (!target?.sending || this.closed) return;
+    const to = this.latched ?? target;
+    try {
+      this.socket.send(packet, to.port, to.address);
+    } catch {
+      // ICMP port unreachable from the last send (the caller's side is gone): the time-out ends the call
+    }
+  }
+
+  private receive(data: Buffer, port: number, address: string) {
+    const target = this.target;
+    const packet = target && parseRtp(data);
+    if (!packet) return; // not RTP, or before we know what to expect
+    const isAudio = packet.payloadType === target.codec.payloadType;
+    if (!isAudio && packet.payloadType !== target.dtmfPayloadType) return;
+    if (!this.latched) this.latched = { address, port };
+    else if (this.latched.address !== address || this.latched.port !== port) return; // not our caller
+    this.packetsReceived++;
+    this.lastPacketAt = performance.now();
+    if (!isAudio) {
+      const digit = this.dtmf.decode(packet.payload, packet.timestamp);
+      if (digit) this.handlers.onDigit(digit);
+      return;
+    }
+    for (const ready of this.jitter.push(packet)) this.handlers.onAudio(target.codec.decode(ready.payload));
+  }
+
+  private checkTimeout() {
+    if (this.closed || !this.target?.receiving) return;
+    if (performance.now() - this.lastPacketAt > this.timeoutMs) this.handlers.onTimeout();
+  }
+}

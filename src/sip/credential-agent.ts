@@ -1,0 +1,120 @@
+// One SIP credential on this bridge: a sip.js UserAgent over our transport and the INVITEs it
+// receives. Every bridge runs one per credential (trunks may send calls to any of them, by address),
+// but only the lease holder registers. Retiring it unregisters at once but lets its calls finish.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import type { Invitation, Session } from "sip.js";
+import { Registerer, UserAgent } from "sip.js";
+import type { CallHandle } from "../calls/caller-transport";
+import { log } from "../log";
+import type { RtpSession } from "../media/rtp-session";
+import { Registration, type RegistrationReport, type RetryPolicy } from "./registration";
+import { RtpDescriptionHandler } from "./rtp-description-handler";
+import type { Protocol, SipEndpoint } from "./sip-endpoint";
+import { SipTransport, type SipTransportOptions } from "./sip-transport";
+
+export type CredentialSettings = { id: string; hostname: string; port: number; username: string; password: string };
+
+export type AgentOptions = {
+  endpoint: SipEndpoint;
+  protocol: Protocol;
+  registerExpiresSeconds: number;
+  retry: RetryPolicy;
+  onReport(credentialId: string, report: RegistrationReport): void;
+  onInvite(agent: CredentialAgent, invitation: Invitation): void;
+};
+
+let generation = 0;
+
+export class CredentialAgent {
+  readonly contactUser: string;
+  readonly calls = new Set<CallHandle>();
+  readonly media = new Map<string, RtpSession>();
+  readonly userAgent: UserAgent;
+  trunkAddress: string | null = null;
+  /** The credential's numbers (every spelling), for calls a trunk sends by address. */
+  numbers = new Set<string>();
+  hasFallback = false;
+  private registration: Registration | null = null;
+  private readonly registrar;
+
+  constructor(
+    readonly credential: CredentialSettings,
+    readonly key: string,
+    private readonly options: AgentOptions,
+  ) {
+    const hex = credential.id.replace(/-/g, "");
+    this.contactUser = `vas${hex}`;
+    const token = `${hex.slice(0, 12)}g${++generation}`;
+    const viaHost = `${token}.invalid`;
+    const transportOptions: SipTransportOptions = { endpoint: options.endpoint, token, viaHost, contactUser: this.contactUser, protocol: options.protocol };
+    this.userAgent = new UserAgent({
+      uri: UserAgent.makeURI(`sip:${encodeURIComponent(credential.username)}@${credential.hostname}`),
+      authorizationUsername: credential.username,
+      authorizationPassword: credential.password,
+      transportConstructor: SipTransport,
+      transportOptions,
+      viaHost,
+      contactName: this.contactUser,
+      contactParams: { transport: options.protocol.toLowerCase() },
+      sendInitialProvisionalResponse: false,
+      sessionDescriptionHandlerFactory: (session: Session) => this.descriptionHandler(session),
+      delegate: { onInvite: (invitation) => options.onInvite(this, invitation) },
+      logBuiltinEnabled: false,
+      logLevel: "error",
+      logConnector: (level, category, _label, content) => log.debug("sip.js", { level, category, content }),
+      userAgentString: "voice-assistant-service",
+    });
+    this.registrar = UserAgent.makeURI(`sip:${credential.hostname}:${credential.port}`);
+  }
+
+  get owned() {
+    return this.registration !== null;
+  }
+
+  get transport(): SipTransport {
+    return this.userAgent.transport as SipTransport;
+  }
+
+  async start() {
+    const host = this.credential.hostname.replace(/^\[|\]$/g, "");
+    this.trunkAddress = isIP(host) ? host : await lookup(host, { family: 4 }).then((r) => r.address, () => null);
+    await this.userAgent.start();
+  }
+
+  /** This bridge holds the credential's lease (or lost it): register (or unregister). */
+  async setOwned(owned: boolean) {
+    if (owned && !this.registration) {
+      const registerer = new Registerer(this.userAgent, {
+        expires: this.options.registerExpiresSeconds,
+        refreshFrequency: 85, // well before expiry, leaving room for a retransmission or two
+        registrar: this.registrar,
+      });
+      this.registration = new Registration(registerer, (report) => this.options.onReport(this.credential.id, report), this.options.retry);
+      this.registration.start();
+    } else if (!owned && this.registration) {
+      const registration = this.registration;
+      this.registration = null;
+      await registration.stop();
+    }
+  }
+
+  /** Unregisters now; the user agent stays until its calls have ended (or `endCalls` ends them). */
+  async retire(endCalls = false) {
+    await this.setOwned(false);
+    if (endCalls) for (const call of this.calls) call.end("bridge-shutdown");
+    await Promise.allSettled([...this.calls].map((c) => c.done));
+    await this.userAgent.stop();
+  }
+
+  track(call: CallHandle) {
+    this.calls.add(call);
+    void call.done.finally(() => this.calls.delete(call));
+  }
+
+  private descriptionHandler(session: Session) {
+    const media = this.media.get(session.id);
+    if (!media) throw new Error("no RTP session for this SIP session");
+    return new RtpDescriptionHandler(media, this.options.endpoint.publicHost);
+  }
+}

@@ -1,0 +1,62 @@
+// Which bridge registers which credential: a row per credential in sip_registrations with an owner
+// and a lease the owner renews on every heartbeat. A credential nobody holds (new, released, or
+// whose owner stopped renewing) is claimed by the next bridge that beats, under row locks, so at most
+// one bridge holds it at a time.
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { sipRegistrations } from "../db/schema";
+import type { RegistrationReport } from "./registration";
+
+export type Heartbeat = { owned: string[]; takenOver: { credentialId: string; previousOwner: string }[] };
+
+export class LeaseKeeper {
+  constructor(
+    private readonly db: Db,
+    readonly bridgeId: string,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Renews our leases and claims free or expired ones. */
+  async heartbeat(): Promise<Heartbeat> {
+    const me = this.bridgeId;
+    const until = sql`now() + ${this.ttlMs}::int * interval '1 millisecond'`;
+    return this.db.transaction(async (tx) => {
+      const renewed = await tx.execute<{ credential_id: string }>(
+        sql`update sip_registrations set lease_expires_at = ${until} where owner_bridge_id = ${me} returning credential_id`,
+      );
+      const claimed = await tx.execute<{ credential_id: string }>(sql`
+        insert into sip_registrations (credential_id, owner_bridge_id, lease_expires_at)
+        select id, ${me}, ${until} from sip_credentials c
+        where not exists (select 1 from sip_registrations r where r.credential_id = c.id)
+        on conflict do nothing returning credential_id`);
+      const taken = await tx.execute<{ credential_id: string; previous: string | null }>(sql`
+        with expired as (
+          select credential_id, owner_bridge_id from sip_registrations
+          where lease_expires_at < now() and owner_bridge_id is distinct from ${me}
+          for update skip locked)
+        update sip_registrations r set owner_bridge_id = ${me}, lease_expires_at = ${until}, state = 'unregistered', updated_at = now()
+        from expired where r.credential_id = expired.credential_id
+        returning r.credential_id, expired.owner_bridge_id as previous`);
+      return {
+        owned: [...renewed, ...claimed, ...taken].map((r) => r.credential_id),
+        takenOver: taken.flatMap((r) => (r.previous ? [{ credentialId: r.credential_id, previousOwner: r.previous }] : [])),
+      };
+    });
+  }
+
+  /** Gives our credentials up at once (clean shutdown), so another bridge need not wait for expiry. */
+  async releaseAll() {
+    await this.db
+      .update(sipRegistrations)
+      .set({ ownerBridgeId: null, leaseExpiresAt: sql`now()`, state: "unregistered", updatedAt: sql`now()` })
+      .where(eq(sipRegistrations.ownerBridgeId, this.bridgeId));
+  }
+
+  /** The registration state the API shows; only the owner writes it. */
+  async report(credentialId: string, report: RegistrationReport) {
+    await this.db
+      .update(sipRegistrations)
+      .set({ state: report.state, lastStatus: report.status, lastError: report.error, updatedAt: sql`now()` })
+      .where(and(eq(sipRegistrations.credentialId, credentialId), eq(sipRegistrations.ownerBridgeId, this.bridgeId)));
+  }
+}

@@ -1,0 +1,22 @@
+// The CallerTransport of a SIP call: agent audio into the paced RTP sender at 8 kHz (the voice engine
+// resamples to and from the provider's rate, with state across frames), and hang-up as our BYE.
+import type { Session } from "sip.js";
+import { SessionState } from "sip.js";
+import type { CallerTransport } from "../calls/caller-transport";
+import type { Transport } from "../db/schema";
+import { log } from "../log";
+import type { RtpSession } from "../media/rtp-session";
+
+export function sipCallerTransport(session: Session, media: RtpSession, descriptor: Transport): CallerTransport {
+  return {
+    descriptor,
+    sampleRate: 8000,
+    playAudio: (frame) => media.playAudio(frame),
+    clearAudio: () => media.clearAudio(),
+    notify: () => {}, // a phone line carries audio only
+    hangup() {
+      if (session.state !== SessionState.Established) return; // the caller already hung up
+      session.bye().catch((error: Error) => log.warn("sip bye failed", { error: error.message }));
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Everything a SIP test talks to, all real: the API (tenants, credentials, numbers, assistants),
+// Postgres, Temporal with a hook worker, a hook receiver, the fake chat endpoint for summaries, fake
+// realtime providers, Kamailio as the trunk, and bridges (the SIP stack) started per test file.
+import { loadConfig } from "../../../src/config";
+import { startSipStack, type SipStack } from "../../../src/sip/sip-stack";
+import { startFakeChatServer } from "../../fakes/chat-completions-server";
+import { startFakeRealtimeServer, type FakeRealtimeOptions, type FakeRealtimeServer } from "../../fakes/openai-realtime-server";
+import { createTenant, startTestApi, toolSchema } from "../../helpers/api";
+import { startReceiver } from "../../helpers/receiver";
+import { ensureTemporal, freePort, startWorker } from "../../helpers/temporal";
+import { startKamailio } from "./kamailio";
+
+export type SipAssistantSpec = { numberId: string; greeting?: string; fake?: FakeRealtimeOptions; tools?: { name: string; serverUrl: string }[] };
+
+let rtpBase = 30000 + (process.pid % 50) * 400;
+
+export async function startSipWorld(trunkUsers: Record<string, string>, dids: Record<string, string>) {
+  const { address } = await ensureTemporal();
+  const [api, hooks, chat, worker, trunk] = await Promise.all([
+    startTestApi(),
+    startReceiver(),
+    startFakeChatServer(),
+    startWorker({ address, backoffBaseMs: 1_000 }),
+    startKamailio(trunkUsers, dids),
+  ]);
+  const tenant = await createTenant(api.url, "sip");
+  const bridges: SipStack[] = [];
+  const fakes: FakeRealtimeServer[] = [];
+
+  async function startBridge(name: string, env: Record<string, string> = {}) {
+    const config = loadConfig({
+      ...process.env,
+      OPENAI_BASE_URL: chat.baseUrl,
+      BRIDGE_INSTANCE_ID: `sip-${name}-${process.pid}`,
+      SIP_PORT: String(await freePort()),
+      SIP_BIND_HOST: "127.0.0.1",
+      SIP_PUBLIC_HOST: "127.0.0.1",
+      RTP_PORT_MIN: String(rtpBase),
+      RTP_PORT_MAX: String((rtpBase += 200) - 1),
+      SIP_LEASE_MS: "3000",
+      SIP_REGISTER_RETRY_MS: "500",
+      SIP_REGISTER_EXPIRES: "60",
+      RTP_TIMEOUT_MS: "4000",
+      ...env,
+    });
+    const bridge = await startSipStack(config);
+    bridges.push(bridge);
+    return Object.assign(bridge, { sipPort: config.bridge.sip.port, bridgeId: config.bridge.instanceId });
+  }
+
+  const { org, P } = tenant;
+  const onNumber = new Map<string, string>();
+  const world = {
+    api,
+    hooks,
+    chat,
+    trunk,
+    tenant,
+    startBridge,
+    async createCredential(username: string, password: string, maxAgentTasks?: number) {
+      const res = await org.post(`${P}/sip/credentials`, { hostname: "127.0.0.1", port: trunk.port, username, password, ...(maxAgentTasks && { maxAgentTasks }) });
+      if (res.status !== 201) throw new Error(`credential not created: ${JSON.stringify(res.body)}`);
+      return res.body.data.id as string;
+    },
+    async createNumber(credentialId: string, phoneNumber: string, fallback = false) {
+      const res = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber, fallback });
+      if (res.status !== 201) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
+      return res.body.data.id as string;
+    },
+    /** An assistant on the number (taking it from the previous one), with its own fake provider and hooks. */
+    async createAssistant(spec: SipAssistantSpec) {
+      const previous = onNumber.get(spec.numberId);
+      if (previous) await org.delete(`${P}/assistants/${previous}`);
+      const fake = await startFakeRealtimeServer(spec.fake ?? {});
+      fakes.push(fake);
+      const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { url: fake.url } });
+      const created = await org.post(`${P}/assistants`, {
+        name: "phone desk",
+        systemPrompt: "You answer the phone.",
+        llmAudioContentGenerationStrategyId: strategy.body.data.id,
+        telephoneNumberId: spec.numberId,
+        ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
+        extensions: (spec.tools ?? []).map((tool) => ({ type: "tool_webhook", parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) } })),
+        callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${hooks.url}/hooks` } })),
+      });
+      if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
+      onNumber.set(spec.numberId, created.body.data.id);
+      return { id: created.body.data.id as string, fake };
+    },
+    async credential(id: string) {
+      return (await org.get(`${P}/sip/credentials/${id}`)).body.data;
+    },
+    async tasks(filter: (task: any) => boolean = () => true): Promise<any[]> {
+      return ((await org.get(`${P}/agent-tasks?size=100`)).body.data as any[]).filter(filter);
+    },
+    /** Hook bodies of `type` received so far. */
+    hookBodies(type: string): any[] {
+      return hooks.requests.map((r) => JSON.parse(r.body.toString())).filter((b) => b.type === type);
+    },
+    async stop() {
+      await Promise.allSettled(bridges.map((b) => b.stop()));
+      await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), trunk.stop(), ...fakes.map((f) => f.close())]);
+    },
+  };
+  return world;
+}
+
+export type SipWorld = Awaited<ReturnType<typeof startSipWorld>>;
+
+/** Polls `check` until it returns a value (not undefined/false). */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}

@@ -1,0 +1,72 @@
+// SIPp as the caller (or a crowd of callers): a scenario from test/sip/fixtures, run to completion,
+// with its per-call log lines (<log> actions), its message trace and exit code (0: every call passed).
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, reapWithParent } from "../../helpers/temporal";
+
+export type SippResult = { code: number | null; logs: string[]; output: string; messages: string };
+
+export type SippOptions = {
+  scenario: string;
+  trunkPort: number;
+  service: string;
+  /** __NAME__ placeholders of the scenario; EXTRA is a list of header lines (may be empty). */
+  vars?: Record<string, string | number>;
+  extraHeaders?: string[];
+  calls?: number;
+  concurrent?: number;
+  rate?: number;
+  timeoutSeconds?: number;
+  extra?: string[];
+};
+
+export function fixture(name: string) {
+  return new URL(`../fixtures/${name}`, import.meta.url).pathname;
+}
+
+function writeScenario(dir: string, options: SippOptions): string {
+  let xml = readFileSync(fixture(options.scenario), "utf8");
+  xml = xml.replace(/^(\s*)__EXTRA__\n/m, (_m, indent: string) => (options.extraHeaders ?? []).map((h) => `${indent}${h}\n`).join(""));
+  for (const [name, value] of Object.entries(options.vars ?? {})) xml = xml.replaceAll(`__${name}__`, String(value));
+  const path = join(dir, options.scenario);
+  writeFileSync(path, xml);
+  return path;
+}
+
+export async function runSipp(options: SippOptions): Promise<SippResult> {
+  const dir = mkdtempSync(join(tmpdir(), "vas-sipp-"));
+  const calls = options.calls ?? 1;
+  const args = [
+    `127.0.0.1:${options.trunkPort}`,
+    "-sf", writeScenario(dir, options),
+    "-s", options.service,
+    "-i", "127.0.0.1",
+    "-p", String(await freePort()),
+    "-mi", "127.0.0.1",
+    "-mp", String(await freePort()),
+    "-m", String(calls),
+    "-l", String(options.concurrent ?? calls),
+    "-r", String(options.rate ?? calls),
+    "-nostdin",
+    "-timeout", `${options.timeoutSeconds ?? 30}s`,
+    "-trace_logs", "-log_file", join(dir, "logs.log"),
+    "-trace_msg", "-message_file", join(dir, "messages.log"),
+    "-trace_err", "-error_file", join(dir, "errors.log"),
+    "-timeout_error",
+    ...(options.extra ?? []),
+  ];
+  const child = spawn("sipp", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  reapWithParent(child.pid!, "KILL");
+  let output = "";
+  child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));
+  child.stderr!.on("data", (d) => (output = (output + d).slice(-20_000)));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  const read = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8") : "");
+  const logs = read("logs.log").split("\n").filter(Boolean);
+  const messages = read("messages.log");
+  output += read("errors.log");
+  rmSync(dir, { recursive: true, force: true });
+  return { code, logs, output, messages };
+}

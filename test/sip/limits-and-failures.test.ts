@@ -1,0 +1,133 @@
+// maxAgentTasks across two bridges under a burst, and the ways a call can fail: CANCEL before the
+// answer, the caller hanging up mid-sentence, RTP stopping, a session refresh, garbage on the wire.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createSocket } from "node:dgram";
+import { connect } from "node:net";
+import { startRtpPeer } from "./helpers/rtp-peer";
+import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
+import { runSipp } from "./helpers/sipp";
+
+let world: SipWorld;
+let bridges: Awaited<ReturnType<SipWorld["startBridge"]>>[];
+let credentialId: string;
+let numberId: string;
+
+beforeAll(async () => {
+  world = await startSipWorld({ cap: "cappass" }, { "+15550300001": "cap" });
+  credentialId = await world.createCredential("cap", "cappass", 5);
+  numberId = await world.createNumber(credentialId, "+15550300001");
+  bridges = [await world.startBridge("cap-a"), await world.startBridge("cap-b")];
+  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await Promise.all(bridges.map((b) => b.settled()));
+}, 60_000);
+afterAll(() => world?.stop());
+
+const callVars = (rtpPort: number, firstWaitMs: number, afterWait = "hangup", callMs = 1000) => ({
+  FROM: "<sip:+15557654321@127.0.0.1>",
+  RTP_PORT: rtpPort,
+  PT: 0,
+  CODEC: "PCMU",
+  FIRST_WAIT_MS: firstWaitMs,
+  AFTER_WAIT: afterWait,
+  CALL_MS: callMs,
+});
+const openTasks = async () => world.tasks((t) => t.status === "offered" || t.status === "active");
+const lastTaskOf = async (assistantId: string) => (await world.tasks((t) => t.assistantId === assistantId))[0];
+
+test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge serving", async () => {
+  const port = bridges[0]!.sipPort;
+  const udp = createSocket("udp4");
+  udp.on("error", () => {});
+  const junk = [Buffer.from([0, 1, 2, 3, 255]), "\r\n\r\n", "INVITE nonsense\r\n\r\n", "OPTIONS sip:x SIP/2.0\r\nVia: broken\r\n\r\n", "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 1.2.3.4;branch=z9hG4bKx;x-vas=nobody\r\n\r\n", "INVITE sip:+15550300001@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\nv=0"];
+  for (const message of junk) udp.send(message, port, "127.0.0.1");
+  const tcp = connect(port, "127.0.0.1");
+  await new Promise((r) => tcp.once("connect", r));
+  tcp.write(Buffer.alloc(70_000, 0x41));
+  await Bun.sleep(200);
+  tcp.destroy();
+  udp.close();
+  expect(bridges[0]!.endpoint.dropped).toBeGreaterThan(0);
+  // still answering: an OPTIONS ping through the trunk's address gets a reply
+  const assistant = await world.createAssistant({ numberId, greeting: "Hi." });
+  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: port, service: "+15550300001", vars: callVars(9, 500) });
+  expect(result.logs.join("\n")).toContain("ANSWERED");
+  await eventually(async () => (await lastTaskOf(assistant.id))?.status === "completed", "the call to complete");
+}, 30_000);
+
+test("maxAgentTasks = 5: of 20 simultaneous INVITEs across two bridges exactly 5 are answered, 15 get 486", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  const burst = (port: number) =>
+    runSipp({ scenario: "uac-call.xml", trunkPort: port, service: "+15550300001", calls: 10, rate: 1000, vars: callVars(9, 3000), timeoutSeconds: 30 });
+  const runs = await Promise.all(bridges.map((b) => burst(b.sipPort)));
+  const logs = runs.flatMap((r) => r.logs).join("\n");
+  expect(logs.match(/ANSWERED/g)?.length).toBe(5);
+  expect(logs.match(/REFUSED 486/g)?.length).toBe(15);
+  // no task for the refused calls; none left open once the answered ones hung up
+  await eventually(async () => (await openTasks()).length === 0, "every task closed");
+  const tasks = await world.tasks((t) => t.assistantId === assistant.id);
+  expect(tasks.length).toBe(5);
+  expect(tasks.every((t) => t.status === "completed")).toBe(true);
+}, 60_000);
+
+test("CANCEL before the answer: 487, and the reserved task is closed with call_concluded", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  const result = await runSipp({ scenario: "uac-cancel.xml", trunkPort: world.trunk.port, service: "+15550300001" });
+  expect(result.logs.join("\n")).toContain("CANCELLED");
+  const task = await eventually(async () => {
+    const t = await lastTaskOf(assistant.id);
+    return t && t.status !== "offered" && t;
+  }, "the task to close");
+  expect(task).toMatchObject({ status: "completed", error: "caller cancelled before the answer", startedAt: null });
+  await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+  expect(await openTasks()).toEqual([]);
+}, 30_000);
+
+test("the caller hangs up while the agent speaks", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Thank you for calling, this is a rather long greeting that goes on and on for a while." });
+  const peer = await startRtpPeer();
+  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 700) });
+  peer.stop();
+  expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  const task = await eventually(async () => {
+    const t = await lastTaskOf(assistant.id);
+    return t?.status !== "active" && t;
+  }, "the task to close");
+  expect(task).toMatchObject({ status: "completed", error: null });
+  const concluded = await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+  expect(concluded.messages[0]).toMatchObject({ role: "ASSISTANT" });
+}, 30_000);
+
+test("RTP stops: the bridge times the call out and sends BYE", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  const peer = await startRtpPeer();
+  const sipp = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 20_000) });
+  await eventually(() => peer.latched, "RTP from the bridge");
+  await Bun.sleep(500);
+  peer.silence();
+  const result = await sipp;
+  peer.stop();
+  expect(result.logs.join("\n")).toContain("BRIDGE_HUNG_UP");
+  const task = await eventually(async () => {
+    const t = await lastTaskOf(assistant.id);
+    return t?.status !== "active" && t;
+  }, "the task to close");
+  expect(task).toMatchObject({ status: "failed", error: null });
+  await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+}, 30_000);
+
+test("a re-INVITE refreshes the session without dropping the call", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  const peer = await startRtpPeer();
+  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 1000, "reinvite", 1500) });
+  const before = peer.received.length;
+  peer.stop();
+  const log = result.logs.join("\n");
+  expect(log).toContain("REFRESHED");
+  expect(log).toContain("CALLER_HUNG_UP");
+  expect(before).toBeGreaterThan(100); // media kept flowing for the whole 2.5 s
+  const task = await eventually(async () => {
+    const t = await lastTaskOf(assistant.id);
+    return t?.status === "completed" && t;
+  }, "the task to complete");
+  expect(task.error).toBeNull();
+}, 30_000);

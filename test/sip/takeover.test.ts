@@ -1,0 +1,73 @@
+// Ownership across bridges: a bridge process killed during a call loses its credential to another
+// bridge within seconds; the dead bridge's call is closed (failed, call_concluded) and the trunk
+// routes new calls to the new owner.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawn, type ChildProcess } from "node:child_process";
+import { reapWithParent, freePort } from "../helpers/temporal";
+import { startRtpPeer } from "./helpers/rtp-peer";
+import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
+import { runSipp } from "./helpers/sipp";
+
+let world: SipWorld;
+let child: ChildProcess | null = null;
+
+beforeAll(async () => {
+  world = await startSipWorld({ lease: "leasepass" }, { "+15550400001": "lease" });
+}, 60_000);
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await world?.stop();
+});
+
+const callVars = (rtpPort: number, ms: number) => ({ FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: rtpPort, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: ms, AFTER_WAIT: "hangup", CALL_MS: 1000 });
+
+test("a killed bridge's credential is taken over, its call closed, and new calls reach the new owner", async () => {
+  const credentialId = await world.createCredential("lease", "leasepass");
+  const numberId = await world.createNumber(credentialId, "+15550400001");
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  // bridge A: a real `start:bridge` process, alone, so it takes the lease
+  const bridgeA = `sip-proc-${process.pid}`;
+  child = spawn("bun", ["src/bridge/main.ts"], {
+    env: {
+      ...process.env,
+      BRIDGE_INSTANCE_ID: bridgeA,
+      BRIDGE_PORT: String(await freePort()),
+      SIP_PORT: String(await freePort()),
+      SIP_BIND_HOST: "127.0.0.1",
+      SIP_PUBLIC_HOST: "127.0.0.1",
+      RTP_PORT_MIN: "39000",
+      RTP_PORT_MAX: "39199",
+      SIP_LEASE_MS: "3000",
+      OPENAI_BASE_URL: world.chat.baseUrl,
+    },
+    stdio: "ignore",
+  });
+  reapWithParent(child.pid!, "KILL");
+  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "bridge A to register", 20_000);
+  const peer = await startRtpPeer();
+  const doomed = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550400001", vars: callVars(peer.port, 6_000) });
+  const task = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0], "the call on bridge A");
+  expect(task.credentialId).toBe(credentialId);
+
+  // bridge B starts, then A dies mid-call
+  const b = await world.startBridge("heir");
+  child.kill("SIGKILL");
+  const closed = await eventually(async () => {
+    const [t] = await world.tasks((t) => t.callId === task.callId);
+    return t.status !== "active" && t;
+  }, "the dead bridge's call to be closed", 20_000);
+  expect(closed).toMatchObject({ status: "failed", error: "bridge lost" });
+  await eventually(() => world.hookBodies("call_concluded").find((h) => h.callId === task.callId), "call_concluded of the lost call");
+  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "bridge B to register");
+
+  // the next call goes to B
+  const peer2 = await startRtpPeer();
+  const next = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550400001", vars: callVars(peer2.port, 1000) });
+  peer2.stop();
+  expect(next.logs.join("\n")).toContain("ANSWERED");
+  const fresh = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.callId !== task.callId))[0], "the new call's task");
+  expect(fresh.credentialId).toBe(credentialId);
+  expect(b.bridgeId).not.toBe(bridgeA);
+  peer.stop();
+  await doomed.catch(() => {});
+}, 90_000);
