@@ -61,7 +61,8 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     }, { timeoutMs: ctx.rtpTimeoutMs });
     ctx.media.set(invitation.id, media);
     if (invitation.state !== SessionState.Initial) throw new Error("the caller cancelled");
-    await invitation.accept();
+    // a CANCEL landing while the answer is being built must not leave the reservation waiting
+    await Promise.race([invitation.accept(), untilTerminated(invitation)]);
   } catch (error) {
     media?.close();
     ctx.media.delete(invitation.id);
@@ -82,10 +83,23 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   invitation.stateChange.addListener((state) => {
     if (state === SessionState.Terminated) answered.callerHangup(); // their BYE, or ours coming back
   });
+  if ((invitation.state as SessionState) === SessionState.Terminated) answered.callerHangup(); // ended before we listened
   void answered.done.finally(() => {
     digits.flush();
     rtp.close();
     ctx.media.delete(invitation.id);
+  });
+}
+
+function untilTerminated(invitation: Invitation): Promise<never> {
+  return new Promise((_, reject) => {
+    const check = (state: SessionState) => {
+      if (state !== SessionState.Terminated) return;
+      invitation.stateChange.removeListener(check);
+      reject(new Error("the caller cancelled"));
+    };
+    invitation.stateChange.addListener(check);
+    check(invitation.state);
   });
 }
 

@@ -10,6 +10,9 @@ import type { RegistrationReport } from "./registration";
 export type Heartbeat = { owned: string[]; takenOver: { credentialId: string; previousOwner: string }[] };
 
 export class LeaseKeeper {
+  /** The last state write per credential: writes are chained so they commit in the order reported. */
+  private readonly writes = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly db: Db,
     readonly bridgeId: string,
@@ -52,11 +55,22 @@ export class LeaseKeeper {
       .where(eq(sipRegistrations.ownerBridgeId, this.bridgeId));
   }
 
-  /** The registration state the API shows; only the owner writes it. */
-  async report(credentialId: string, report: RegistrationReport) {
-    await this.db
-      .update(sipRegistrations)
-      .set({ state: report.state, lastStatus: report.status, lastError: report.error, updatedAt: sql`now()` })
-      .where(and(eq(sipRegistrations.credentialId, credentialId), eq(sipRegistrations.ownerBridgeId, this.bridgeId)));
+  /**
+   * The registration state the API shows; only the owner writes it. A credential changed through the
+   * API reports "unregistered" (old agent) and then "registered" (new one) within milliseconds: run
+   * concurrently, the older write could land last.
+   */
+  report(credentialId: string, report: RegistrationReport): Promise<unknown> {
+    const write = (this.writes.get(credentialId) ?? Promise.resolve())
+      .catch(() => {})
+      .then(() =>
+        this.db
+          .update(sipRegistrations)
+          .set({ state: report.state, lastStatus: report.status, lastError: report.error, updatedAt: sql`now()` })
+          .where(and(eq(sipRegistrations.credentialId, credentialId), eq(sipRegistrations.ownerBridgeId, this.bridgeId))),
+      );
+    this.writes.set(credentialId, write);
+    void write.finally(() => this.writes.get(credentialId) === write && this.writes.delete(credentialId)).catch(() => {});
+    return write;
   }
 }
