@@ -1,6 +1,6 @@
 // Assistants and agents: one service, told apart by `kind`.
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
-import { assistants, callEventHooks, extensions, llmStrategies, sipPhoneNumbers, type AssistantKind } from "../db/schema";
+import { assistantCounts, assistants, callEventHooks, extensions, llmStrategies, sipPhoneNumbers, type AssistantKind } from "../db/schema";
 import type { Db, DbOrTx } from "../db/client";
 import type { SecretBox } from "../crypto/secrets";
 import type { AssistantInput, ExtensionInput, HookInput } from "../api/models/assistants";
@@ -61,7 +61,11 @@ function prepare(db: Db) {
       .prepare(`assistants_list_${paging.key.replace(",", "_")}`);
   return {
     get: db.select(columns).from(assistants).where(and(byScope, eq(assistants.id, sql.placeholder("id")))).prepare("assistants_get"),
-    count: db.select({ n: sql<number>`count(*)::int` }).from(assistants).where(byScope).prepare("assistants_count"),
+    count: db
+      .select({ n: assistantCounts.n })
+      .from(assistantCounts)
+      .where(and(eq(assistantCounts.organizationId, sql.placeholder("org")), eq(assistantCounts.kind, sql.placeholder("kind"))))
+      .prepare("assistants_count"),
     list: (paging: Paging) => lists.get(paging.key) ?? lists.set(paging.key, prepareList(paging)).get(paging.key)!,
   };
 }

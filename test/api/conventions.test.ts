@@ -80,6 +80,23 @@ describe("paging and sorting", () => {
     expect((await a.org.get(`${a.P}/agents?size=1`)).body.data).toHaveLength(1);
   });
 
+  test("totalElements follows creates and deletes, per kind", async () => {
+    const total = async (kind: string) => (await a.org.get(`${a.P}/${kind}?size=1`)).body.totalElements as number;
+    const [agents, assistants] = [await total("agents"), await total("assistants")];
+    const created = await Promise.all([1, 2, 3].map((i) => a.org.post(`${a.P}/assistants`, { name: `count-${i}` })));
+    expect(await total("assistants")).toBe(assistants + 3);
+    expect(await total("agents")).toBe(agents);
+    await a.org.delete(`${a.P}/assistants/${created[0]!.body.data.id}`);
+    expect(await total("assistants")).toBe(assistants + 2);
+    // an organization's totals start at zero and go with it
+    const org = (await a.vendor.post(`/api/v1/vendors/${a.vendorId}/organizations`, { name: "counted" })).body.data;
+    const P = `/api/v1/vendors/${a.vendorId}/organizations/${org.id}`;
+    expect((await a.vendor.get(`${P}/assistants`)).body).toMatchObject({ totalElements: 0, totalPages: 0 });
+    await a.vendor.post(`${P}/assistants`, { name: "only" });
+    expect((await a.vendor.get(`${P}/assistants`)).body).toMatchObject({ totalElements: 1, totalPages: 1 });
+    expect((await a.vendor.delete(P)).status).toBe(200);
+  });
+
   test("bad paging or sorting is a 400 naming the parameter", async () => {
     for (const [query, field] of [
       ["page=-1", "page"],

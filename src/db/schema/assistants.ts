@@ -1,7 +1,7 @@
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { llmStrategies } from "./strategies";
 import { sipPhoneNumbers } from "./sip";
-import { id, ownedByOrganization, timestamps } from "./tenancy";
+import { id, organizations, ownedByOrganization, timestamps } from "./tenancy";
 
 // Assistants and agents share one table: the spec gives them the same shape, and one phone number
 // may serve at most one of either, which a single unique index enforces.
@@ -26,6 +26,20 @@ export const assistants = pgTable(
     index("assistants_org_kind_name_idx").on(t.organizationId, t.kind, t.name),
     uniqueIndex("assistants_telephone_number_uq").on(t.telephoneNumberId),
   ],
+);
+
+// How many assistants and agents each organization has, kept by triggers on assistants (migration
+// 0003), so a list's totalElements is one row read instead of a count over every row.
+export const assistantCounts = pgTable(
+  "assistant_counts",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<AssistantKind>().notNull(),
+    n: integer("n").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.kind] })],
 );
 
 // extensions and hooks are ordered elements of one assistant's lists
