@@ -5,7 +5,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Invitation, Session } from "sip.js";
 import { Registerer, UserAgent } from "sip.js";
-import type { CallHandle } from "../calls/caller-transport";
+import type { CallHandle, EndReason } from "../calls/caller-transport";
 import { log } from "../log";
 import type { RtpSession } from "../media/rtp-session";
 import { Registration, type RegistrationReport, type RetryPolicy } from "./registration";
@@ -102,9 +102,13 @@ export class CredentialAgent {
   /** Unregisters now; the user agent stays until its calls have ended (or `endCalls` ends them). */
   async retire(endCalls = false) {
     await this.setOwned(false);
-    if (endCalls) for (const call of this.calls) call.end("bridge-shutdown");
+    if (endCalls) this.endCalls("bridge-shutdown");
     await Promise.allSettled([...this.calls].map((c) => c.done));
     await this.userAgent.stop();
+  }
+
+  endCalls(reason: EndReason) {
+    for (const call of this.calls) call.end(reason);
   }
 
   track(call: CallHandle) {

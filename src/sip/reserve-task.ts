@@ -15,10 +15,13 @@ export type Reservation = {
   bridgeId: string;
 };
 
+/** The lock that serialises reservations of one credential (transaction-scoped). */
+export const credentialLock = (credentialId: string) => sql`select pg_advisory_xact_lock(hashtextextended(${credentialId}::text, 0))`;
+
 /** True when the call got a slot (its task is now `offered`), false when the credential is full. */
 export function reserveAgentTask(db: Db, reservation: Reservation): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${reservation.credentialId}::text, 0))`);
+    await tx.execute(credentialLock(reservation.credentialId));
     const [credential] = await tx.select({ max: sipCredentials.maxAgentTasks }).from(sipCredentials).where(eq(sipCredentials.id, reservation.credentialId));
     const [open] = await tx
       .select({ n: count() })

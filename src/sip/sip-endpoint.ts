@@ -27,6 +27,8 @@ export class SipEndpoint {
   private tcp!: Server;
   router: RequestRouter = () => null;
   dropped = 0;
+  /** SIP messages taken in, per transport. */
+  readonly received: Record<Protocol, number> = { UDP: 0, TCP: 0 };
 
   private constructor(
     readonly publicHost: string,
@@ -115,6 +117,7 @@ export class SipEndpoint {
       if (text.trim()) this.dropped++;
       return;
     }
+    this.received[from.protocol]++;
     try {
       if (isRequest(message)) return this.receiveRequest(message, from);
       const token = /;\s*x-vas=([\w-]+)/i.exec(message.headers.find((h) => /^(via|v)\s*:/i.test(h)) ?? "")?.[1];

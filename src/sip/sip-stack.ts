@@ -99,7 +99,15 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       const own = numbers.filter((n) => n.credentialId === id);
       agent.numbers = new Set(own.flatMap((n) => spellings(n.phoneNumber)));
       agent.hasFallback = own.some((n) => n.fallback);
+      const lost = agent.owned && !owned.has(id);
       await agent.setOwned(owned.has(id));
+      // another bridge took the lease over because we renewed too late (stalled, cut off from the
+      // database): it has closed our calls of this credential as lost, so they must not go on here
+      // uncounted under maxAgentTasks
+      if (lost && agent.calls.size > 0) {
+        log.warn("sip lease lost", { credentialId: id, bridgeId, endingCalls: agent.calls.size });
+        agent.endCalls("bridge-error");
+      }
     }
   }
 

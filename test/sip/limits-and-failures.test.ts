@@ -71,7 +71,15 @@ test("maxAgentTasks = 5: of 20 simultaneous INVITEs across two bridges exactly 5
 
 test("CANCEL before the answer: 487, and the reserved task is closed with call_concluded", async () => {
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
-  const result = await runSipp({ scenario: "uac-cancel.xml", trunkPort: world.trunk.port, service: "+15550300001" });
+  // while we hold the credential's reservation lock the bridge cannot answer, so the CANCEL (sent on
+  // the bridge's 100 Trying) always lands first; the slot is reserved once we let go
+  const release = await world.holdReservations(credentialId);
+  let result;
+  try {
+    result = await runSipp({ scenario: "uac-cancel.xml", trunkPort: world.trunk.port, service: "+15550300001" });
+  } finally {
+    await release();
+  }
   expect(result.logs.join("\n")).toContain("CANCELLED");
   const task = await eventually(async () => {
     const t = await lastTaskOf(assistant.id);

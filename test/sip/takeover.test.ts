@@ -1,8 +1,10 @@
 // Ownership across bridges: a bridge process killed during a call loses its credential to another
 // bridge within seconds; the dead bridge's call is closed (failed, call_concluded) and the trunk
-// routes new calls to the new owner.
+// routes new calls to the new owner. A bridge that finds its lease taken ends its calls of it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
+import { sql } from "drizzle-orm";
+import { createDb } from "../../src/db/client";
 import { reapWithParent, freePort } from "../helpers/temporal";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
@@ -10,6 +12,8 @@ import { runSipp } from "./helpers/sipp";
 
 let world: SipWorld;
 let child: ChildProcess | null = null;
+let credentialId: string;
+let assistantId: string;
 
 beforeAll(async () => {
   world = await startSipWorld({ lease: "leasepass" }, { "+15550400001": "lease" });
@@ -22,9 +26,10 @@ afterAll(async () => {
 const callVars = (rtpPort: number, ms: number) => ({ FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: rtpPort, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: ms, AFTER_WAIT: "hangup", CALL_MS: 1000 });
 
 test("a killed bridge's credential is taken over, its call closed, and new calls reach the new owner", async () => {
-  const credentialId = await world.createCredential("lease", "leasepass");
+  credentialId = await world.createCredential("lease", "leasepass");
   const numberId = await world.createNumber(credentialId, "+15550400001");
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  assistantId = assistant.id;
   // bridge A: a real `start:bridge` process, alone, so it takes the lease
   const bridgeA = `sip-proc-${process.pid}`;
   child = spawn("bun", ["src/bridge/main.ts"], {
@@ -71,3 +76,21 @@ test("a killed bridge's credential is taken over, its call closed, and new calls
   peer.stop();
   await doomed.catch(() => {});
 }, 90_000);
+
+test("a bridge whose lease another bridge took (it renewed too late) hangs up its calls of that credential", async () => {
+  const peer = await startRtpPeer();
+  const sipp = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550400001", vars: callVars(peer.port, 20_000) });
+  const task = await eventually(async () => (await world.tasks((t) => t.assistantId === assistantId && t.status === "active"))[0], "the call");
+  // what a takeover leaves behind: the lease held by someone else, for a good while
+  const { db, close } = createDb(process.env.DATABASE_URL!, { max: 1 });
+  await db.execute(sql`update sip_registrations set owner_bridge_id = 'sip-usurper', lease_expires_at = now() + interval '1 hour' where credential_id = ${credentialId}`);
+  await close();
+  const result = await sipp;
+  peer.stop();
+  expect(result.logs.join("\n")).toContain("BRIDGE_HUNG_UP");
+  const ended = await eventually(async () => {
+    const [t] = await world.tasks((t) => t.callId === task.callId);
+    return t.status !== "active" && t;
+  }, "the task to close");
+  expect(ended.status).toBe("failed");
+}, 40_000);

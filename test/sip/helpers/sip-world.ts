@@ -2,6 +2,8 @@
 // Postgres, Temporal with a hook worker, a hook receiver, the fake chat endpoint for summaries, fake
 // realtime providers, Kamailio as the trunk, and bridges (the SIP stack) started per test file.
 import { loadConfig } from "../../../src/config";
+import { createDb } from "../../../src/db/client";
+import { credentialLock } from "../../../src/sip/reserve-task";
 import { startSipStack, type SipStack } from "../../../src/sip/sip-stack";
 import { startFakeChatServer } from "../../fakes/chat-completions-server";
 import { startFakeRealtimeServer, type FakeRealtimeOptions, type FakeRealtimeServer } from "../../fakes/openai-realtime-server";
@@ -50,6 +52,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
 
   const { org, P } = tenant;
   const onNumber = new Map<string, string>();
+  const credentials: string[] = [];
   const world = {
     api,
     hooks,
@@ -60,6 +63,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     async createCredential(username: string, password: string, maxAgentTasks?: number) {
       const res = await org.post(`${P}/sip/credentials`, { hostname: "127.0.0.1", port: trunk.port, username, password, ...(maxAgentTasks && { maxAgentTasks }) });
       if (res.status !== 201) throw new Error(`credential not created: ${JSON.stringify(res.body)}`);
+      credentials.push(res.body.data.id);
       return res.body.data.id as string;
     },
     async createNumber(credentialId: string, phoneNumber: string, fallback = false) {
@@ -90,6 +94,26 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     async credential(id: string) {
       return (await org.get(`${P}/sip/credentials/${id}`)).body.data;
     },
+    /** Holds the credential's reservation lock (as a bridge reserving a call does) until the returned release. */
+    async holdReservations(credentialId: string): Promise<() => Promise<void>> {
+      const { db, close } = createDb(process.env.DATABASE_URL!, { max: 1 });
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const held = new Promise<void>((r) => (locked = r));
+      const done = db
+        .transaction(async (tx) => {
+          await tx.execute(credentialLock(credentialId));
+          locked();
+          await released;
+        })
+        .finally(close);
+      await Promise.race([held, done]);
+      return async () => {
+        release();
+        await done;
+      };
+    },
     async tasks(filter: (task: any) => boolean = () => true): Promise<any[]> {
       return ((await org.get(`${P}/agent-tasks?size=100`)).body.data as any[]).filter(filter);
     },
@@ -99,6 +123,8 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     },
     async stop() {
       await Promise.allSettled(bridges.map((b) => b.stop()));
+      // every bridge runs a user agent per credential in the database: later files must not inherit ours
+      await Promise.allSettled(credentials.map((id) => org.delete(`${P}/sip/credentials/${id}`)));
       await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), trunk.stop(), ...fakes.map((f) => f.close())]);
     },
   };
