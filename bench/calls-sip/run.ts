@@ -5,14 +5,14 @@
 //   bun bench/calls-sip/run.ts [--steps 100,200,300,450,600] [--duration 60] [--cps 50]
 // The bridge (bun src/bridge/main.ts) and the provider run as their own processes; a scratch database
 // is created and dropped. Every call's media goes to this process's one RTP socket (rtp-callers.ts).
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
-import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+import { migrateDatabase } from "../../src/db/migrate";
+import { createBench, percentile } from "../lib/harness";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
@@ -26,29 +26,9 @@ const steps = values.steps.split(",").map(Number);
 const durationS = Number(values.duration);
 const cps = Number(values.cps);
 const number = "+15550700001";
-const say = (msg: string) => console.error(`[bench/calls-sip] ${msg}`);
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : 0);
 
-const databaseUrl = `${process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432"}/vas_bench_sip_${process.pid}`;
-const env = { ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: `admin_${randomBytes(8).toString("hex")}`, ENCRYPTION_KEY: randomBytes(32).toString("hex"), LOG_LEVEL: "warn" };
-Object.assign(process.env, env);
-const children: ChildProcess[] = [];
-
-/** Spawns a bun script and resolves with its first stdout line that passes `ready`. */
-function spawnBun(script: string, extraEnv: Record<string, string>, ready: (line: string) => boolean): Promise<{ proc: ChildProcess; line: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn("bun", [script], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
-    children.push(proc);
-    let buffer: string | null = "";
-    proc.stdout!.on("data", (d: Buffer) => {
-      if (buffer === null) return; // ready: the rest is drained unread
-      buffer += d.toString();
-      const line = buffer.split("\n").find(ready);
-      if (line) (buffer = null), resolve({ proc, line });
-    });
-    proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
+const { say, databaseUrl, env, children, spawnBun, finish } = createBench("calls-sip");
+const pct = percentile;
 
 /** SIPp to completion: its exit code and every INVITE-to-200 time (ms). */
 async function runSipp(n: number, bridgeSipPort: number, rtpPort: number): Promise<{ code: number | null; setups: number[] }> {
@@ -137,14 +117,5 @@ try {
   await api.stop();
   await chat.close();
 } finally {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      if ((await Promise.race([exited, Bun.sleep(15_000).then(() => "late")])) === "late") child.kill("SIGKILL");
-    }),
-  );
-  await dropDatabase(databaseUrl).catch(() => {});
-  process.exit(0);
+  await finish();
 }

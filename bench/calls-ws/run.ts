@@ -4,10 +4,9 @@
 //   bun bench/calls-ws/run.ts [--steps 50,100,200,300] [--duration 60] [--rate 16000]
 // The bridge (bun src/bridge/main.ts) and the provider run as their own processes; a scratch
 // database is created and dropped.
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+import { migrateDatabase } from "../../src/db/migrate";
+import { createBench, percentile } from "../lib/harness";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
@@ -23,28 +22,9 @@ const durationS = Number(values.duration);
 const rate = Number(values.rate);
 const replyChars = 300; // 3.6 s of agent speech per reply (the fake speaks 12 ms per character)
 const replyFrames = Math.ceil((replyChars * 12) / 20);
-const say = (msg: string) => console.error(`[bench/calls-ws] ${msg}`);
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : 0);
 
-const databaseUrl = `${process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432"}/vas_bench_calls_${process.pid}`;
-const env = { ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: `admin_${randomBytes(8).toString("hex")}`, ENCRYPTION_KEY: randomBytes(32).toString("hex"), LOG_LEVEL: "warn" };
-Object.assign(process.env, env);
-const children: ChildProcess[] = [];
-
-/** Spawns a bun script and resolves with its first stdout line that passes `ready`. */
-function spawnBun(script: string, extraEnv: Record<string, string>, ready: (line: string) => boolean): Promise<{ proc: ChildProcess; line: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn("bun", [script], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
-    children.push(proc);
-    let buffer = "";
-    proc.stdout!.on("data", (d: Buffer) => {
-      buffer += d.toString();
-      const line = buffer.split("\n").find(ready);
-      if (line) resolve({ proc, line });
-    });
-    proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
+const { say, databaseUrl, env, spawnBun, finish } = createBench("calls-ws");
+const pct = percentile;
 
 async function runStep(n: number, bridgePid: number, providerPid: number, url: string, question: Int16Array) {
   const pool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
@@ -105,15 +85,5 @@ try {
   await api.stop();
   await chat.close();
 } finally {
-  // the bridge concludes its calls on SIGTERM; the database goes only once it has exited
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      if ((await Promise.race([exited, Bun.sleep(15_000).then(() => "late")])) === "late") child.kill("SIGKILL");
-    }),
-  );
-  await dropDatabase(databaseUrl).catch(() => {});
-  process.exit(0);
+  await finish();
 }

@@ -1,0 +1,54 @@
+// What every bench shares: progress lines, percentiles, a scratch database with its secrets in the
+// environment, child processes that are stopped (and the database dropped) at the end.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { dropDatabase } from "../../src/db/migrate";
+
+export const percentile = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : 0;
+
+export function createBench(name: string) {
+  const say = (msg: string) => console.error(`[bench/${name}] ${msg}`);
+  const databaseUrl = `${process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432"}/vas_bench_${name.replace(/\W/g, "_")}_${process.pid}`;
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN: `admin_${randomBytes(8).toString("hex")}`,
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "warn",
+  };
+  Object.assign(process.env, env);
+  const children: ChildProcess[] = [];
+
+  /** Spawns a bun script and resolves with its first stdout line that passes `ready`. */
+  function spawnBun(script: string, extraEnv: Record<string, string>, ready: (line: string) => boolean): Promise<{ proc: ChildProcess; line: string }> {
+    return new Promise((resolve, reject) => {
+      const proc = spawn("bun", [script], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
+      children.push(proc);
+      let buffer: string | null = "";
+      proc.stdout!.on("data", (d: Buffer) => {
+        if (buffer === null) return; // ready: the rest is drained unread
+        buffer += d.toString();
+        const line = buffer.split("\n").find(ready);
+        if (line) (buffer = null), resolve({ proc, line });
+      });
+      proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
+    });
+  }
+
+  /** Stops every child (a bridge concludes its calls on SIGTERM), then drops the database, then exits. */
+  async function finish(): Promise<never> {
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        if ((await Promise.race([exited, Bun.sleep(15_000).then(() => "late")])) === "late") child.kill("SIGKILL");
+      }),
+    );
+    await dropDatabase(databaseUrl).catch(() => {});
+    process.exit(0);
+  }
+
+  return { say, databaseUrl, env, children, spawnBun, finish };
+}
