@@ -1,4 +1,4 @@
-// What every bench shares: progress lines, percentiles, a scratch database with its secrets in the
+// What every bench shares (BENCH_LOG_LEVEL=info shows the children's log lines on stderr): progress lines, percentiles, a scratch database with its secrets in the
 // environment, child processes that are stopped (and the database dropped) at the end.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -15,7 +15,7 @@ export function createBench(name: string) {
     DATABASE_URL: databaseUrl,
     ADMIN_TOKEN: `admin_${randomBytes(8).toString("hex")}`,
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
   };
   Object.assign(process.env, env);
   const children: ChildProcess[] = [];
@@ -27,7 +27,8 @@ export function createBench(name: string) {
       children.push(proc);
       let buffer: string | null = "";
       proc.stdout!.on("data", (d: Buffer) => {
-        if (buffer === null) return; // ready: the rest is drained unread
+        // ready: the rest is drained, shown only when BENCH_LOG_LEVEL asks for the children's logs
+        if (buffer === null) return void (process.env.BENCH_LOG_LEVEL && process.stderr.write(d));
         buffer += d.toString();
         const line = buffer.split("\n").find(ready);
         if (line) (buffer = null), resolve({ proc, line });

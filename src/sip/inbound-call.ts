@@ -30,6 +30,8 @@ export type InboundContext = {
 };
 
 export async function handleInvite(ctx: InboundContext, invitation: Invitation): Promise<void> {
+  const received = performance.now();
+  const since = () => Math.round(performance.now() - received);
   const { db, config } = ctx.deps;
   const request = invitation.request;
   const requestUser = request.getHeader(originalUserHeader);
@@ -44,11 +46,13 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const fields = { sipCallId: request.callId, credentialId: ctx.credentialId, calledNumber: identity.calledNumber };
 
   const route = await routeCall(db, ctx.credentialId, identity.calledNumber);
+  const routedMs = since();
   if (!route) return refuse(invitation, 404, { ...fields, reason: "no assistant serves the number" });
   const callId = randomUUID();
   const task = { callId, organizationId: route.assistant.organizationId, assistantId: route.assistant.id };
   const reserved = await reserveAgentTask(db, { ...task, credentialId: ctx.credentialId, phoneNumberId: route.phoneNumberId, transport, bridgeId: config.bridge.instanceId });
   if (!reserved) return refuse(invitation, 486, { ...fields, reason: "maxAgentTasks reached" });
+  const reservedMs = since();
 
   let call: CallHandle | null = null;
   const digits = new DigitCollector((d) => call?.callerDtmf(d));
@@ -78,7 +82,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   rtp.start();
   call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), { callId });
   ctx.track(call);
-  log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port });
+  log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
   const answered = call;
   invitation.stateChange.addListener((state) => {
     if (state === SessionState.Terminated) answered.callerHangup(); // their BYE, or ours coming back

@@ -1,9 +1,10 @@
 // maxAgentTasks across every bridge: the offered task is inserted only after counting the
 // credential's open tasks under a transaction-scoped advisory lock on the credential, so simultaneous
-// INVITEs (on any bridge) are serialised and the cap is never overshot.
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+// INVITEs (on any bridge) are serialised and the cap is never overshot. The lock, the count and the
+// insert run inside Postgres (reserve_agent_task, migration 0004): one round trip per INVITE.
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentTasks, sipCredentials, type Transport } from "../db/schema";
+import type { Transport } from "../db/schema";
 
 export type Reservation = {
   callId: string;
@@ -15,20 +16,13 @@ export type Reservation = {
   bridgeId: string;
 };
 
-/** The lock that serialises reservations of one credential (transaction-scoped). */
+/** The lock that serialises reservations of one credential (transaction-scoped; the same key as reserve_agent_task's). */
 export const credentialLock = (credentialId: string) => sql`select pg_advisory_xact_lock(hashtextextended(${credentialId}::text, 0))`;
 
 /** True when the call got a slot (its task is now `offered`), false when the credential is full. */
-export function reserveAgentTask(db: Db, reservation: Reservation): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    await tx.execute(credentialLock(reservation.credentialId));
-    const [credential] = await tx.select({ max: sipCredentials.maxAgentTasks }).from(sipCredentials).where(eq(sipCredentials.id, reservation.credentialId));
-    const [open] = await tx
-      .select({ n: count() })
-      .from(agentTasks)
-      .where(and(eq(agentTasks.credentialId, reservation.credentialId), inArray(agentTasks.status, ["offered", "active"])));
-    if (!credential || open!.n >= credential.max) return false;
-    await tx.insert(agentTasks).values({ ...reservation, status: "offered" });
-    return true;
-  });
+export async function reserveAgentTask(db: Db, r: Reservation): Promise<boolean> {
+  const [row] = await db.execute<{ reserved: boolean }>(
+    sql`select reserve_agent_task(${r.callId}, ${r.organizationId}, ${r.assistantId}, ${r.credentialId}, ${r.phoneNumberId}, ${JSON.stringify(r.transport)}::jsonb, ${r.bridgeId}) as reserved`,
+  );
+  return row?.reserved === true;
 }
