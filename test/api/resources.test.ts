@@ -2,18 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createDb } from "../../src/db/client";
 import { agentTasks, assistants, sipCredentials, sipRegistrations } from "../../src/db/schema";
 import { eq } from "drizzle-orm";
-import { createTenant, startTestApi, type Tenant } from "../helpers/api";
+import { startApiWithTwoTenants, type TestApi, type Tenant } from "../helpers/api";
 
-let api: Awaited<ReturnType<typeof startTestApi>>;
+let api: TestApi;
 let a: Tenant;
 let b: Tenant;
 const database = createDb(process.env.DATABASE_URL!, { max: 2 });
 
-beforeAll(async () => {
-  api = await startTestApi();
-  a = await createTenant(api.url, "a");
-  b = await createTenant(api.url, "b");
-});
+beforeAll(async () => void ({ api, a, b } = await startApiWithTwoTenants()));
 afterAll(async () => {
   await api.stop();
   await database.close();

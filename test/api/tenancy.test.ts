@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, createTenant, startTestApi, type Tenant } from "../helpers/api";
+import { client, startApiWithTwoTenants, type TestApi, type Tenant } from "../helpers/api";
 
-let api: Awaited<ReturnType<typeof startTestApi>>;
+let api: TestApi;
 let a: Tenant;
 let b: Tenant;
 
-beforeAll(async () => {
-  api = await startTestApi();
-  a = await createTenant(api.url, "a");
-  b = await createTenant(api.url, "b");
-});
+beforeAll(async () => void ({ api, a, b } = await startApiWithTwoTenants()));
 afterAll(() => api.stop());
 
 describe("vendors", () => {

@@ -54,6 +54,13 @@ export async function createTenant(baseUrl: string, name = "tenant") {
 }
 
 export type Tenant = Awaited<ReturnType<typeof createTenant>>;
+export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
+
+/** An API for a test file with two unrelated tenants, "a" and "b" (isolation checks need both). */
+export async function startApiWithTwoTenants() {
+  const api = await startTestApi();
+  return { api, a: await createTenant(api.url, "a"), b: await createTenant(api.url, "b") };
+}
 
 export const toolSchema = (name = "lookup_order") =>
   JSON.stringify({
