@@ -97,4 +97,3 @@ export function createApp(deps: Deps) {
     .use(hookDeliveriesRoutes(deps));
 }
 
-export type App = ReturnType<typeof createApp>;

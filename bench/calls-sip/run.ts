@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { migrateDatabase } from "../../src/db/migrate";
-import { createBench, percentile } from "../lib/harness";
+import { createBench, percentile as pct } from "../lib/harness";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
@@ -28,7 +28,6 @@ const cps = Number(values.cps);
 const number = "+15550700001";
 
 const { say, databaseUrl, env, children, spawnBun, finish } = createBench("calls-sip");
-const pct = percentile;
 
 /** SIPp to completion: its exit code and every INVITE-to-200 time (ms). */
 async function runSipp(n: number, bridgeSipPort: number, rtpPort: number): Promise<{ code: number | null; setups: number[] }> {

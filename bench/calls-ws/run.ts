@@ -6,7 +6,7 @@
 // database is created and dropped.
 import { parseArgs } from "node:util";
 import { migrateDatabase } from "../../src/db/migrate";
-import { createBench, percentile } from "../lib/harness";
+import { createBench, percentile as pct } from "../lib/harness";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
@@ -24,7 +24,6 @@ const replyChars = 300; // 3.6 s of agent speech per reply (the fake speaks 12 m
 const replyFrames = Math.ceil((replyChars * 12) / 20);
 
 const { say, databaseUrl, env, spawnBun, finish } = createBench("calls-ws");
-const pct = percentile;
 
 async function runStep(n: number, bridgePid: number, providerPid: number, url: string, question: Int16Array) {
   const pool = createCallerPool({ url, sampleRate: rate, question, replyFrames });

@@ -13,7 +13,7 @@ import { sendHook } from "../../src/events/send-hook";
 import { startReceiver } from "../../test/helpers/receiver";
 import { ensureTemporal, startWorker } from "../../test/helpers/temporal";
 import { callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
-import { percentile } from "../lib/harness";
+import { percentile as pct } from "../lib/harness";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000" } } });
 const N = Number(values.events);
@@ -23,7 +23,6 @@ const databaseUrl = `${server}/vas_bench_hooks_${process.pid}`;
 process.env.DATABASE_URL = databaseUrl;
 process.env.ENCRYPTION_KEY ||= randomBytes(32).toString("hex");
 const say = (msg: string) => console.error(`[bench/hooks] ${msg}`);
-const pct = percentile;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 say(`scratch database, Temporal, worker (node) and receiver`);

@@ -59,4 +59,3 @@ export const hookDeliveryAttempts = pgTable(
 );
 
 export type HookDeliveryRow = typeof hookDeliveries.$inferSelect;
-export type HookDeliveryAttemptRow = typeof hookDeliveryAttempts.$inferSelect;
