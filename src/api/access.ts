@@ -3,12 +3,11 @@
 import { Elysia } from "elysia";
 import type { Deps } from "./deps";
 import { notFound } from "../errors";
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "../lib/uuid";
 
 /** A path id that is not a UUID names nothing: 404, like any absent resource. */
 export function assertUuid(value: string | undefined, what: string): string {
-  if (!value || !uuidPattern.test(value)) throw notFound(what);
+  if (!isUuid(value)) throw notFound(what);
   return value;
 }
 

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationScoped } from "./access";
-import { Envelope, PagedEnvelope, errorResponses } from "./schemas";
-import { AgentTaskModel } from "./models/agent-tasks";
-import { ok, paged } from "./reply";
+import { Envelope, PagedEnvelope, errorResponses } from "../models/common";
+import { AgentTaskModel } from "../models/agent-tasks";
+import { ok, paged } from "../models/envelope";
 import * as tasks from "../services/agent-tasks";
 
 const tags = ["Agent tasks"];

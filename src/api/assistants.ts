@@ -2,9 +2,9 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationScoped } from "./access";
-import { EmptyEnvelope, Envelope, PagedEnvelope, PageQuery, errorResponses } from "./schemas";
-import { AssistantModel } from "./models/assistants";
-import { done, ok, paged } from "./reply";
+import { EmptyEnvelope, Envelope, PagedEnvelope, PageQuery, errorResponses } from "../models/common";
+import { AssistantModel } from "../models/assistants";
+import { done, ok, paged } from "../models/envelope";
 import type { AssistantKind } from "../db/schema";
 import * as service from "../services/assistants";
 

@@ -3,11 +3,11 @@
 import { Elysia, t, type TSchema } from "elysia";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationScoped } from "./access";
-import { EmptyEnvelope, Envelope, PagedEnvelope, PageQuery, errorResponses } from "./schemas";
-import { done, ok, paged } from "./reply";
+import { EmptyEnvelope, Envelope, PagedEnvelope, PageQuery, errorResponses } from "../models/common";
+import { done, ok, paged } from "../models/envelope";
 import type { Db } from "../db/client";
 import type { OrgScope } from "../services/auth";
-import type { Page } from "../services/paging";
+import type { Page } from "../models/envelope";
 
 type Ctx = { db: Db; scope: OrgScope; params: Record<string, string>; deps: Deps };
 type PageQueryValue = { page?: string; size?: string; sort?: string };

@@ -1,6 +1,7 @@
 // The one place where failures become HTTP statuses and envelopes.
 import { AppError, describeError, errorStatus, fieldName, pgErrorCode, type FieldError } from "../errors";
 import { log } from "../log";
+import { failure } from "../models/envelope";
 
 function validationErrors(error: unknown): FieldError[] {
   const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? [];
@@ -17,8 +18,10 @@ function validationErrors(error: unknown): FieldError[] {
 
 /** Maps any thrown value to [status, envelope]. Unknown errors are logged and hidden behind a 500. */
 export function toErrorResponse(code: string | number, error: unknown, traceId: string): [number, Record<string, unknown>] {
-  const body = (status: number, message: string, errors?: FieldError[]) =>
-    [status, { success: false, message, data: null, errors, timestamp: new Date().toISOString(), traceId }] as [number, Record<string, unknown>];
+  const body = (status: number, message: string, errors?: FieldError[]): [number, Record<string, unknown>] => [
+    status,
+    { ...failure(message, errors), traceId },
+  ];
 
   if (error instanceof AppError) return body(error.status, error.message, error.errors);
   if (code === "VALIDATION") {

@@ -1,7 +1,7 @@
 import type { Deps } from "./deps";
 import { assertUuid } from "./access";
 import { crudRoutes } from "./crud";
-import { PhoneNumberModel, SipCredentialModel } from "./models/sip";
+import { PhoneNumberModel, SipCredentialModel } from "../models/sip";
 import * as sip from "../services/sip";
 
 export const sipCredentialsRoutes = (deps: Deps) =>

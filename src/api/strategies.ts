@@ -1,6 +1,6 @@
 import type { Deps } from "./deps";
 import { crudRoutes } from "./crud";
-import { StrategyModel } from "./models/strategies";
+import { StrategyModel } from "../models/strategies";
 import * as strategies from "../services/strategies";
 
 export const strategiesRoutes = (deps: Deps) =>

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "./deps";
 import { assertUuid, authenticated } from "./access";
-import { Envelope, EmptyEnvelope, PagedEnvelope, PageQuery, errorResponses } from "./schemas";
-import { ApiTokenModel, OrganizationModel, VendorModel } from "./models/tenancy";
-import { done, ok, paged } from "./reply";
+import { Envelope, EmptyEnvelope, PagedEnvelope, PageQuery, errorResponses } from "../models/common";
+import { ApiTokenModel, OrganizationModel, VendorModel } from "../models/tenancy";
+import { done, ok, paged } from "../models/envelope";
 import { requireAdmin, requireVendor } from "../services/auth";
 import * as tenancy from "../services/tenancy";
 

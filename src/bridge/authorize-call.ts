@@ -3,12 +3,11 @@
 import type { Db } from "../db/client";
 import type { AssistantKind } from "../db/schema";
 import { badRequest, notFound } from "../errors";
+import { isUuid } from "../lib/uuid";
 import type { TokenResolver } from "../services/auth";
 import { loadCallAssistant, type CallAssistant } from "../calls/load-assistant";
 
 export type CallCredentials = { authorization: string | null; token: string | null; assistantId: string | null; agentId: string | null };
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The assistant to connect to; throws AppError 401 / 400 / 404. */
 export async function authorizeCall(db: Db, tokens: TokenResolver, credentials: CallCredentials): Promise<CallAssistant> {
@@ -28,6 +27,6 @@ export async function authorizeCall(db: Db, tokens: TokenResolver, credentials: 
 function target({ assistantId, agentId }: CallCredentials): { kind: AssistantKind; id: string } {
   if ((assistantId === null) === (agentId === null)) throw badRequest("assistantId", "give exactly one of assistantId and agentId");
   const [kind, id] = assistantId !== null ? (["assistant", assistantId] as const) : (["agent", agentId!] as const);
-  if (!uuid.test(id)) throw badRequest(`${kind}Id`, "must be a UUID");
+  if (!isUuid(id)) throw badRequest(`${kind}Id`, "must be a UUID");
   return { kind, id };
 }

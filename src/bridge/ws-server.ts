@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import { createDb } from "../db/client";
 import { AppError, badRequest, describeError } from "../errors";
 import { log } from "../log";
+import { failure } from "../models/envelope";
 import { createTokenResolver } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
@@ -18,7 +19,7 @@ import type { WireProtocol, WireSocket } from "./wire-socket";
 type Upgrade = { route: "native"; assistant: CallAssistant; sampleRate: number } | { route: "twilio"; assistant: CallAssistant | null };
 type Connection = Upgrade & { protocol?: WireProtocol };
 
-const json = (status: number, message: string) => Response.json({ success: false, message, timestamp: new Date().toISOString() }, { status });
+const json = (status: number, message: string) => Response.json(failure(message), { status });
 
 export async function startBridge(config: Config, options: { port?: number } = {}) {
   const { db, close: closeDb } = createDb(config.databaseUrl);

@@ -3,12 +3,11 @@
 // to Temporal after commit.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { callEventHooks, hookDeliveries } from "../db/schema";
+import { callEventHooks, hookDeliveries, hookMethods } from "../db/schema";
 import { log } from "../log";
 import { serializePayload, type CallConcludedPayload, type CallStartedPayload } from "./payloads";
 
 export const HOOK_DELIVERIES_CHANNEL = "hook_deliveries";
-export const hookMethods = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
 
 export type EmitCallEventInput = {
   organizationId: string;

@@ -1,9 +1,6 @@
 // The call event payloads of the spec (Events section), defined once for the bridge and the hooks.
 import type { Transport } from "../db/schema";
 
-export const callEventTypes = ["call_started", "call_concluded"] as const;
-export type CallEventType = (typeof callEventTypes)[number];
-
 export type MessageRole = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL_CALL" | "TOOL_CALL_RESULT" | "UNKNOWN";
 type SpokenRole = Extract<MessageRole, "USER" | "ASSISTANT" | "SYSTEM" | "UNKNOWN">;
 

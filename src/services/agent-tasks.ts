@@ -2,7 +2,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { agentTasks, assistants } from "../db/schema";
 import type { DbOrTx } from "../db/client";
-import type { AgentTaskQuery } from "../api/models/agent-tasks";
+import type { AgentTaskQuery } from "../models/agent-tasks";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
 import { single } from "./rows";

@@ -2,8 +2,9 @@
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { assistantCounts, assistants, callEventHooks, extensions, llmStrategies, sipPhoneNumbers, type AssistantKind } from "../db/schema";
 import type { Db, DbOrTx } from "../db/client";
+import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
-import type { AssistantInput, ExtensionInput, HookInput } from "../api/models/assistants";
+import type { AssistantInput, ExtensionInput, HookInput } from "../models/assistants";
 import { badRequest, conflict, notFound } from "../errors";
 import type { OrgScope } from "./auth";
 import { parsePaging, type Paging, type SortableColumns } from "./paging";
@@ -77,7 +78,7 @@ export async function getAssistant(db: Db, scope: OrgScope, kind: AssistantKind,
   return row;
 }
 
-export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKind, query: { page?: string; size?: string; sort?: string }) {
+export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKind, query: PageRequest) {
   const paging = parsePaging(query, sortable, "name,asc");
   const s = statements(db);
   const org = scope.organizationId;

@@ -3,7 +3,7 @@ import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { callEventHooks, hookDeliveries, hookDeliveryAttempts } from "../db/schema";
 import { conflict } from "../errors";
-import type { HookDeliveryQuery } from "../api/hook-deliveries";
+import type { HookDeliveryQuery } from "../models/hook-deliveries";
 import { HOOK_DELIVERIES_CHANNEL, normalizeMethod } from "../events/emit-call-event";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import type { OrgScope } from "./auth";

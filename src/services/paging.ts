@@ -2,17 +2,18 @@ import { asc, count, desc, type SQL } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { badRequest } from "../errors";
 import type { DbOrTx } from "../db/client";
+import type { PageRequest } from "../models/common";
 
 // key names the sort order, for callers that prepare one statement per order
 export type Paging = { page: number; size: number; sort: SQL[]; key: string };
-export type Page<T> = { data: T[]; page: number; size: number; totalElements: number; totalPages: number };
+import type { Page } from "../models/envelope";
 export type SortableColumns = Record<string, AnyPgColumn>;
 
 export const MAX_PAGE_SIZE = 100;
 
 /** Parses page/size/sort query values against a whitelist of sortable columns. */
 export function parsePaging(
-  query: { page?: string; size?: string; sort?: string },
+  query: PageRequest,
   sortable: SortableColumns,
   defaultSort: string,
 ): Paging {

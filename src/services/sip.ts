@@ -2,14 +2,14 @@
 import { and, eq, sql } from "drizzle-orm";
 import { sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
 import type { DbOrTx } from "../db/client";
+import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
-import type { PhoneNumberInput, SipCredentialInput } from "../api/models/sip";
+import type { PhoneNumberInput, SipCredentialInput } from "../models/sip";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
 import { orConflict, single } from "./rows";
 import { normalizePhoneNumber } from "./phone-format";
 
-type PageQuery = { page?: string; size?: string; sort?: string };
 
 const credentialColumns = {
   id: sipCredentials.id,
@@ -45,7 +45,7 @@ const CREDENTIAL = "SIP credentials";
 export const getCredential = async (db: DbOrTx, scope: OrgScope, id: string) =>
   withRegistration(await single(selectCredentials(db).where(credentialById(scope, id)), CREDENTIAL));
 
-export function listCredentials(db: DbOrTx, scope: OrgScope, query: PageQuery) {
+export function listCredentials(db: DbOrTx, scope: OrgScope, query: PageRequest) {
   const paging = parsePaging(query, credentialSortable, "hostname,asc");
   const where = eq(sipCredentials.organizationId, scope.organizationId);
   return selectPage(db, sipCredentials, where, paging, async (limit, offset, orderBy) =>
@@ -107,7 +107,7 @@ const numberConflicts = {
 export const getPhoneNumber = (db: DbOrTx, scope: OrgScope, credentialId: string, id: string) =>
   single(db.select(numberColumns).from(sipPhoneNumbers).where(numberById(scope, credentialId, id)), NUMBER);
 
-export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId: string, query: PageQuery) {
+export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId: string, query: PageRequest) {
   const paging = parsePaging(query, numberSortable, "phoneNumber,asc");
   await getCredential(db, scope, credentialId);
   const where = numbersOf(scope, credentialId);

@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { llmStrategies } from "../db/schema";
 import type { DbOrTx } from "../db/client";
-import type { StrategyInput } from "../api/models/strategies";
+import type { PageRequest } from "../models/common";
+import type { StrategyInput } from "../models/strategies";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
 import { orConflict, single } from "./rows";
@@ -20,7 +21,7 @@ const WHAT = "LLM generation strategy";
 export const getStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
   single(db.select(columns).from(llmStrategies).where(byId(scope, id)), WHAT);
 
-export function listStrategies(db: DbOrTx, scope: OrgScope, query: { page?: string; size?: string; sort?: string }) {
+export function listStrategies(db: DbOrTx, scope: OrgScope, query: PageRequest) {
   const paging = parsePaging(query, sortable, "name,asc");
   const where = eq(llmStrategies.organizationId, scope.organizationId);
   return selectPage(db, llmStrategies, where, paging, (limit, offset, orderBy) =>

@@ -2,11 +2,11 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { apiTokens, organizations, vendors } from "../db/schema";
 import type { DbOrTx } from "../db/client";
+import type { PageRequest } from "../models/common";
 import { generateToken } from "../crypto/tokens";
 import { badRequest, notFound } from "../errors";
 import { parsePaging, selectPage, type SortableColumns } from "./paging";
 
-type PageQuery = { page?: string; size?: string; sort?: string };
 
 const vendorColumns = { id: vendors.id, name: vendors.name, createdAt: vendors.createdAt, updatedAt: vendors.updatedAt };
 const organizationColumns = {
@@ -38,7 +38,7 @@ export async function createVendor(db: DbOrTx, input: { name: string }) {
   return row!;
 }
 
-export function listVendors(db: DbOrTx, query: PageQuery) {
+export function listVendors(db: DbOrTx, query: PageRequest) {
   const paging = parsePaging(query, sortableVendors, "name,asc");
   return selectPage(db, vendors, undefined, paging, (limit, offset, orderBy) =>
     db.select(vendorColumns).from(vendors).orderBy(...orderBy).limit(limit).offset(offset),
@@ -51,7 +51,7 @@ export async function getVendor(db: DbOrTx, vendorId: string) {
   return row;
 }
 
-export async function listOrganizations(db: DbOrTx, vendorId: string, query: PageQuery) {
+export async function listOrganizations(db: DbOrTx, vendorId: string, query: PageRequest) {
   const paging = parsePaging(query, sortableOrganizations, "name,asc");
   await getVendor(db, vendorId);
   const where = eq(organizations.vendorId, vendorId);
@@ -108,7 +108,7 @@ export async function createApiToken(db: DbOrTx, vendorId: string, input: { name
   return { ...row!, token: token.plain };
 }
 
-export async function listApiTokens(db: DbOrTx, vendorId: string, query: PageQuery) {
+export async function listApiTokens(db: DbOrTx, vendorId: string, query: PageRequest) {
   const paging = parsePaging(query, sortableTokens, "createdAt,asc");
   await getVendor(db, vendorId);
   const where = eq(apiTokens.vendorId, vendorId);

@@ -1,6 +1,7 @@
 // The one interface the call bridge drives a live conversation through, whatever the provider.
 import type { EventEmitter } from "node:events";
 import type { Config } from "../config";
+import type { ToolSpec } from "../models/tool-schema";
 
 export type TranscriptRole = "USER" | "ASSISTANT";
 
@@ -12,7 +13,7 @@ export type ToolCallEvent = { callId: string; name: string; arguments: Record<st
 export type EndCallEvent = { reason: string | null };
 
 /** A function the LLM may call, in OpenAI function format (JSON Schema parameters). */
-export type VoiceTool = { name: string; description?: string; parameters: Record<string, unknown> };
+export type VoiceTool = ToolSpec;
 
 export type VoiceSessionEvents = {
   /** Agent speech, PCM16 mono at the session's sampleRate, in provider-sized chunks. */

@@ -1,8 +1,10 @@
 // Tool definitions the LLM sees: the built-in end_call and the tool_webhook extensions.
+import { isObject } from "../lib/is-object";
 import { log } from "../log";
+import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
 import type { VoiceTool } from "./engine";
 
-export const endCallToolName = "end_call";
+export const endCallToolName = END_CALL_TOOL_NAME;
 
 export const endCallTool: VoiceTool = {
   name: endCallToolName,
@@ -15,59 +17,34 @@ export const endCallTool: VoiceTool = {
   },
 };
 
-export class InvalidToolSchemaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidToolSchemaError";
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * Parses a tool `schema` JSON string (OpenAI function format; the chat-completions wrapper
- * `{type: "function", function: {...}}` is accepted too). `name` overrides the schema's name,
- * since the extension's name is the one the LLM sees.
- */
-export function parseToolSchema(schema: string, name?: string): VoiceTool {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(schema);
-  } catch {
-    throw new InvalidToolSchemaError("tool schema is not valid JSON");
-  }
-  const fn = isObject(parsed) && isObject(parsed.function) ? parsed.function : parsed;
-  if (!isObject(fn)) throw new InvalidToolSchemaError("tool schema must be a JSON object");
-  const toolName = name ?? fn.name;
-  if (typeof toolName !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(toolName)) {
-    throw new InvalidToolSchemaError(`invalid tool name ${JSON.stringify(toolName)}`);
-  }
-  const parameters = isObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} };
-  return typeof fn.description === "string"
-    ? { name: toolName, description: fn.description, parameters }
-    : { name: toolName, parameters };
-}
-
 export type ToolWebhook = { tool: VoiceTool; serverUrl: string; headers: Record<string, string> };
 
 type Extension = { type: string; parameters: Record<string, unknown> };
 
-/** The usable tool_webhook extensions; a broken one is skipped (and logged) rather than failing the call. */
+/** One stored tool_webhook extension as the LLM's tool, or why it cannot be used. */
+function readToolWebhook(p: Record<string, unknown>): ToolWebhook | string {
+  const { name, serverUrl, schema } = p;
+  if (typeof name !== "string" || typeof serverUrl !== "string" || typeof schema !== "string")
+    return "name, serverUrl and schema are required";
+  if (name === endCallToolName) return `${endCallToolName} is reserved`;
+  const parsed = parseToolSchema(schema);
+  if (!parsed.ok) return `schema ${parsed.message}`;
+  const headers = isObject(p.headers) ? (p.headers as Record<string, string>) : {};
+  // the extension's name is the one the LLM sees
+  return { tool: { ...parsed.tool, name }, serverUrl, headers };
+}
+
+/**
+ * The usable tool_webhook extensions, read with the parser the API validates with. A broken one is skipped
+ * (and logged) rather than failing the call.
+ */
 export function toolWebhooksFromExtensions(extensions: Extension[]): ToolWebhook[] {
   const webhooks: ToolWebhook[] = [];
-  for (const { type, parameters: p } of extensions) {
+  for (const { type, parameters } of extensions) {
     if (type !== "tool_webhook") continue;
-    try {
-      if (typeof p.serverUrl !== "string" || typeof p.schema !== "string") {
-        throw new InvalidToolSchemaError("serverUrl and schema are required");
-      }
-      const tool = parseToolSchema(p.schema, typeof p.name === "string" ? p.name : undefined);
-      if (tool.name === endCallToolName) throw new InvalidToolSchemaError(`${endCallToolName} is reserved`);
-      const headers = isObject(p.headers) ? (p.headers as Record<string, string>) : {};
-      webhooks.push({ tool, serverUrl: p.serverUrl, headers });
-    } catch (error) {
-      log.warn("tool webhook skipped", { tool: p.name, error: (error as Error).message });
-    }
+    const webhook = readToolWebhook(parameters);
+    if (typeof webhook === "string") log.warn("tool webhook skipped", { tool: parameters.name, error: webhook });
+    else webhooks.push(webhook);
   }
   return webhooks;
 }

@@ -112,9 +112,18 @@ for (const kind of ["assistants", "agents"] as const) {
     test("the same element id twice in one list is a 400", async () => {
       const created = (await a.org.post(`${a.P}/${kind}`, { name: "Twice", extensions: [tool()] })).body.data;
       const id = created.extensions[0].id;
-      const res = await a.org.put(`${a.P}/${kind}/${created.id}`, { name: "Twice", extensions: [{ ...tool(), id }, { ...tool(), id }] });
+      const res = await a.org.put(`${a.P}/${kind}/${created.id}`, { name: "Twice", extensions: [{ ...tool(), id }, { ...tool("other_tool"), id }] });
       expect(res.status).toBe(400);
       expect(res.body.errors[0].field).toBe("extensions[1].id");
+    });
+
+    test("tool names are unique per assistant and end_call is reserved (the call's own tool)", async () => {
+      const twice = await a.org.post(`${a.P}/${kind}`, { name: "Names", extensions: [tool(), tool()] });
+      expect(twice.status).toBe(400);
+      expect(twice.body.errors).toEqual([{ field: "extensions[1].parameters.name", message: "another tool is named lookup_order" }]);
+      const reserved = await a.org.post(`${a.P}/${kind}`, { name: "Names", extensions: [tool("end_call")] });
+      expect(reserved.status).toBe(400);
+      expect(reserved.body.errors).toEqual([{ field: "extensions[0].parameters.name", message: "end_call is reserved" }]);
     });
 
     test("a hook secret is write-only: stored, never returned, kept when omitted, removed with null", async () => {

@@ -16,7 +16,8 @@ import {
   type HookDeliveryRow,
 } from "../../src/db/schema";
 import { emitCallEvent } from "../../src/events/emit-call-event";
-import type { CallConcludedPayload, CallEventType, CallStartedPayload } from "../../src/events/payloads";
+import type { CallEventType } from "../../src/db/schema";
+import type { CallConcludedPayload, CallStartedPayload } from "../../src/events/payloads";
 
 export function openDb() {
   return createDb(process.env.DATABASE_URL!, { max: 5 });

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { buildSessionConfig, outputRateOf, realtimeUrl } from "../../src/voice/openai-session-config";
-import { parseToolSchema, toolWebhooksFromExtensions } from "../../src/voice/tools";
+import { parseToolSchema } from "../../src/models/tool-schema";
+import { toolWebhooksFromExtensions } from "../../src/voice/tools";
 
 const base = { instructions: "Be brief.", tools: [] };
 
@@ -40,11 +41,13 @@ test("the URL carries the model; outputSampleRate must be a positive integer", (
   expect([outputRateOf({ outputSampleRate: 16000 }), outputRateOf({ outputSampleRate: "x" }), outputRateOf({})]).toEqual([16000, 24000, 24000]);
 });
 
-test("tool schemas: OpenAI function format, the chat wrapper, and broken extensions skipped", () => {
+test("tool schemas: the API's OpenAI function format only, the extension's name wins, broken extensions skipped", () => {
   const fn = { name: "lookup", description: "Find it", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } };
-  expect(parseToolSchema(JSON.stringify(fn))).toEqual(fn);
-  expect(parseToolSchema(JSON.stringify({ type: "function", function: fn }), "renamed").name).toBe("renamed");
-  expect(() => parseToolSchema("{nope")).toThrow("not valid JSON");
+  expect(parseToolSchema(JSON.stringify(fn))).toEqual({ ok: true, tool: fn });
+  // the chat-completions wrapper is refused by the API, so the call refuses it too
+  expect(parseToolSchema(JSON.stringify({ type: "function", function: fn })).ok).toBe(false);
+  expect(parseToolSchema("{nope")).toEqual({ ok: false, message: "is not valid JSON" });
+  expect(toolWebhooksFromExtensions([{ type: "tool_webhook", parameters: { name: "renamed", serverUrl: "http://t.test", schema: JSON.stringify(fn) } }])[0]?.tool.name).toBe("renamed");
   const webhooks = toolWebhooksFromExtensions([
     { type: "tool_webhook", parameters: { name: "lookup", serverUrl: "http://t.test", schema: JSON.stringify(fn), headers: { A: "1" } } },
     { type: "tool_webhook", parameters: { name: "broken", serverUrl: "http://t.test", schema: "{" } },

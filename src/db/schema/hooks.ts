@@ -4,6 +4,9 @@ import { id, ownedByOrganization } from "./tenancy";
 
 export const deliveryStatuses = ["PENDING", "SUCCEEDED", "FAILED"] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
+export const callEventTypes = ["call_started", "call_concluded"] as const;
+export type CallEventType = (typeof callEventTypes)[number];
+export const hookMethods = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
 
 // The outbox: one row per (call, hook, event type), written in the transaction that changes the call.
 // The target and the body are frozen here so every retry sends the same bytes to the same place.

@@ -56,3 +56,5 @@ export const pageQueryFields = {
   sort: t.Optional(t.String({ description: "field,asc|desc over the resource's sortable fields (default name,asc)" })),
 };
 export const PageQuery = t.Object(pageQueryFields, Strict);
+/** page, size and sort as the query string gives them; services parse them with parsePaging. */
+export type PageRequest = typeof PageQuery.static;

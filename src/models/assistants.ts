@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { hookMethods } from "../../events/emit-call-event";
-import { Enum, HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "../schemas";
+import { hookMethods } from "../db/schema";
+import { Enum, HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "./common";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
 

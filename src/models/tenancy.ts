@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { NonEmpty, Nullable, OptionalNullable, Strict, Uuid } from "../schemas";
+import { NonEmpty, Nullable, OptionalNullable, Strict, Uuid } from "./common";
 
 const DateTime = t.Date();
 

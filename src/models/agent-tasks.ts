@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { Enum, Nullable, Strict, Uuid, pageQueryFields } from "../schemas";
-import { agentTaskStatuses } from "../../db/schema";
+import { Enum, Nullable, Strict, Uuid, pageQueryFields } from "./common";
+import { agentTaskStatuses } from "../db/schema";
 
 export const AgentTaskModel = {
   query: t.Object(

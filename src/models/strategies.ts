@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Integer, NonEmpty, Strict, Uuid } from "../schemas";
+import { Integer, NonEmpty, Strict, Uuid } from "./common";
 
 const Open = { additionalProperties: true } as const;
 const num = () => t.Optional(t.Number());

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Integer, Strict, Uuid } from "../schemas";
+import { Integer, Strict, Uuid } from "./common";
 
 const Hostname = t.String({
   minLength: 1,
