@@ -1,5 +1,6 @@
 // The only module that reads the environment: everything else receives a Config.
 import { hostname, networkInterfaces } from "node:os";
+import { parseAllowCidrs } from "./net/outbound-guard";
 
 type Env = Record<string, string | undefined>;
 
@@ -84,6 +85,14 @@ export function loadConfig(env: Env = process.env) {
         baseUrl: str(env, "OPENAI_BASE_URL", "https://api.openai.com/v1"),
         summaryModel: str(env, "SUMMARY_MODEL", "gpt-4o-mini"),
       },
+      // ranges tenants' hook, tool and SIP destinations may reach although private (see src/net/outbound-guard.ts)
+      outbound: { allowCidrs: parseAllowCidrs(env.OUTBOUND_ALLOW_CIDRS ?? "") },
+      // GET /metrics of the hook worker (the API and the bridge serve it on their own ports)
+      workerMetricsPort: int(env, "WORKER_METRICS_PORT", 9464),
+      // how long a finished call's recording and messages stay readable through the API
+      recordingRetentionDays: int(env, "RECORDING_RETENTION_DAYS", 30),
+      // the bridge's websocket URL as browsers reach it, for the console's Talk page (else derived from the page's host)
+      consoleBridgeUrl: env.CONSOLE_BRIDGE_URL || null,
       logLevel: str(env, "LOG_LEVEL", "info"),
     };
 }

@@ -10,6 +10,8 @@ process.env.DATABASE_URL = databaseUrl;
 process.env.ADMIN_TOKEN ||= `admin_${randomBytes(16).toString("hex")}`;
 process.env.ENCRYPTION_KEY ||= randomBytes(32).toString("hex");
 process.env.LOG_LEVEL ||= "warn";
+// the receivers tests start listen on loopback, which the outbound guard refuses by default
+process.env.OUTBOUND_ALLOW_CIDRS ||= "127.0.0.0/8";
 
 await migrateDatabase(databaseUrl);
 
