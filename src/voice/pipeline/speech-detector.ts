@@ -1,0 +1,90 @@
+// The caller's side of the pipeline: call audio cut into VAD windows (resampled to 16 kHz when the
+// call is 24 kHz, since Silero knows 8 and 16 kHz only), scored one window at a time, and turned into
+// turn events plus the speech audio that goes on to STT (at the VAD's rate).
+import { createResampler, type Resampler } from "../../audio/resampler";
+import { coalescingRunner, type CoalescingRunner } from "../../lib/coalescing-runner";
+import { SileroVad, type VadRate } from "./silero-vad";
+import { TurnDetector, type VadSettings } from "./turn-detector";
+
+export type SpeechEvent =
+  /** the turn started: `audio` holds the backbuffer and the start's windows */
+  | { type: "start"; audio: Int16Array }
+  /** a window heard while the caller is speaking (stop window included) */
+  | { type: "audio"; audio: Int16Array }
+  | { type: "end" };
+
+export const vadRateFor = (callRate: number): VadRate => (callRate === 8000 ? 8000 : 16000);
+
+export class SpeechDetector {
+  private readonly resampler: Resampler;
+  private readonly turns: TurnDetector;
+  private readonly runner: CoalescingRunner;
+  private pending: Int16Array[] = [];
+  private pendingSamples = 0;
+
+  private constructor(
+    private readonly vad: SileroVad,
+    callRate: number,
+    settings: VadSettings,
+    private readonly onEvent: (event: SpeechEvent) => void,
+    onError: (error: unknown) => void,
+  ) {
+    this.resampler = createResampler(callRate, vad.sampleRate);
+    this.turns = new TurnDetector(settings, vad.sampleRate);
+    this.runner = coalescingRunner(() => this.drain(), onError);
+  }
+
+  static async create(callRate: number, settings: VadSettings, onEvent: (event: SpeechEvent) => void, onError: (error: unknown) => void) {
+    return new SpeechDetector(await SileroVad.create(vadRateFor(callRate)), callRate, settings, onEvent, onError);
+  }
+
+  /** Rate of the audio in the events. */
+  get sampleRate(): VadRate {
+    return this.vad.sampleRate;
+  }
+
+  push(samples: Int16Array) {
+    const audio = this.resampler.process(samples);
+    this.pending.push(audio);
+    this.pendingSamples += audio.length;
+    if (this.pendingSamples >= this.vad.windowSamples) this.runner.request();
+  }
+
+  /** Resolves once every window pushed so far has been scored (tests, benches). */
+  settled() {
+    return this.runner.settled();
+  }
+
+  stop() {
+    void this.runner.stop();
+    this.pending = [];
+    this.pendingSamples = 0;
+  }
+
+  private async drain() {
+    const size = this.vad.windowSamples;
+    while (this.pendingSamples >= size) {
+      const window = this.take(size);
+      const probability = await this.vad.probability(window);
+      const wasSpeaking = this.turns.speaking;
+      const event = this.turns.push(window, probability);
+      if (wasSpeaking) this.onEvent({ type: "audio", audio: window }); // the end's own window too, before it
+      if (event) this.onEvent(event);
+    }
+  }
+
+  private take(size: number): Int16Array {
+    const window = new Int16Array(size);
+    let filled = 0;
+    while (filled < size) {
+      const head = this.pending[0]!;
+      const n = Math.min(size - filled, head.length);
+      window.set(head.subarray(0, n), filled);
+      filled += n;
+      if (n === head.length) this.pending.shift();
+      else this.pending[0] = head.subarray(n);
+    }
+    this.pendingSamples -= size;
+    return window;
+  }
+}

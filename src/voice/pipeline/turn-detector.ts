@@ -1,0 +1,99 @@
+// Turn-taking from the VAD's per-window speech probability: a window counts as speech when the
+// probability reaches confidenceThreshold AND its RMS volume reaches minVolume; startDuration of
+// speech starts a turn, stopDuration of non-speech ends it. The audio of the backbufferDuration before
+// the start (and the start's own windows) is handed over with the start, so STT hears the onset.
+import { concatPcm, rms } from "../../audio/pcm";
+
+export type VadSettings = {
+  confidenceThreshold: number;
+  /** RMS on a 0..1 scale (full scale = 1). */
+  minVolume: number;
+  startDurationMs: number;
+  stopDurationMs: number;
+  backbufferDurationMs: number;
+};
+
+export type TurnEvent = { type: "start"; audio: Int16Array } | { type: "end" };
+
+type Phase = "quiet" | "starting" | "speaking" | "stopping";
+
+
+export class TurnDetector {
+  private phase: Phase = "quiet";
+  private runMs = 0; // speech (starting) or non-speech (stopping) in a row
+  // windows before the confirmed start: the backbuffer plus the start's own windows
+  private history: Int16Array[] = [];
+  private historySamples = 0;
+  private readonly backbufferSamples: number;
+
+  constructor(
+    private readonly settings: VadSettings,
+    private readonly sampleRate: number,
+  ) {
+    this.backbufferSamples = Math.round((settings.backbufferDurationMs * sampleRate) / 1000);
+  }
+
+  get speaking() {
+    return this.phase === "speaking" || this.phase === "stopping";
+  }
+
+  /** One window of audio with its speech probability; returns the turn event it causes, if any. */
+  push(window: Int16Array, probability: number): TurnEvent | null {
+    const ms = (window.length * 1000) / this.sampleRate;
+    const { confidenceThreshold, minVolume, startDurationMs, stopDurationMs } = this.settings;
+    const speech = probability >= confidenceThreshold && rms(window) / 32768 >= minVolume;
+    switch (this.phase) {
+      case "quiet":
+      case "starting":
+        this.remember(window);
+        if (!speech) {
+          this.phase = "quiet";
+          this.runMs = 0;
+          this.trim();
+          return null;
+        }
+        this.runMs = this.phase === "quiet" ? ms : this.runMs + ms;
+        this.phase = "starting";
+        if (this.runMs < startDurationMs) return null;
+        return this.start();
+      case "speaking":
+      case "stopping":
+        if (speech) {
+          this.phase = "speaking";
+          this.runMs = 0;
+          return null;
+        }
+        this.runMs = this.phase === "speaking" ? ms : this.runMs + ms;
+        this.phase = "stopping";
+        if (this.runMs < stopDurationMs) return null;
+        this.phase = "quiet";
+        this.runMs = 0;
+        return { type: "end" };
+    }
+  }
+
+  private start(): TurnEvent {
+    const audio = concatPcm(this.history);
+    this.history = [];
+    this.historySamples = 0;
+    this.phase = "speaking";
+    this.runMs = 0;
+    return { type: "start", audio };
+  }
+
+  private remember(window: Int16Array) {
+    this.history.push(window);
+    this.historySamples += window.length;
+  }
+
+  /** In the quiet, keep only the last backbufferDuration of audio. */
+  private trim() {
+    while (this.history.length > 0 && this.historySamples - (this.history[0]?.length ?? 0) >= this.backbufferSamples) {
+      this.historySamples -= this.history.shift()?.length ?? 0;
+    }
+    if (this.backbufferSamples === 0) {
+      this.history = [];
+      this.historySamples = 0;
+    }
+  }
+}

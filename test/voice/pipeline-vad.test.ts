@@ -1,0 +1,124 @@
+// Silero VAD v5 on real espeak-ng speech, silence and noise, and the turn-taking settings moving the
+// start and end of a turn the way they say.
+import { describe, expect, test } from "bun:test";
+import { concatPcm, rms } from "../../src/audio/pcm";
+import { SileroVad } from "../../src/voice/pipeline/silero-vad";
+import { SpeechDetector, type SpeechEvent } from "../../src/voice/pipeline/speech-detector";
+import type { VadSettings } from "../../src/voice/pipeline/turn-detector";
+import { silence, speech } from "../helpers/speech";
+
+const base: VadSettings = { confidenceThreshold: 0.5, minVolume: 0, startDurationMs: 64, stopDurationMs: 400, backbufferDurationMs: 300 };
+
+/** White noise of `ms` at `rate` with RMS about `level` of full scale (deterministic). */
+function noise(ms: number, rate: number, level: number) {
+  const out = new Int16Array(Math.round((ms * rate) / 1000));
+  let seed = 12345;
+  for (let i = 0; i < out.length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = Math.round(((seed / 0x7fffffff) * 2 - 1) * level * 32767 * Math.sqrt(3));
+  }
+  return out;
+}
+
+/** Feeds `audio` in 20 ms frames; returns the events with the stream time (ms) they happened at. */
+async function detect(audio: Int16Array, rate: number, settings: Partial<VadSettings> = {}) {
+  const events: { type: string; atMs: number; samples: number }[] = [];
+  let fedMs = 0;
+  const detector = await SpeechDetector.create(rate, { ...base, ...settings }, (e: SpeechEvent) => {
+    if (e.type !== "audio") events.push({ type: e.type, atMs: fedMs, samples: e.type === "start" ? e.audio.length : 0 });
+  }, (error) => { throw error; });
+  const frame = rate / 50;
+  for (let i = 0; i < audio.length; i += frame) {
+    detector.push(audio.subarray(i, i + frame));
+    await detector.settled(); // score as we go, so `fedMs` is the time each event happened at
+    fedMs += 20;
+  }
+  detector.stop();
+  return events;
+}
+
+/** Where the voice is in espeak's output (it pads with quiet), in ms: 10 ms frames above RMS 300. */
+function voiced(samples: Int16Array, rate: number) {
+  const frame = rate / 100;
+  const loud: number[] = [];
+  for (let i = 0; i + frame <= samples.length; i += frame) if (rms(samples.subarray(i, i + frame)) > 300) loud.push(i / frame);
+  return { startMs: (loud[0] ?? 0) * 10, endMs: ((loud.at(-1) ?? 0) + 1) * 10 };
+}
+
+async function utterance(rate: number, padMs = 600) {
+  const said = await speech("Where is my order forty two?", rate);
+  const { startMs, endMs } = voiced(said, rate);
+  return { audio: concatPcm([silence(padMs, rate), said, silence(1500, rate)]), onsetMs: padMs + startMs, endMs: padMs + endMs };
+}
+
+describe("Silero VAD v5", () => {
+  test("speech scores high, silence and noise low, at 8 and 16 kHz", async () => {
+    for (const rate of [8000, 16000] as const) {
+      const vad = await SileroVad.create(rate);
+      const score = async (audio: Int16Array) => {
+        const probs: number[] = [];
+        for (let i = 0; i + vad.windowSamples <= audio.length; i += vad.windowSamples) probs.push(await vad.probability(audio.subarray(i, i + vad.windowSamples)));
+        return probs;
+      };
+      const speechProbs = await score(await speech("Where is my order forty two?", rate));
+      expect(speechProbs.filter((p) => p > 0.5).length / speechProbs.length).toBeGreaterThan(0.6);
+      expect(Math.max(...(await score(silence(1000, rate))))).toBeLessThan(0.1);
+      expect(Math.max(...(await score(noise(1000, rate, 0.05))))).toBeLessThan(0.5);
+    }
+  });
+});
+
+describe("turn-taking", () => {
+  test("one turn per utterance, starting near the onset and ending stopDuration after the speech", async () => {
+    for (const rate of [8000, 16000, 24000]) {
+      const { audio, onsetMs, endMs } = await utterance(rate);
+      const events = await detect(audio, rate);
+      expect(events.map((e) => e.type)).toEqual(["start", "end"]);
+      expect(events[0]!.atMs).toBeGreaterThan(onsetMs);
+      expect(events[0]!.atMs).toBeLessThan(onsetMs + 250);
+      expect(events[1]!.atMs).toBeGreaterThan(endMs + 400 - 150);
+      expect(events[1]!.atMs).toBeLessThan(endMs + 400 + 250);
+    }
+  });
+
+  test("silence and noise start no turn", async () => {
+    expect(await detect(silence(2000, 8000), 8000)).toEqual([]);
+    expect(await detect(noise(2000, 16000, 0.05), 16000)).toEqual([]);
+  });
+
+  test("startDuration delays the start; stopDuration moves the end", async () => {
+    const { audio } = await utterance(16000);
+    const quick = await detect(audio, 16000, { startDurationMs: 0, stopDurationMs: 200 });
+    const slow = await detect(audio, 16000, { startDurationMs: 300, stopDurationMs: 900 });
+    expect(slow[0]!.atMs - quick[0]!.atMs).toBeGreaterThanOrEqual(250);
+    expect(slow[1]!.atMs - quick[1]!.atMs).toBeGreaterThanOrEqual(600);
+    expect(slow[1]!.atMs - quick[1]!.atMs).toBeLessThanOrEqual(800);
+  });
+
+  test("a longer stopDuration bridges the pause between two phrases", async () => {
+    const rate = 8000;
+    const said = await speech("Hello there.", rate);
+    const { startMs, endMs } = voiced(said, rate);
+    const cut = said.subarray((startMs * rate) / 1000, (endMs * rate) / 1000); // without espeak's own pauses
+    const audio = concatPcm([silence(500, rate), cut, silence(600, rate), cut, silence(1500, rate)]);
+    expect((await detect(audio, rate, { stopDurationMs: 300 })).map((e) => e.type)).toEqual(["start", "end", "start", "end"]);
+    expect((await detect(audio, rate, { stopDurationMs: 900 })).map((e) => e.type)).toEqual(["start", "end"]);
+  });
+
+  test("confidenceThreshold above every probability, or a minVolume above the speech's RMS, starts no turn", async () => {
+    const { audio } = await utterance(8000);
+    expect(await detect(audio, 8000, { confidenceThreshold: 1.01 })).toEqual([]);
+    expect(await detect(audio, 8000, { minVolume: 0.9 })).toEqual([]);
+    expect((await detect(audio, 8000, { minVolume: 0.01 })).map((e) => e.type)).toEqual(["start", "end"]);
+  });
+
+  test("the start carries backbufferDuration of audio before it", async () => {
+    const { audio } = await utterance(16000);
+    const none = await detect(audio, 16000, { backbufferDurationMs: 0 });
+    const second = await detect(audio, 16000, { backbufferDurationMs: 1000 });
+    const startMs = (samples: number) => (samples * 1000) / 16000;
+    expect(startMs(none[0]!.samples)).toBeLessThan(200);
+    expect(startMs(second[0]!.samples) - startMs(none[0]!.samples)).toBeGreaterThan(500); // only 600 ms of pad exist
+    expect(startMs(second[0]!.samples) - startMs(none[0]!.samples)).toBeLessThanOrEqual(1050);
+  });
+});
