@@ -10,6 +10,7 @@ import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
 import { hookDeliveries } from "../../src/db/schema";
 import { serializePayload } from "../../src/events/payloads";
 import { sendHook } from "../../src/events/send-hook";
+import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { startReceiver } from "../../test/helpers/receiver";
 import { ensureTemporal, startWorker } from "../../test/helpers/temporal";
 import { callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
@@ -22,6 +23,8 @@ const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.
 const databaseUrl = `${server}/vas_bench_hooks_${process.pid}`;
 process.env.DATABASE_URL = databaseUrl;
 process.env.ENCRYPTION_KEY ||= randomBytes(32).toString("hex");
+// the receiver listens on loopback, which the outbound guard refuses by default
+process.env.OUTBOUND_ALLOW_CIDRS ||= "127.0.0.0/8";
 const say = (msg: string) => console.error(`[bench/hooks] ${msg}`);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
@@ -76,9 +79,10 @@ try {
   const before = receiver.requests.length;
   const b0 = performance.now();
   const sentAt: number[] = [];
+  const guard = createOutboundGuard({ allowCidrs: ["127.0.0.0/8"] });
   for (const body of bodies) {
     sentAt.push(performance.timeOrigin + performance.now());
-    const res = await sendHook({ url: `${receiver.url}/baseline`, method: "POST", headers: {}, body, timeoutMs: 30_000 });
+    const res = await sendHook({ url: `${receiver.url}/baseline`, method: "POST", headers: {}, body, timeoutMs: 30_000, guard });
     if (!res.ok) throw new Error(`baseline request failed: ${res.error ?? res.statusCode}`);
   }
   const baselineS = (performance.now() - b0) / 1000;

@@ -16,6 +16,8 @@ export function createBench(name: string) {
     ADMIN_TOKEN: `admin_${randomBytes(8).toString("hex")}`,
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+    // benches' receivers listen on loopback, which the outbound guard refuses by default
+    OUTBOUND_ALLOW_CIDRS: process.env.OUTBOUND_ALLOW_CIDRS || "127.0.0.0/8",
   };
   Object.assign(process.env, env);
   const children: ChildProcess[] = [];

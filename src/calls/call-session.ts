@@ -3,6 +3,7 @@
 import { createCallRecorder, type CallRecorder } from "../audio/call-recorder";
 import type { CallMessage } from "../events/payloads";
 import { log } from "../log";
+import type { OutboundGuard } from "../net/outbound-guard";
 import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engine";
 import type { ToolWebhook } from "../voice/tools";
 import { CallMessages } from "./call-messages";
@@ -26,6 +27,8 @@ export type CallSessionOptions = {
   transport: CallerTransport;
   tools: ToolWebhook[];
   toolTimeoutMs: number;
+  /** every tool server is reached through it */
+  toolGuard: OutboundGuard;
   maxCallMs: number;
   /** The moment audio began (Unix ms): the call_started event. */
   onStarted: (startedAt: number) => void;
@@ -158,8 +161,8 @@ export class CallSession {
 
   private onToolCall(event: ToolCallEvent) {
     this.messages.toolCall(event, Date.now());
-    const { tools, toolTimeoutMs } = this.options;
-    const request = { callId: this.callId, event, tools, timeoutMs: toolTimeoutMs, transport: this.transport.descriptor };
+    const { tools, toolTimeoutMs, toolGuard } = this.options;
+    const request = { callId: this.callId, event, tools, timeoutMs: toolTimeoutMs, transport: this.transport.descriptor, guard: toolGuard };
     const running = runToolCall(request).then((output) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now());
       if (!this.ending) this.voice?.submitToolResult(event.callId, output);

@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
+import { createOutboundGuard } from "../net/outbound-guard";
 import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
 import { toolWebhooksFromExtensions, type ToolWebhook } from "../voice/tools";
@@ -35,6 +36,7 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     transport,
     tools,
     toolTimeoutMs: config.bridge.toolTimeoutMs,
+    toolGuard: createOutboundGuard(config.outbound),
     maxCallMs: config.bridge.maxCallMs,
     ticker: deps.ticker,
     onStarted: (startedAt) => {

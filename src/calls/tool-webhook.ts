@@ -1,4 +1,7 @@
-// Calls a tool_webhook extension's server while the LLM waits for the result.
+// Calls a tool_webhook extension's server while the LLM waits for the result, through the outbound guard.
+import { guardedExchange } from "../net/guarded-request";
+import type { OutboundGuard } from "../net/outbound-guard";
+
 export type ToolTransport = { type: "sip" | "websocket"; calledNumber?: string; callingNumber?: string };
 
 export type ToolWebhookRequest = {
@@ -8,6 +11,7 @@ export type ToolWebhookRequest = {
   callId: string;
   transport: ToolTransport;
   parameters: Record<string, unknown>;
+  guard: OutboundGuard;
   /** Pass config.bridge.toolTimeoutMs; 10 s when left out. */
   timeoutMs?: number;
 };
@@ -17,25 +21,31 @@ export type ToolWebhookResult = { output: string; ok: boolean; status: number | 
 
 export const toolFailureMessage = "Error: the tool failed to respond. Tell the caller you couldn't complete that.";
 
+// what the LLM can use of a tool's answer; a larger one is a failed call, not a memory sink
+const MAX_OUTPUT_BYTES = 256 * 1024;
+
 export async function callToolWebhook(request: ToolWebhookRequest): Promise<ToolWebhookResult> {
-  const { serverUrl, headers = {}, name, callId, transport, parameters, timeoutMs = 10_000 } = request;
+  const { serverUrl, headers = {}, name, callId, transport, parameters, guard, timeoutMs = 10_000 } = request;
   // the body is always JSON, whatever content type the configuration says
-  const staticHeaders = Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type");
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const response = await fetch(serverUrl, {
-      method: "POST",
-      headers: [...staticHeaders, ["Content-Type", "application/json"]],
-      body: JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }),
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "follow",
-    });
-    const text = await response.text();
-    if (!response.ok) return { output: toolFailureMessage, ok: false, status: response.status, durationMs: elapsed() };
-    return { output: text, ok: true, status: response.status, durationMs: elapsed() };
-  } catch (error) {
-    const reason = (error as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : (error as Error).message;
-    return { output: toolFailureMessage, ok: false, status: null, durationMs: elapsed(), error: reason };
+  const staticHeaders = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type"));
+  const body = Buffer.from(JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }));
+  const res = await guardedExchange(guard, {
+    url: serverUrl,
+    method: "POST",
+    headers: { ...staticHeaders, "content-type": "application/json", "content-length": String(body.length) },
+    body,
+    timeoutMs,
+    maxResponseBytes: MAX_OUTPUT_BYTES,
+  });
+  const { statusCode: status, durationMs } = res;
+  const failed = (error?: string): ToolWebhookResult => ({ output: toolFailureMessage, ok: false, status, durationMs, ...(error ? { error } : {}) });
+  // the LLM only ever sees the generic failure; the reason goes to the log through `error`
+  if (res.timedOut) return failed(`timed out after ${timeoutMs} ms`);
+  if (res.error !== null) return failed(res.error);
+  if (status === null || status < 200 || status >= 300) {
+    return failed(status !== null && status >= 300 && status < 400 ? `redirect not followed (status ${status})` : undefined);
   }
+  if (res.truncated) return failed(`response larger than ${MAX_OUTPUT_BYTES} bytes`);
+  if (!res.complete) return failed(`response body not complete within ${timeoutMs} ms`);
+  return { output: res.body.toString("utf8"), ok: true, status, durationMs };
 }

@@ -11,11 +11,12 @@ export class DtmfDecoder {
 
   /** The digit this packet completes, or null (not an event, a repeat, or not finished yet). */
   decode(payload: Uint8Array, timestamp: number): string | null {
-    if (payload.length < 4) return null;
-    const end = (payload[1] & 0x80) !== 0;
+    const [event, flags] = payload;
+    if (payload.length < 4 || event === undefined || flags === undefined) return null;
+    const end = (flags & 0x80) !== 0;
     if (!end || timestamp === this.lastTimestamp) return null;
     this.lastTimestamp = timestamp;
-    return dtmfDigit(payload[0]);
+    return dtmfDigit(event);
   }
 }
 

@@ -5,19 +5,20 @@ export type RtpPacket = { payloadType: number; marker: boolean; sequence: number
 export const rtpHeaderBytes = 12;
 
 export function parseRtp(data: Uint8Array): RtpPacket | null {
-  if (data.length < rtpHeaderBytes || data[0] >> 6 !== 2) return null;
+  const [first = 0, second = 0] = data;
+  if (data.length < rtpHeaderBytes || first >> 6 !== 2) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  let start = rtpHeaderBytes + (data[0] & 0x0f) * 4;
-  if (data[0] & 0x10) {
+  let start = rtpHeaderBytes + (first & 0x0f) * 4;
+  if (first & 0x10) {
     if (data.length < start + 4) return null;
     start += 4 + view.getUint16(start + 2) * 4;
   }
   let end = data.length;
-  if (data[0] & 0x20) end -= data[data.length - 1];
+  if (first & 0x20) end -= view.getUint8(data.length - 1);
   if (end < start) return null;
   return {
-    payloadType: data[1] & 0x7f,
-    marker: (data[1] & 0x80) !== 0,
+    payloadType: second & 0x7f,
+    marker: (second & 0x80) !== 0,
     sequence: view.getUint16(2),
     timestamp: view.getUint32(4),
     ssrc: view.getUint32(8),

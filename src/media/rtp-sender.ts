@@ -72,7 +72,8 @@ export class RtpSender {
   };
 
   private next(now: number): Uint8Array {
-    if (!this.playing && this.queue.length > 0 && now - this.queue[0].at >= frameMs) this.playing = true;
+    const head = this.queue[0];
+    if (!this.playing && head && now - head.at >= frameMs) this.playing = true;
     let payload = this.silence;
     if (this.playing) {
       const item = this.queue.shift();

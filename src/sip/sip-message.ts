@@ -14,7 +14,7 @@ export function splitMessage(text: string): SipMessage | null {
   const trimmed = text.replace(/^(\r?\n)+/, "");
   const end = trimmed.indexOf("\r\n\r\n");
   if (end < 0) return null;
-  const [startLine, ...headers] = trimmed.slice(0, end).split("\r\n");
+  const [startLine = "", ...headers] = trimmed.slice(0, end).split("\r\n");
   if (!isRequestLine(startLine) && !isStatusLine(startLine)) return null;
   return { startLine, headers, body: trimmed.slice(end + 4) };
 }
@@ -24,8 +24,9 @@ export const joinMessage = (m: SipMessage) => [m.startLine, ...m.headers].join("
 const isRequestLine = (line: string) => /^[A-Z]+ \S+ SIP\/2\.0$/.test(line);
 const isStatusLine = (line: string) => /^SIP\/2\.0 \d{3}( |$)/.test(line);
 export const isRequest = (m: SipMessage) => isRequestLine(m.startLine);
-export const methodOf = (m: SipMessage) => m.startLine.split(" ")[0];
-export const requestUri = (m: SipMessage) => m.startLine.split(" ")[1];
+// a message from splitMessage has a valid start line, so both parts exist
+export const methodOf = (m: SipMessage) => m.startLine.split(" ")[0] ?? "";
+export const requestUri = (m: SipMessage) => m.startLine.split(" ")[1] ?? "";
 
 export function headerIndex(m: SipMessage, name: string): number {
   const wanted = canonical(name);
@@ -33,8 +34,8 @@ export function headerIndex(m: SipMessage, name: string): number {
 }
 
 export function getHeader(m: SipMessage, name: string): string | null {
-  const i = headerIndex(m, name);
-  return i < 0 ? null : m.headers[i].slice(m.headers[i].indexOf(":") + 1).trim();
+  const header = m.headers[headerIndex(m, name)];
+  return header === undefined ? null : header.slice(header.indexOf(":") + 1).trim();
 }
 
 /** Header values of `name`, comma-separated lists split (for Via and Route). */
@@ -55,12 +56,11 @@ export function removeHeader(m: SipMessage, name: string) {
 /** The top Via, rewritten by `fn` (it may sit in a header holding several). */
 export function replaceTopVia(m: SipMessage, fn: (via: string) => string) {
   const i = headerIndex(m, "via");
-  if (i < 0) return;
   const line = m.headers[i];
+  if (line === undefined) return;
   const colon = line.indexOf(":");
-  const values = line.slice(colon + 1).split(",");
-  values[0] = " " + fn(values[0].trim());
-  m.headers[i] = line.slice(0, colon + 1) + values.join(",");
+  const [top = "", ...rest] = line.slice(colon + 1).split(",");
+  m.headers[i] = line.slice(0, colon + 1) + [" " + fn(top.trim()), ...rest].join(",");
 }
 
 export type Via = { protocol: string; host: string; port: number | null; params: Map<string, string | null> };
@@ -68,22 +68,24 @@ export type Via = { protocol: string; host: string; port: number | null; params:
 export function parseVia(value: string): Via | null {
   const match = /^SIP\s*\/\s*2\.0\s*\/\s*(\w+)\s+(\[[^\]]+\]|[^;:\s]+)(?::(\d+))?\s*(.*)$/i.exec(value);
   if (!match) return null;
+  const [, protocol = "", host = "", port, rest = ""] = match;
   const params = new Map<string, string | null>();
-  for (const part of match[4].split(";").slice(1)) {
-    const [k, v] = part.split("=");
+  for (const part of rest.split(";").slice(1)) {
+    const [k = "", v] = part.split("=");
     params.set(k.trim().toLowerCase(), v?.trim() ?? null);
   }
-  return { protocol: match[1].toUpperCase(), host: match[2], port: match[3] ? Number(match[3]) : null, params };
+  return { protocol: protocol.toUpperCase(), host, port: port ? Number(port) : null, params };
 }
 
 /** user, host and port of a SIP URI (inside <> or bare, parameters ignored). */
 export function parseUri(value: string): { user: string | null; host: string; port: number | null } | null {
   const inner = /<([^>]*)>/.exec(value)?.[1] ?? value.trim();
   const tel = /^tel:([^;?>]+)/i.exec(inner);
-  if (tel) return { user: decodeURIComponent(tel[1]), host: "", port: null };
+  if (tel?.[1] !== undefined) return { user: decodeURIComponent(tel[1]), host: "", port: null };
   const match = /^sips?:(?:([^@;?]*)@)?(\[[^\]]+\]|[^;:?>]+)(?::(\d+))?/i.exec(inner);
   if (!match) return null;
-  return { user: match[1] === undefined ? null : decodeURIComponent(match[1]), host: match[2], port: match[3] ? Number(match[3]) : null };
+  const [, user, host = "", port] = match;
+  return { user: user === undefined ? null : decodeURIComponent(user), host, port: port ? Number(port) : null };
 }
 
 /** Splits a byte stream (TCP) into messages by Content-Length; skips CRLF keep-alives. */

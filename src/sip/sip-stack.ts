@@ -41,7 +41,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     const all = [...agents.values()];
     const byContact = all.find((a) => a.contactUser === user);
     if (byContact) return byContact.transport;
-    const dialled = (user ?? parseUri(getHeader(request, "to") ?? "")?.user ?? "").split(";")[0];
+    const dialled = (user ?? parseUri(getHeader(request, "to") ?? "")?.user ?? "").split(";")[0] ?? "";
     // the trunk's own address and port first (a carrier may serve several credentials from one IP)
     const atAddress = all.filter((a) => a.trunkAddress === from.address);
     const atPort = atAddress.filter((a) => a.credential.port === from.port);

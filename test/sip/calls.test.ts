@@ -13,7 +13,7 @@ import { runSipp } from "./helpers/sipp";
 let world: SipWorld;
 let tools: Receiver;
 let credentialId: string;
-let numbers: Record<string, string>;
+let numbers: { main: string; plain: string; fallback: string };
 
 beforeAll(async () => {
   world = await startSipWorld(

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { callToolWebhook, toolFailureMessage } from "../../src/calls/tool-webhook";
+import { createOutboundGuard } from "../../src/net/outbound-guard";
+
+const guard = createOutboundGuard({ allowCidrs: ["127.0.0.0/8"] });
 
 type Received = { path: string; headers: Headers; body: any };
 const received: Received[] = [];
@@ -30,6 +33,7 @@ const request = (path: string, extra: Partial<Parameters<typeof callToolWebhook>
     callId: "0b8f1d9e-4c6a-4a57-9d59-1f1c1b7a2e10",
     transport: { type: "sip", calledNumber: "+15550100", callingNumber: "anonymous" },
     parameters: { people: 2, time: "19:00" },
+    guard,
     ...extra,
   });
 
@@ -65,6 +69,6 @@ test("a slow server is cut off at the time-out", async () => {
 });
 
 test("a connection failure gives the generic string", async () => {
-  const result = await callToolWebhook({ serverUrl: "http://127.0.0.1:9/x", name: "t", callId: "c", transport: { type: "websocket" }, parameters: {} });
+  const result = await callToolWebhook({ serverUrl: "http://127.0.0.1:9/x", name: "t", callId: "c", transport: { type: "websocket" }, parameters: {}, guard });
   expect(result).toMatchObject({ output: toolFailureMessage, ok: false, status: null });
 });

@@ -4,6 +4,7 @@ import { hookDeliveries, type DeliveryStatus, type HookDeliveryRow } from "../..
 import { sendHook, type HookResponse } from "../../src/events/send-hook";
 import { signWebhook } from "../../src/events/sign";
 import { log } from "../../src/log";
+import { createOutboundGuard, type OutboundGuard } from "../../src/net/outbound-guard";
 import type { ActivityDeps } from "./index";
 import { recordAttempt } from "./record-attempt";
 
@@ -12,13 +13,15 @@ export type AttemptInput = { deliveryId: string; run: number; attempt: number; n
 export type AttemptOutcome = DeliveryStatus | "GONE";
 
 export function createDeliverAttempt(deps: ActivityDeps) {
+  const guard = createOutboundGuard(deps.config.outbound);
   return async function deliverAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     const [row] = await deps.db.select().from(hookDeliveries).where(eq(hookDeliveries.id, input.deliveryId));
     if (!row || row.run !== input.run) return "GONE";
 
     const startedAt = new Date();
-    const res = await send(deps, row);
-    const status: DeliveryStatus = res.ok ? "SUCCEEDED" : input.nextDelayMs === null ? "FAILED" : "PENDING";
+    const res = await send(deps, guard, row);
+    // a destination the outbound guard refuses stays refused: the delivery fails now, not after 20 tries
+    const status: DeliveryStatus = res.ok ? "SUCCEEDED" : input.nextDelayMs === null || res.refused ? "FAILED" : "PENDING";
     const nextAttemptAt = status === "PENDING" ? new Date(Date.now() + input.nextDelayMs!) : null;
     await recordAttempt(deps.db, { ...input, startedAt, res, status, nextAttemptAt });
     log.info("hook attempt", {
@@ -36,7 +39,7 @@ export function createDeliverAttempt(deps: ActivityDeps) {
   };
 }
 
-async function send(deps: ActivityDeps, row: HookDeliveryRow): Promise<HookResponse> {
+async function send(deps: ActivityDeps, guard: OutboundGuard, row: HookDeliveryRow): Promise<HookResponse> {
   const body = Buffer.from(row.payload, "utf8");
   let signature = {};
   if (row.secretEncrypted) {
@@ -55,5 +58,6 @@ async function send(deps: ActivityDeps, row: HookDeliveryRow): Promise<HookRespo
     headers: { ...row.headers, ...signature },
     body,
     timeoutMs: deps.config.hooks.timeoutMs,
+    guard,
   });
 }

@@ -4,7 +4,7 @@ import type { SecretBox } from "../../src/crypto/secrets";
 import type { Db } from "../../src/db/client";
 import { createDeliverAttempt } from "./deliver-attempt";
 
-export type ActivityDeps = { db: Db; secretBox: SecretBox; config: Pick<Config, "hooks"> };
+export type ActivityDeps = { db: Db; secretBox: SecretBox; config: Pick<Config, "hooks" | "outbound"> };
 
 export function createActivities(deps: ActivityDeps) {
   return { deliverAttempt: createDeliverAttempt(deps) };
