@@ -84,6 +84,12 @@ export function loadConfig(env: Env = process.env) {
         realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),
         baseUrl: str(env, "OPENAI_BASE_URL", "https://api.openai.com/v1"),
         summaryModel: str(env, "SUMMARY_MODEL", "gpt-4o-mini"),
+        // the pipeline engine's providers: the operator's endpoints and keys, never a tenant's
+        deepgramUrl: str(env, "DEEPGRAM_URL", "wss://api.deepgram.com/v1/listen"),
+        deepgramApiKey: env.DEEPGRAM_API_KEY || null,
+        elevenlabsUrl: str(env, "ELEVENLABS_URL", "wss://api.elevenlabs.io"),
+        elevenlabsApiKey: env.ELEVENLABS_API_KEY || null,
+        pipelineLlmModel: str(env, "PIPELINE_LLM_MODEL", "gpt-4o-mini"),
       },
       // ranges tenants' hook, tool and SIP destinations may reach although private (see src/net/outbound-guard.ts)
       outbound: { allowCidrs: parseAllowCidrs(env.OUTBOUND_ALLOW_CIDRS ?? "") },

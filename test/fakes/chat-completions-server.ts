@@ -1,9 +1,34 @@
-// A local OpenAI-compatible chat completions endpoint answering with a scripted summary.
-import { createServer, type IncomingHttpHeaders } from "node:http";
+// A local OpenAI-compatible chat completions endpoint: a scripted summary for plain requests, and for
+// `stream: true` a scripted reply streamed as server-sent chat.completion.chunk events (text in small
+// fragments, tool calls split across chunks by index, the way the API streams them).
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type ChatMode = "ok" | "error" | "not-json" | "hang";
 export type ChatRequest = { path: string; headers: IncomingHttpHeaders; body: any };
+export type StreamedReply = { text?: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
+type ChatMessage = { role: string; content?: string | null; name?: string; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] };
+
+/**
+ * The default streamed script: after tool results it quotes them ("name: output; ..."), otherwise it
+ * answers the next of `turns` (then echoes the caller).
+ */
+export function scriptedReplies(turns: StreamedReply[]): (body: { messages: ChatMessage[] }) => StreamedReply {
+  let next = 0;
+  return ({ messages }) => {
+    const last = messages.at(-1);
+    if (last?.role === "tool") {
+      const results: string[] = [];
+      for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) {
+        const m = messages[i]!;
+        const call = messages.flatMap((x) => x.tool_calls ?? []).find((c) => c.id === m.tool_call_id);
+        results.unshift(`${call?.function.name ?? "tool"}: ${m.content}`);
+      }
+      return { text: results.join("; ") };
+    }
+    return turns[next++] ?? { text: `You said: ${last?.content ?? ""}` };
+  };
+}
 
 export type FakeChatServer = {
   /** Base URL to use as OPENAI_BASE_URL (requests go to `${baseUrl}/chat/completions`). */
@@ -12,11 +37,15 @@ export type FakeChatServer = {
   /** What the next requests get: the scripted JSON, a 500, a reply that is not JSON, or no answer. */
   mode: ChatMode;
   summary: { shortSummary: string; summary: string };
+  /** What a `stream: true` request gets. */
+  reply: (body: any) => StreamedReply;
+  /** Wait before the first streamed chunk (a model's time to first token). */
+  firstTokenDelayMs: number;
   close(): Promise<void>;
 };
 
 export async function startFakeChatServer(summary = { shortSummary: "Caller asked about opening hours.", summary: "The caller asked when the shop opens; the assistant said 9 am to 5 pm." }): Promise<FakeChatServer> {
-  const fake: FakeChatServer = { baseUrl: "", requests: [], mode: "ok", summary, close: async () => {} };
+  const fake: FakeChatServer = { baseUrl: "", requests: [], mode: "ok", summary, reply: scriptedReplies([]), firstTokenDelayMs: 0, close: async () => {} };
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk) => (raw += chunk));
@@ -26,6 +55,8 @@ export async function startFakeChatServer(summary = { shortSummary: "Caller aske
       if (req.url !== "/v1/chat/completions" || fake.mode === "error") {
         return res.writeHead(fake.mode === "error" ? 500 : 404, { "Content-Type": "application/json" }).end('{"error":{"message":"boom"}}');
       }
+      const body = fake.requests.at(-1)?.body;
+      if (body?.stream === true) return void streamReply(res, fake.reply(body), body, fake.firstTokenDelayMs);
       const content = fake.mode === "not-json" ? "Here is your summary: it went well." : JSON.stringify(fake.summary);
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({
@@ -45,4 +76,37 @@ export async function startFakeChatServer(summary = { shortSummary: "Caller aske
     await new Promise((resolve) => server.close(resolve));
   };
   return fake;
+}
+
+const chunkOf = (model: string, delta: object, finishReason: string | null = null) => ({
+  id: "chatcmpl-fake",
+  object: "chat.completion.chunk",
+  created: Math.floor(Date.now() / 1000),
+  model,
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+
+/** Splits a string into pieces of a few characters, like tokens. */
+const pieces = (text: string, size = 4) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, "g")) ?? [];
+
+async function streamReply(res: ServerResponse, reply: StreamedReply, body: any, delayMs: number) {
+  res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+  const model = String(body.model ?? "fake");
+  const send = (data: object | string) => res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+  if (delayMs) await Bun.sleep(delayMs);
+  send(chunkOf(model, { role: "assistant", content: "" }));
+  for (const piece of pieces(reply.text ?? "")) {
+    if (res.destroyed) return;
+    send(chunkOf(model, { content: piece }));
+    await Bun.sleep(1);
+  }
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    const id = `call_fake${index}_${Math.random().toString(36).slice(2, 8)}`;
+    send(chunkOf(model, { tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    for (const piece of pieces(JSON.stringify(call.arguments), 5)) send(chunkOf(model, { tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  send(chunkOf(model, {}, reply.toolCalls?.length ? "tool_calls" : "stop"));
+  if (body.stream_options?.include_usage) send({ ...chunkOf(model, {}), choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+  send("[DONE]");
+  res.end();
 }

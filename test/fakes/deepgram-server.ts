@@ -1,0 +1,159 @@
+// A local stand-in for Deepgram's streaming /v1/listen websocket: raw audio in binary frames (mulaw or
+// linear16, as the query says), JSON control messages (KeepAlive, Finalize, CloseStream), and a script
+// instead of a model: once it has heard speech followed by silence (or is asked to Finalize), the next
+// scripted transcript comes back as Results. It records everything it was sent.
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import { muLawDecode } from "../../src/audio/g711";
+import { bytesToPcm, rms } from "../../src/audio/pcm";
+
+export type DeepgramMode = "ok" | "refuse" | "stall";
+
+export type FakeDeepgramOptions = {
+  /** What callers say, in order; each heard utterance takes the next (then "" when they run out). */
+  transcripts?: string[];
+  /** The key the Authorization header must carry (`Token <key>`); any when left out. */
+  apiKey?: string;
+  /** Silence after speech that ends an utterance on the fake's own, like Deepgram's endpointing. */
+  endpointingMs?: number;
+};
+
+export class FakeDeepgramStream {
+  readonly query: URLSearchParams;
+  /** Control messages, in order. */
+  readonly control: { type: string }[] = [];
+  /** The audio received, decoded to PCM16 at the stream's rate. */
+  readonly audio: Int16Array[] = [];
+  audioBytes = 0;
+  closedByClient = false;
+  private heardSpeech = false;
+  private silentMs = 0;
+  private streamMs = 0;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly request: { url: string; headers: IncomingMessage["headers"] },
+    private readonly next: () => string,
+    private readonly options: FakeDeepgramOptions,
+    private readonly stalled: boolean,
+  ) {
+    this.query = new URL(request.url, "ws://x").searchParams;
+    ws.on("message", (data: Buffer, isBinary) => (isBinary ? this.onAudio(data) : this.onControl(JSON.parse(data.toString()))));
+    ws.on("close", () => (this.closedByClient = true));
+  }
+
+  get sampleRate() {
+    return Number(this.query.get("sample_rate"));
+  }
+
+  /** Cuts the connection without a close frame, like a crashed provider. */
+  drop() {
+    this.ws.terminate();
+  }
+
+  private onAudio(data: Buffer) {
+    this.audioBytes += data.length;
+    const encoding = this.query.get("encoding");
+    const pcm = encoding === "mulaw" ? muLawDecode(data) : encoding === "linear16" ? bytesToPcm(data) : null;
+    if (!pcm) return this.ws.close(1008, `unsupported encoding ${encoding}`);
+    this.audio.push(pcm);
+    const ms = (pcm.length * 1000) / this.sampleRate;
+    this.streamMs += ms;
+    if (rms(pcm) > 300) {
+      this.heardSpeech = true;
+      this.silentMs = 0;
+    } else if (this.heardSpeech) {
+      this.silentMs += ms;
+      if (this.options.endpointingMs !== undefined && this.silentMs >= this.options.endpointingMs) this.result(false);
+    }
+  }
+
+  private onControl(message: { type: string }) {
+    this.control.push(message);
+    if (message.type === "Finalize") this.result(true);
+    if (message.type === "CloseStream") {
+      this.send({ type: "Metadata", request_id: "fake-request", duration: this.streamMs / 1000, channels: 1 });
+      this.ws.close(1000);
+    }
+  }
+
+  /** The utterance heard so far, as a final result (from_finalize when asked for). */
+  private result(fromFinalize: boolean) {
+    const transcript = this.heardSpeech ? this.next() : "";
+    this.heardSpeech = false;
+    this.silentMs = 0;
+    const words = transcript.split(/\s+/).filter(Boolean);
+    this.send({
+      type: "Results",
+      channel_index: [0, 1],
+      duration: 1,
+      start: Math.max(0, this.streamMs / 1000 - 1),
+      is_final: true,
+      speech_final: true,
+      ...(fromFinalize && { from_finalize: true }),
+      channel: {
+        alternatives: [{
+          transcript,
+          confidence: transcript ? 0.98 : 0,
+          words: words.map((w, i) => ({ word: w.toLowerCase().replace(/[^a-z0-9']/g, ""), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })),
+        }],
+      },
+      metadata: { request_id: "fake-request", model_info: { name: "fake", version: "1", arch: "fake" }, model_uuid: "fake" },
+    });
+  }
+
+  private send(message: object) {
+    if (!this.stalled && this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+}
+
+export type FakeDeepgramServer = {
+  /** ws:// URL to use as DEEPGRAM_URL. */
+  url: string;
+  streams: FakeDeepgramStream[];
+  /** refuse: 401 at the upgrade; stall: accept, never answer (a stream's drop() cuts it). */
+  mode: DeepgramMode;
+  transcripts: string[];
+  nextStream(): Promise<FakeDeepgramStream>;
+  close(): Promise<void>;
+};
+
+export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Promise<FakeDeepgramServer> {
+  const http = createServer((_req, res) => res.writeHead(426).end());
+  const wss = new WebSocketServer({ noServer: true });
+  const waiting: ((s: FakeDeepgramStream) => void)[] = [];
+  let taken = 0;
+  const fake: FakeDeepgramServer = {
+    url: "",
+    streams: [],
+    mode: "ok",
+    transcripts: [...(options.transcripts ?? [])],
+    nextStream: () => (taken < fake.streams.length ? Promise.resolve(fake.streams[taken++]!) : new Promise((r) => waiting.push(r))),
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+  http.on("upgrade", (req, socket, head) => {
+    const authorized = !options.apiKey || req.headers.authorization === `Token ${options.apiKey}`;
+    if (fake.mode === "refuse" || !authorized || !req.url?.startsWith("/v1/listen")) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"err_code\":\"INVALID_AUTH\"}");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const stream = new FakeDeepgramStream(ws, { url: req.url ?? "/", headers: req.headers }, () => fake.transcripts.shift() ?? "", options, fake.mode === "stall");
+      fake.streams.push(stream);
+      const waiter = waiting.shift();
+      if (waiter) {
+        taken++;
+        waiter(stream);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  fake.url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/v1/listen`;
+  return fake;
+}
