@@ -12,6 +12,8 @@ import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { log } from "./log";
+import { recordHttpRequest } from "./metrics/metrics";
+import { metricsResponse } from "./metrics/serve";
 import { AppError } from "./errors";
 
 const unsupportedBody = () =>
@@ -62,15 +64,13 @@ export function createApp(deps: Deps) {
       const body = "success" in responseValue ? { ...responseValue, traceId } : responseValue;
       return json(typeof set.status === "number" ? set.status : 200, body, traceId);
     })
-    .onAfterResponse(({ request, set, path }) => {
+    .onAfterResponse(({ request, set, path, route }) => {
       const info = infoOf(request);
-      log.info("request", {
-        traceId: info.traceId,
-        method: request.method,
-        path,
-        status: typeof set.status === "number" ? set.status : 200,
-        durationMs: Math.round((performance.now() - info.start) * 100) / 100,
-      });
+      const status = typeof set.status === "number" ? set.status : 200;
+      const durationMs = performance.now() - info.start;
+      log.info("request", { traceId: info.traceId, method: request.method, path, status, durationMs: Math.round(durationMs * 100) / 100 });
+      // the route pattern, not the path: ids would make one series per resource
+      recordHttpRequest({ method: request.method, route: route || "unmatched", status, seconds: durationMs / 1000 });
     })
     .use(
       swagger({
@@ -87,6 +87,7 @@ export function createApp(deps: Deps) {
       }),
     )
     .use(healthRoutes(deps))
+    .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
     .use(tenancyRoutes(deps))
     .use(assistantsRoutes(deps))
     .use(agentsRoutes(deps))

@@ -7,12 +7,15 @@ import { createOrganizationGate, createTokenResolver } from "./services/auth";
 import { createSecretBox } from "./crypto/secrets";
 import { isTemporalReachable } from "./temporal/health";
 import { log, setLogLevel } from "./log";
+import { exposeCredentialCaps, exposeCredentialUsage } from "./metrics/db-gauges";
 
 export async function startApi(config: Config, options: { port?: number } = {}) {
   setLogLevel(config.logLevel);
   const { db, client, close } = createDb(config.databaseUrl);
   const tokens = createTokenResolver(db, config.adminToken);
   // Revocations made by other API instances reach this one's token cache here.
+  exposeCredentialUsage(db);
+  exposeCredentialCaps(db);
   const listener = await client.listen("api_token_revoked", (tokenId) => tokens.forget(tokenId));
   const app = createApp({
     db,

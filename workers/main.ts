@@ -6,6 +6,8 @@ import { loadConfig } from "../src/config";
 import { createSecretBox } from "../src/crypto/secrets";
 import { createDb } from "../src/db/client";
 import { log, setLogLevel } from "../src/log";
+import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
+import { startMetricsServer } from "../src/metrics/serve";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { Client } from "@temporalio/client";
@@ -30,6 +32,9 @@ const workflowBundle = await bundleWorkflowCode({
   logger: new DefaultLogger("WARN"),
 });
 const dispatcher = await startDispatcher({ db, sql, config });
+exposeHookDeliveryStates(db);
+const metrics = await startMetricsServer(config.workerMetricsPort);
+log.info("worker metrics listening", { port: metrics.port });
 
 let stopping = false;
 let worker: Worker | null = null;
@@ -80,6 +85,7 @@ while (!stopping) {
 }
 
 await dispatcher.stop();
+await metrics.stop();
 await closeDb();
 log.info("worker stopped");
 process.exit(0);

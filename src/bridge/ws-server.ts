@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import { createDb } from "../db/client";
 import { AppError, badRequest, describeError } from "../errors";
 import { log } from "../log";
+import { metricsResponse } from "../metrics/serve";
 import { failure } from "../models/envelope";
 import { createTokenResolver } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
@@ -70,6 +71,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
     async fetch(req, server) {
       const url = new URL(req.url);
       if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });
+      if (url.pathname === "/metrics") return metricsResponse();
       if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio") return json(404, "not found: connect to /v1/calls or /v1/twilio");
       try {
         const upgrade = await prepare(req, url);

@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
+import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
 import { createOutboundGuard } from "../net/outbound-guard";
 import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
@@ -43,10 +44,11 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
       records = records.then(() => markCallStarted(db, task, startedAt)).catch((error) => recordFailed(task, "call_started", error));
     },
   });
+  const setupDone = startCallSetup(task.transport.type);
   log.info("call", { callId: task.callId, event: "accepted", organizationId: task.organizationId, assistantId: assistant.id, kind: assistant.kind, transport: task.transport.type, sampleRate: transport.sampleRate });
 
   records.then(
-    () => connectVoice(deps, assistant, tools, transport.sampleRate).then((voice) => session.attachVoice(voice)),
+    () => connectVoice(deps, assistant, tools, transport.sampleRate).then((voice) => (setupDone(), session.attachVoice(voice))),
     (error) => session.end("bridge-error", `the call could not be recorded: ${describeError(error)}`),
   ).catch((error: Error) => session.end("voice-unavailable", error.message));
 
@@ -54,10 +56,12 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     const event = await concludedEvent(config, task, outcome);
     await records.catch(() => {});
     const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
+    recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
     await concludeCallTask(db, task, { status, error: outcome.error, event }).catch((error) => recordFailed(task, "call_concluded", error));
     log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null });
   });
 
+  recordCallActive(task.transport.type, done);
   return {
     callId: task.callId,
     callerAudio: (samples) => session.callerAudio(samples),

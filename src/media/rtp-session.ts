@@ -3,7 +3,9 @@
 // digits, the paced sender, and a time-out when the caller's media stops.
 import type { FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
+import { recordRtpCall } from "../metrics/metrics";
 import { DtmfDecoder } from "./dtmf";
+import { InterarrivalJitter } from "./interarrival-jitter";
 import { JitterBuffer } from "./jitter-buffer";
 import type { PortPool, RtpSocket } from "./port-pool";
 import { rtpClock } from "./rtp-clock";
@@ -33,6 +35,7 @@ export class RtpSession {
   private latched: { address: string; port: number } | null = null;
   private readonly jitter = new JitterBuffer();
   private readonly dtmf = new DtmfDecoder();
+  private arrivals: InterarrivalJitter | null = null;
   private sender: RtpSender | null = null;
   private lastPacketAt = performance.now();
   private watchdog: ReturnType<typeof setInterval> | null = null;
@@ -87,10 +90,11 @@ export class RtpSession {
     this.sender?.stop();
     if (this.watchdog) clearInterval(this.watchdog);
     this.pool.release(this.socket);
+    recordRtpCall(this.stats);
   }
 
   get stats() {
-    return { sent: this.sender?.packetsSent ?? 0, received: this.packetsReceived, lost: this.jitter.lost };
+    return { sent: this.sender?.packetsSent ?? 0, received: this.packetsReceived, lost: this.jitter.lost, jitterMs: this.arrivals?.ms ?? 0 };
   }
 
   private sendPacket(packet: Uint8Array) {
@@ -119,6 +123,7 @@ export class RtpSession {
       if (digit) this.handlers.onDigit(digit);
       return;
     }
+    (this.arrivals ??= new InterarrivalJitter(target.codec.clockRate)).add(packet.timestamp, this.lastPacketAt);
     for (const ready of this.jitter.push(packet)) this.handlers.onAudio(target.codec.decode(ready.payload));
   }
 

@@ -10,6 +10,7 @@ import { startCall, type CallDeps } from "../calls/run-call";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
+import { recordCredentialCall } from "../metrics/metrics";
 import { DigitCollector } from "../media/dtmf";
 import type { PortPool } from "../media/port-pool";
 import { RtpSession } from "../media/rtp-session";
@@ -82,6 +83,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   rtp.start();
   call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), { callId });
   ctx.track(call);
+  recordCredentialCall(ctx.credentialId, call.done);
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
   const answered = call;
   invitation.stateChange.addListener((state) => {

@@ -2,6 +2,7 @@
 import type { VoiceSession, VoiceSessionOptions, VoiceStrategy } from "./engine";
 import { UnknownStrategyTypeError } from "./engine";
 import { connectOpenAiRealtime } from "./openai-realtime";
+import { timeVoiceConnect } from "../metrics/metrics";
 
 type Adapter = (parameters: Record<string, unknown>, options: VoiceSessionOptions) => Promise<VoiceSession>;
 
@@ -16,5 +17,5 @@ const adapters: Record<string, Adapter> = {
 export async function createVoiceSession(strategy: VoiceStrategy, options: VoiceSessionOptions): Promise<VoiceSession> {
   const adapter = Object.hasOwn(adapters, strategy.type) ? adapters[strategy.type] : undefined;
   if (!adapter) throw new UnknownStrategyTypeError(strategy.type);
-  return adapter(strategy.parameters ?? {}, options);
+  return timeVoiceConnect(strategy.type, adapter(strategy.parameters ?? {}, options));
 }

@@ -72,6 +72,8 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
     HOOK_BACKOFF_BASE_MS: String(options.backoffBaseMs),
     HOOK_TIMEOUT_MS: String(options.timeoutMs ?? 2_000),
     LOG_LEVEL: "info",
+    // a free port per worker: several run at once in the tests
+    WORKER_METRICS_PORT: "0",
     ...options.env,
   };
   const lines: Record<string, unknown>[] = [];

@@ -4,6 +4,7 @@ import { hookDeliveries, type DeliveryStatus, type HookDeliveryRow } from "../..
 import { sendHook, type HookResponse } from "../../src/events/send-hook";
 import { signWebhook } from "../../src/events/sign";
 import { log } from "../../src/log";
+import { recordHookAttempt } from "../../src/metrics/metrics";
 import { createOutboundGuard, type OutboundGuard } from "../../src/net/outbound-guard";
 import type { ActivityDeps } from "./index";
 import { recordAttempt } from "./record-attempt";
@@ -24,6 +25,7 @@ export function createDeliverAttempt(deps: ActivityDeps) {
     const status: DeliveryStatus = res.ok ? "SUCCEEDED" : input.nextDelayMs === null || res.refused ? "FAILED" : "PENDING";
     const nextAttemptAt = status === "PENDING" ? new Date(Date.now() + input.nextDelayMs!) : null;
     await recordAttempt(deps.db, { ...input, startedAt, res, status, nextAttemptAt });
+    recordHookAttempt(status, res.durationMs);
     log.info("hook attempt", {
       deliveryId: row.id,
       callId: row.callId,

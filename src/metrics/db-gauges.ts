@@ -1,0 +1,50 @@
+// Gauges read from Postgres when scraped: facts shared by every bridge or worker, so each process
+// reports the same totals (use max(), not sum(), across instances in queries).
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { registerCollectedGauge } from "./metrics";
+
+type Row = Record<string, unknown>;
+
+/** Registers the gauge once per process; a later call (another app in the same process) swaps the database. */
+function collected(name: string, help: string, labelNames: readonly string[], query: (db: Db) => Promise<{ labels: Record<string, string>; value: number }[]>) {
+  let source: Db | null = null;
+  return (db: Db) => {
+    const registered = source !== null;
+    source = db;
+    if (!registered) registerCollectedGauge({ name, help, labelNames, read: () => query(source!) });
+  };
+}
+
+const credentialUsage = (db: Db) =>
+  db.execute<Row>(sql`
+    select c.id as credential, c.max_agent_tasks as cap, count(t.id)::int as active
+    from sip_credentials c left join agent_tasks t on t.credential_id = c.id and t.status in ('offered', 'active')
+    group by c.id`);
+
+/** Open SIP agent tasks of every credential, across all bridges (the count maxAgentTasks is checked against). */
+export const exposeCredentialUsage = collected(
+  "vas_sip_credential_agent_tasks",
+  "open (offered or active) agent tasks of each SIP credential across all bridges",
+  ["credential"],
+  async (db) => (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.active) })),
+);
+
+/** maxAgentTasks of each SIP credential: the cap for vas_sip_credential_agent_tasks. */
+export const exposeCredentialCaps = collected(
+  "vas_sip_credential_max_agent_tasks",
+  "maxAgentTasks of each SIP credential",
+  ["credential"],
+  async (db) => (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.cap) })),
+);
+
+/** Hook deliveries by state (PENDING, SUCCEEDED, FAILED), all organizations. */
+export const exposeHookDeliveryStates = collected(
+  "vas_hook_deliveries",
+  "hook deliveries by state",
+  ["state"],
+  async (db) => {
+    const rows = await db.execute<Row>(sql`select status as state, count(*)::int as n from hook_deliveries group by status`);
+    return rows.map((r) => ({ labels: { state: String(r.state) }, value: Number(r.n) }));
+  },
+);

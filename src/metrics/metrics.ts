@@ -1,0 +1,169 @@
+// Every Prometheus metric of the service, in one registry per process (the API, the bridge and the
+// worker each serve theirs at GET /metrics). Call sites use the small record* helpers below, one line
+// each, so instrumentation never spreads prom-client through the other areas.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: "vas_process_" });
+
+// latency buckets in seconds: from sub-millisecond API reads to multi-second provider handshakes
+const fast = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const slow = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30];
+
+const httpRequests = new Counter({
+  name: "vas_http_requests_total",
+  help: "API requests by route pattern, method and status",
+  labelNames: ["method", "route", "status"] as const,
+  registers: [registry],
+});
+const httpDuration = new Histogram({
+  name: "vas_http_request_duration_seconds",
+  help: "API request duration by route pattern and method",
+  labelNames: ["method", "route"] as const,
+  buckets: fast,
+  registers: [registry],
+});
+
+const callsActive = new Gauge({
+  name: "vas_calls_active",
+  help: "calls in progress on this bridge, by transport (websocket, sip)",
+  labelNames: ["transport"] as const,
+  registers: [registry],
+});
+const credentialCallsActive = new Gauge({
+  name: "vas_sip_credential_calls_active",
+  help: "SIP calls in progress on this bridge, by credential id",
+  labelNames: ["credential"] as const,
+  registers: [registry],
+});
+const callSetup = new Histogram({
+  name: "vas_call_setup_seconds",
+  help: "from a call's arrival at the bridge to the agent being ready (voice provider connected)",
+  labelNames: ["transport"] as const,
+  buckets: slow,
+  registers: [registry],
+});
+const callDuration = new Histogram({
+  name: "vas_call_duration_seconds",
+  help: "duration of started calls, from the first audio to the end, by transport and final status",
+  labelNames: ["transport", "status"] as const,
+  buckets: [5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600],
+  registers: [registry],
+});
+const voiceConnect = new Histogram({
+  name: "vas_voice_provider_connect_seconds",
+  help: "time to connect a call's voice provider session, by strategy type and outcome (ok, error)",
+  labelNames: ["provider", "outcome"] as const,
+  buckets: slow,
+  registers: [registry],
+});
+
+const rtpJitter = new Histogram({
+  name: "vas_rtp_jitter_seconds",
+  help: "RFC 3550 interarrival jitter of the caller's RTP, per SIP call at its end",
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16],
+  registers: [registry],
+});
+const rtpReceived = new Counter({
+  name: "vas_rtp_packets_received_total",
+  help: "RTP packets received from callers",
+  registers: [registry],
+});
+const rtpLost = new Counter({
+  name: "vas_rtp_packets_lost_total",
+  help: "RTP packets of callers that never arrived or came too late to play",
+  registers: [registry],
+});
+
+const toolDuration = new Histogram({
+  name: "vas_tool_webhook_duration_seconds",
+  help: "tool webhook request duration, by outcome (ok, error)",
+  labelNames: ["outcome"] as const,
+  buckets: fast,
+  registers: [registry],
+});
+const toolErrors = new Counter({
+  name: "vas_tool_webhook_errors_total",
+  help: "failed tool webhook calls, by reason (status, timeout, network, unknown_tool)",
+  labelNames: ["reason"] as const,
+  registers: [registry],
+});
+
+const hookAttempts = new Histogram({
+  name: "vas_hook_attempt_duration_seconds",
+  help: "hook delivery attempt duration, by the delivery's state after it (SUCCEEDED, PENDING = will retry, FAILED)",
+  labelNames: ["state"] as const,
+  buckets: fast,
+  registers: [registry],
+});
+
+export type HttpSample = { method: string; route: string; status: number; seconds: number };
+
+export function recordHttpRequest({ method, route, status, seconds }: HttpSample) {
+  httpRequests.inc({ method, route, status: String(status) });
+  httpDuration.observe({ method, route }, seconds);
+}
+
+/** A call is in progress until `done` settles. */
+export function recordCallActive(transport: string, done: Promise<unknown>) {
+  callsActive.inc({ transport });
+  void done.finally(() => callsActive.dec({ transport }));
+}
+
+/** A SIP call on `credential` is in progress until `done` settles. */
+export function recordCredentialCall(credential: string, done: Promise<unknown>) {
+  credentialCallsActive.inc({ credential });
+  void done.finally(() => credentialCallsActive.dec({ credential }));
+}
+
+/** Starts the call's setup clock; call the result once the agent is ready. */
+export const startCallSetup = (transport: string) => callSetup.startTimer({ transport });
+
+export function recordCallDuration(transport: string, status: string, startedAt: number | null, endedAt: number) {
+  if (startedAt !== null) callDuration.observe({ transport, status }, (endedAt - startedAt) / 1000);
+}
+
+/** Times a voice provider connection; returns the same promise. */
+export function timeVoiceConnect<T>(provider: string, connecting: Promise<T>): Promise<T> {
+  const stop = voiceConnect.startTimer({ provider });
+  connecting.then(() => stop({ outcome: "ok" }), () => stop({ outcome: "error" }));
+  return connecting;
+}
+
+export function recordRtpCall(stats: { jitterMs: number; received: number; lost: number }) {
+  if (stats.received === 0) return;
+  rtpJitter.observe(stats.jitterMs / 1000);
+  rtpReceived.inc(stats.received);
+  rtpLost.inc(stats.lost);
+}
+
+export type ToolSample = { ok: boolean; status: number | null; durationMs: number; error?: string };
+
+export function recordToolWebhook(result: ToolSample) {
+  toolDuration.observe({ outcome: result.ok ? "ok" : "error" }, result.durationMs / 1000);
+  if (!result.ok) toolErrors.inc({ reason: result.status !== null ? "status" : result.error?.startsWith("timed out") ? "timeout" : "network" });
+}
+
+export const recordUnknownTool = () => toolErrors.inc({ reason: "unknown_tool" });
+
+export function recordHookAttempt(state: string, durationMs: number) {
+  hookAttempts.observe({ state }, durationMs / 1000);
+}
+
+/** A gauge whose values are read when scraped (from the database, for instance). */
+export function registerCollectedGauge<L extends string>(options: {
+  name: string;
+  help: string;
+  labelNames: readonly L[];
+  read(): Promise<{ labels: Record<L, string>; value: number }[]>;
+}) {
+  const { read, ...rest } = options;
+  return new Gauge<L>({
+    ...rest,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const { labels, value } of await read()) this.set(labels as never, value);
+    },
+  });
+}
