@@ -4,5 +4,6 @@ export * from "./sip";
 export * from "./sip-runtime";
 export * from "./assistants";
 export * from "./calls";
+export * from "./call-records";
 export * from "./hooks";
 export * from "./relations";
