@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url";
 import { callToolWebhook, toolFailureMessage } from "../../src/calls/tool-webhook";
 import { sendHook } from "../../src/events/send-hook";
 import { createOutboundGuard, parseAllowCidrs, type Resolver } from "../../src/net/outbound-guard";
+import { ensureTemporal, startWorker } from "../helpers/temporal";
+import { attemptsOf, callConcluded, createAssistantWithHooks, emit, openDb, waitForStatus } from "../hooks/fixtures";
 import { listenPair, type Listener } from "./listeners";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -208,4 +210,34 @@ test("a refused tool server: the LLM gets the generic failure, the log reason na
   });
   expect(res).toMatchObject({ ok: false, status: null, output: toolFailureMessage });
   expect(res.error).toBe("destination refused: 127.0.0.1 is in the loopback range");
+});
+
+describe("the hook worker (Node, real Temporal)", () => {
+  test("a refused destination fails on its first attempt with the reason recorded; an allowed one is delivered", async () => {
+    const { db, close } = openDb();
+    const { address } = await ensureTemporal();
+    // the worker allows only 127.0.0.2: 127.0.0.1 stands for the internal service a hook must not reach
+    const worker = await startWorker({ address, backoffBaseMs: 50, env: { OUTBOUND_ALLOW_CIDRS: "127.0.0.2/32" } });
+    try {
+      const a = await createAssistantWithHooks(db, [
+        { url: `http://127.0.0.1:${port}/internal` },
+        { url: `http://127.0.0.2:${port}/allowed` },
+      ]);
+      const before = internal.requests.length;
+      const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+      const rows = await waitForStatus(db, deliveryIds, ["SUCCEEDED", "FAILED"], 20_000);
+      const refused = rows.find((r) => r.url.endsWith("/internal"))!;
+      const delivered = rows.find((r) => r.url.endsWith("/allowed"))!;
+      expect(refused).toMatchObject({ status: "FAILED", attemptCount: 1 });
+      expect(delivered).toMatchObject({ status: "SUCCEEDED" });
+      const attempts = await attemptsOf(db, refused.id);
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({ statusCode: null, error: "destination refused: 127.0.0.1 is in the loopback range" });
+      expect(internal.requests.length).toBe(before);
+      expect(allowed.requests.some((r) => r.path === "/allowed")).toBe(true);
+    } finally {
+      await worker.kill();
+      await close();
+    }
+  }, 60_000);
 });
