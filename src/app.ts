@@ -14,6 +14,7 @@ import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
+import { consoleRoutes } from "./console/serve";
 import { AppError } from "./errors";
 
 const unsupportedBody = () =>
@@ -88,6 +89,7 @@ export function createApp(deps: Deps) {
     )
     .use(healthRoutes(deps))
     .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
+    .use(consoleRoutes(deps.config))
     .use(tenancyRoutes(deps))
     .use(assistantsRoutes(deps))
     .use(agentsRoutes(deps))

@@ -1,0 +1,325 @@
+// The console: a hash-routed single page on the public API (see docs/console.md).
+import { api, blob, consoleConfig, session, signIn, signOut } from "./api";
+import { h, when } from "./dom";
+import { startTalk } from "./talk";
+
+const main = document.getElementById("main")!;
+const nav = document.getElementById("nav")!;
+type Kind = "assistants" | "agents";
+
+const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
+  [/^#\/assistants$/, assistantsPage],
+  [/^#\/(assistants|agents)\/([\w-]+)$/, (kind, id) => assistantPage(kind as Kind, id!)],
+  [/^#\/talk\/(assistants|agents)\/([\w-]+)$/, (kind, id) => talkPage(kind as Kind, id!)],
+  [/^#\/calls$/, callsPage],
+  [/^#\/calls\/([\w-]+)$/, (id) => callPage(id!)],
+  [/^#\/sip$/, sipPage],
+];
+
+async function render() {
+  if (!session()) return show(signInPage());
+  if (!location.hash || location.hash === "#/") location.hash = "#/assistants";
+  nav.replaceChildren(
+    ...[["#/assistants", "Assistants"], ["#/calls", "Calls"], ["#/sip", "SIP"]].map(([href, label]) =>
+      h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label),
+    ),
+    h("a", { href: "#/", onclick: () => (signOut(), render()) }, "Sign out"),
+  );
+  for (const [pattern, page] of pages) {
+    const match = pattern.exec(location.hash);
+    if (!match) continue;
+    try {
+      return show(await page(...match.slice(1)));
+    } catch (error) {
+      return show(h("p", { className: "error" }, (error as Error).message));
+    }
+  }
+  show(h("p", {}, "Not found."));
+}
+
+function show(node: Node) {
+  main.replaceChildren(node);
+}
+
+function signInPage() {
+  nav.replaceChildren();
+  const token = h("input", { id: "token", type: "password", size: 60, required: true });
+  const vendor = h("input", { id: "vendor-id", size: 40, required: true });
+  const org = h("input", { id: "organization-id", size: 40, required: true });
+  const error = h("p", { className: "error" });
+  return h(
+    "form",
+    {
+      id: "sign-in",
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        signIn({ token: token.value.trim(), vendorId: vendor.value.trim(), organizationId: org.value.trim() });
+        try {
+          await api("GET", "/assistants?size=1"); // checks the token reaches the organization
+          location.hash = "#/assistants";
+          await render();
+        } catch (e) {
+          signOut();
+          error.textContent = (e as Error).message;
+        }
+      },
+    },
+    h("h2", {}, "Sign in"),
+    h("p", { className: "note" }, "An API token of the organization (or its vendor). It stays in this tab only."),
+    h("label", { htmlFor: "token" }, "API token"), token,
+    h("label", { htmlFor: "vendor-id" }, "Vendor id"), vendor,
+    h("label", { htmlFor: "organization-id" }, "Organization id"), org,
+    h("div", {}, h("button", { type: "submit" }, "Sign in")),
+    error,
+  );
+}
+
+async function assistantsPage() {
+  const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
+  const table = (kind: Kind, rows: any[]) =>
+    h(
+      "table",
+      { id: `${kind}-list` },
+      h("tr", {}, h("th", {}, "Name"), h("th", {}, "Greeting"), h("th", {}, "")),
+      rows.map((a) =>
+        h("tr", {}, h("td", {}, h("a", { href: `#/${kind}/${a.id}` }, a.name)), h("td", {}, a.systemPromptGreeting ?? ""), h("td", {}, h("a", { href: `#/talk/${kind}/${a.id}` }, "Talk"))),
+      ),
+    );
+  return h("div", {}, h("h2", {}, "Assistants"), table("assistants", assistants), h("h2", {}, "Agents"), table("agents", agents));
+}
+
+async function assistantPage(kind: Kind, id: string) {
+  const [a, strategies] = await Promise.all([api("GET", `/${kind}/${id}`), api("GET", "/llm-generation-strategies?size=100")]);
+  const field = (name: string, el: HTMLElement) => [h("label", { htmlFor: name }, name), el];
+  const name = h("input", { id: "name", value: a.name, size: 60 });
+  const prompt = h("textarea", { id: "systemPrompt", rows: 8 }, a.systemPrompt ?? "");
+  const greeting = h("textarea", { id: "systemPromptGreeting", rows: 2 }, a.systemPromptGreeting ?? "");
+  const strategy = h(
+    "select",
+    { id: "strategy" },
+    h("option", { value: "" }, "(none)"),
+    strategies.map((s: any) => h("option", { value: s.id, selected: s.id === a.llmAudioContentGenerationStrategyId }, `${s.name} (${s.type})`)),
+  );
+  const tools = h("textarea", { id: "extensions", rows: 10 }, JSON.stringify(a.extensions, null, 2));
+  const hooks = h("textarea", { id: "callEventHooks", rows: 8 }, JSON.stringify(a.callEventHooks, null, 2));
+  const result = h("p", { id: "save-result" });
+  async function save(event: Event) {
+    event.preventDefault();
+    result.className = "";
+    try {
+      // PUT replaces the whole object: everything the page shows goes back, edited or not
+      await api("PUT", `/${kind}/${id}`, {
+        name: name.value,
+        systemPrompt: prompt.value || null,
+        systemPromptGreeting: greeting.value || null,
+        llmAudioContentGenerationStrategyId: strategy.value || null,
+        telephoneNumberId: a.telephoneNumberId ?? null,
+        extensions: JSON.parse(tools.value),
+        callEventHooks: JSON.parse(hooks.value),
+      });
+      result.textContent = "Saved.";
+    } catch (e) {
+      result.className = "error";
+      result.textContent = (e as Error).message;
+    }
+  }
+  return h(
+    "form",
+    { onsubmit: save },
+    h("h2", {}, a.name, " ", h("a", { href: `#/talk/${kind}/${id}` }, "Talk")),
+    field("name", name),
+    field("systemPrompt", prompt),
+    field("systemPromptGreeting", greeting),
+    field("strategy", strategy),
+    h("p", { className: "note" }, "Tools (tool_webhook extensions) and call event hooks, as JSON. Hook secrets are write-only: leave them out to keep them."),
+    field("extensions", tools),
+    field("callEventHooks", hooks),
+    h("button", { type: "submit", id: "save" }, "Save"),
+    result,
+  );
+}
+
+async function talkPage(kind: Kind, id: string) {
+  const [a, config] = await Promise.all([api("GET", `/${kind}/${id}`), consoleConfig()]);
+  const transcript = h("div", { className: "transcript", id: "transcript" });
+  const status = h("p", { id: "talk-status" }, "Not connected.");
+  const level = h("meter", { id: "agent-level", min: 0, max: 0.3, value: 0 });
+  level.dataset.peak = "0";
+  const partial: Record<string, HTMLElement | null> = { USER: null, ASSISTANT: null };
+  const start = h("button", { id: "talk-start" }, "Start call");
+  const hangUp = h("button", { id: "talk-hangup", disabled: true }, "Hang up");
+  let call: Awaited<ReturnType<typeof startTalk>> | null = null;
+
+  start.onclick = async () => {
+    start.disabled = true;
+    status.textContent = "Starting…";
+    try {
+      call = await startTalk(config.bridgeUrl, { kind, id }, {
+        onTranscript(role, text, final) {
+          let line = partial[role];
+          if (!line) transcript.append((line = partial[role] = h("div", { className: `msg ${role.toLowerCase()}` })));
+          line.replaceChildren(h("span", { className: "role" }, role === "USER" ? "You" : "Agent"), text);
+          line.classList.toggle("partial", !final);
+          if (final) partial[role] = null;
+        },
+        onTool: (text) => transcript.append(h("div", { className: "msg tool" }, text)),
+        onStatus: (text) => (status.textContent = text),
+        onLevel(value) {
+          level.value = value;
+          if (value > Number(level.dataset.peak)) level.dataset.peak = String(value);
+        },
+        onEnded(reason) {
+          status.textContent = `Call ended: ${reason}`;
+          status.dataset.ended = reason;
+          hangUp.disabled = true;
+          start.disabled = false;
+        },
+      });
+      hangUp.disabled = false;
+    } catch (e) {
+      status.textContent = `Could not start: ${(e as Error).message}`;
+      start.disabled = false;
+    }
+  };
+  hangUp.onclick = () => call?.hangUp();
+  return h("div", {}, h("h2", {}, "Talk to ", a.name), h("div", {}, start, hangUp, " agent level ", level), status, transcript);
+}
+
+async function callsPage() {
+  const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
+  const filter = (name: string, el: HTMLInputElement | HTMLSelectElement) => ((el.value = params.get(name) ?? ""), h("label", {}, name, " ", el));
+  const status = h("select", { name: "status" }, ["", "offered", "active", "completed", "failed"].map((s) => h("option", { value: s }, s || "any")));
+  const transport = h("select", { name: "transport" }, ["", "websocket", "sip"].map((s) => h("option", { value: s }, s || "any")));
+  const assistant = h("input", { name: "assistantId", placeholder: "assistant id", size: 36 });
+  const after = h("input", { name: "createdAfter", type: "datetime-local" });
+  const before = h("input", { name: "createdBefore", type: "datetime-local" });
+  const query = new URLSearchParams({ size: "50", sort: "createdAt,desc" });
+  for (const [key, value] of params) if (value) query.set(key, key.startsWith("created") ? new Date(value).toISOString() : value);
+  const tasks: any[] = await api("GET", `/agent-tasks?${query}`);
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const el of [status, transport, assistant, after, before]) if (el.value) next.set(el.name, el.value);
+    location.hash = `#/calls?${next}`;
+  };
+  return h(
+    "div",
+    {},
+    h("h2", {}, "Calls"),
+    h("form", { className: "filters", onsubmit: apply }, filter("status", status), filter("transport", transport), filter("assistantId", assistant), filter("createdAfter", after), filter("createdBefore", before), h("button", { type: "submit" }, "Filter")),
+    h(
+      "table",
+      { id: "calls-list" },
+      h("tr", {}, ["Created", "Status", "Transport", "Assistant/agent", "Duration"].map((c) => h("th", {}, c))),
+      tasks.map((t) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, h("a", { href: `#/calls/${t.id}` }, when(t.createdAt))),
+          h("td", { className: `state-${t.status}` }, t.status),
+          h("td", {}, transportText(t.transport)),
+          h("td", {}, t.assistantId ?? t.agentId ?? ""),
+          h("td", {}, t.startedAt && t.endedAt ? `${Math.round((Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000)} s` : ""),
+        ),
+      ),
+    ),
+  );
+}
+
+const transportText = (t: { type: string; callingNumber?: string; calledNumber?: string }) =>
+  [t.type, t.callingNumber && `from ${t.callingNumber}`, t.calledNumber && `to ${t.calledNumber}`].filter(Boolean).join(" ");
+
+async function callPage(id: string) {
+  const task = await api("GET", `/agent-tasks/${id}`);
+  const deliveries: any[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
+  const details = await Promise.all(deliveries.map((d) => api("GET", `/hook-deliveries/${d.id}`)));
+  const audio = h("audio", { id: "recording", controls: true });
+  if (task.recording) void blob(`/agent-tasks/${id}/recording`).then((b) => (audio.src = URL.createObjectURL(b)));
+  const messages = (task.messages ?? []) as any[];
+  const messageLine = (m: any) => {
+    if (m.type === "text") return h("div", { className: `msg ${m.role.toLowerCase()}` }, h("span", { className: "role" }, m.role), m.text);
+    if (m.type === "tool_call") return h("div", { className: "msg tool" }, `→ ${m.toolName}(${JSON.stringify(m.parameters)})`);
+    if (m.type === "tool_result") return h("div", { className: "msg tool" }, `← ${m.toolName}: ${m.text}`);
+    return h("div", { className: "msg note" }, `${m.role}: (audio without transcript)`);
+  };
+  return h(
+    "div",
+    {},
+    h("h2", {}, "Call ", task.callId),
+    h(
+      "table",
+      { id: "call-facts" },
+      [
+        ["Status", h("span", { className: `state-${task.status}` }, task.status, task.error ? ` (${task.error})` : "")],
+        ["Transport", transportText(task.transport)],
+        ["Assistant/agent", task.assistantId ?? task.agentId ?? ""],
+        ["SIP credential / number", [task.credentialId, task.phoneNumberId].filter(Boolean).join(" / ")],
+        ["Started", when(task.startedAt)],
+        ["Ended", when(task.endedAt)],
+        ["Summary", task.summary ?? task.shortSummary ?? ""],
+      ].map(([k, v]) => h("tr", {}, h("th", {}, k as string), h("td", {}, v as Node))),
+    ),
+    h("h3", {}, "Recording"),
+    task.recording ? audio : h("p", { className: "note" }, "No recording (the call has none, or it is past its retention)."),
+    h("h3", {}, "Transcript and tool calls"),
+    h("div", { className: "transcript", id: "call-messages" }, task.messages === null ? h("p", { className: "note" }, "No messages kept.") : messages.map(messageLine)),
+    h("h3", {}, "Hook deliveries"),
+    h("table", { id: "hook-deliveries" }, h("tr", {}, ["Event", "URL", "State", "Attempts", ""].map((c) => h("th", {}, c))), details.map(deliveryRow)),
+  );
+}
+
+function deliveryRow(d: any) {
+  const retry = h("button", { className: "retry" }, "Retry");
+  retry.onclick = async () => {
+    retry.disabled = true;
+    try {
+      await api("POST", `/hook-deliveries/${d.id}/retry`);
+      await render();
+    } catch (e) {
+      retry.replaceWith(h("span", { className: "error" }, (e as Error).message));
+    }
+  };
+  return h(
+    "tr",
+    {},
+    h("td", {}, d.eventType),
+    h("td", {}, `${d.method} ${d.url}`),
+    h("td", { className: `state-${d.status}` }, d.status),
+    h(
+      "td",
+      {},
+      (d.attempts as any[]).map((a) =>
+        h("div", {}, `run ${a.run} #${a.attempt} ${when(a.startedAt)}: ${a.statusCode ?? a.error ?? ""} (${a.durationMs} ms)`),
+      ),
+    ),
+    h("td", {}, d.status === "FAILED" ? retry : ""),
+  );
+}
+
+async function sipPage() {
+  const credentials: any[] = await api("GET", "/sip/credentials?size=100");
+  const numbers = await Promise.all(credentials.map((c) => api("GET", `/sip/credentials/${c.id}/phone-numbers?size=100`)));
+  return h(
+    "div",
+    {},
+    h("h2", {}, "SIP credentials"),
+    h(
+      "table",
+      { id: "sip-credentials" },
+      h("tr", {}, ["Account", "Registration", "Calls now / maxAgentTasks", "Phone numbers"].map((c) => h("th", {}, c))),
+      credentials.map((c, i) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, `${c.username}@${c.hostname}:${c.port}`),
+          h("td", { className: `state-${c.registration?.state ?? "none"}` }, c.registration ? `${c.registration.state}${c.registration.lastStatus ? ` (${c.registration.lastStatus})` : ""}${c.registration.lastError ? `: ${c.registration.lastError}` : ""}` : "not taken by a bridge yet"),
+          h("td", {}, `${c.activeAgentTasks ?? "?"} / ${c.maxAgentTasks}`),
+          h("td", {}, (numbers[i] as any[]).map((n) => h("div", {}, n.phoneNumber, n.fallback ? " (fallback)" : ""))),
+        ),
+      ),
+    ),
+  );
+}
+
+addEventListener("hashchange", () => void render());
+void render();
