@@ -2,12 +2,14 @@
 import type { VoiceSession, VoiceSessionOptions, VoiceStrategy } from "./engine";
 import { UnknownStrategyTypeError } from "./engine";
 import { connectOpenAiRealtime } from "./openai-realtime";
+import { connectPipeline } from "./pipeline/connect-pipeline";
 import { timeVoiceConnect } from "../metrics/metrics";
 
 type Adapter = (parameters: Record<string, unknown>, options: VoiceSessionOptions) => Promise<VoiceSession>;
 
 const adapters: Record<string, Adapter> = {
   openai_realtime: connectOpenAiRealtime,
+  pipeline: connectPipeline,
 };
 
 /**

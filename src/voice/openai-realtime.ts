@@ -8,7 +8,7 @@ import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./en
 import { VoiceConnectError } from "./engine";
 import { buildSessionConfig, greetingResponse, outputRateOf, providerSampleRate, realtimeUrl } from "./openai-session-config";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
-import { endCallToolName } from "./tools";
+import { endCallToolName, parseToolArguments } from "./tools";
 
 type ServerEvent = { type: string; [key: string]: any };
 
@@ -114,13 +114,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 
   private onFunctionCall(event: ServerEvent) {
     const { call_id: callId, name, response_id: responseId } = event;
-    let args: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(event.arguments || "{}");
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed;
-    } catch {
-      log.warn("tool call arguments are not JSON; passing none", { tool: name });
-    }
+    const args = parseToolArguments(event.arguments, name);
     if (name === endCallToolName) {
       // answered at once and without a follow-up response: the agent has nothing more to say
       this.toolCalls.add(responseId, callId, false);

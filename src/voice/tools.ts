@@ -17,6 +17,17 @@ export const endCallTool: VoiceTool = {
   },
 };
 
+/** A tool call's JSON arguments as an object; anything else (broken JSON, an array) counts as none. */
+export function parseToolArguments(raw: string, toolName: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(raw || "{}");
+    if (isObject(parsed)) return parsed;
+  } catch {
+    log.warn("tool call arguments are not JSON; passing none", { tool: toolName });
+  }
+  return {};
+}
+
 export type ToolWebhook = { tool: VoiceTool; serverUrl: string; headers: Record<string, string> };
 
 type Extension = { type: string; parameters: Record<string, unknown> };

@@ -1,0 +1,314 @@
+// The pipeline voice engine behind the VoiceSession interface: local VAD -> streaming STT -> streamed
+// chat completions with tools -> streaming TTS, with barge-in. One reply at a time; each LLM round of
+// a reply is one utterance (one TTS stream), finished once its audio has played.
+import { EventEmitter } from "node:events";
+import { createResampler, type Resampler } from "../../audio/resampler";
+import type { Config } from "../../config";
+import { log } from "../../log";
+import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "../engine";
+import { endCallTool, endCallToolName, parseToolArguments } from "../tools";
+import { type ChatMessage, streamChat } from "./chat-stream";
+import type { DeepgramStt } from "./deepgram-stt";
+import type { TtsOptions, TtsStream } from "./elevenlabs-tts";
+import { type Chunk, heardText, PlaybackClock } from "./playback-clock";
+import type { PipelineSettings } from "./pipeline-settings";
+import { SentenceSplitter } from "./sentences";
+import type { SpeechDetector, SpeechEvent } from "./speech-detector";
+import type { AssembledToolCall } from "./tool-call-assembler";
+
+/** Opens TTS streams one ahead, so an utterance does not wait for a connection. */
+export type TtsSource = { take(): Promise<TtsStream>; close(): void };
+
+type Reply = { abort: AbortController; llmDone: boolean; cancelled: boolean };
+type Utterance = {
+  text: string;
+  chunks: Chunk[];
+  stream: TtsStream | null;
+  opening: Promise<TtsStream> | null;
+  textDone: boolean;
+  ttsDone: boolean;
+  message: ChatMessage | null;
+  finishTimer: ReturnType<typeof setTimeout> | null;
+};
+
+// a model that keeps calling tools must not hold the caller forever
+const maxRoundsPerReply = 6;
+const cancelledToolOutput = "Cancelled: the caller interrupted before the result arrived.";
+
+export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements VoiceSession {
+  private readonly history: ChatMessage[];
+  private readonly clock = new PlaybackClock();
+  private readonly fromTts: Resampler;
+  private utterances: Utterance[] = [];
+  private reply: Reply | null = null;
+  private replyAgain = false;
+  private readonly pendingTools = new Map<string, (output: string) => void>();
+  private userTurns: Promise<void> = Promise.resolve();
+  private closedReason: string | null = null;
+  private detector!: SpeechDetector;
+
+  constructor(
+    private readonly settings: PipelineSettings,
+    private readonly options: VoiceSessionOptions,
+    private readonly stt: DeepgramStt,
+    private readonly tts: TtsSource,
+  ) {
+    super();
+    this.history = [{ role: "system", content: options.instructions }];
+    this.fromTts = createResampler(settings.tts.outputRate, options.sampleRate);
+    stt.on("interim", (text) => this.emit("transcript", { role: "USER", text, final: false }));
+    stt.on("closed", (reason) => this.closeWith(reason));
+  }
+
+  get sampleRate() {
+    return this.options.sampleRate;
+  }
+
+  /** Wires the VAD in (it needs this session's handler, so it is made after the session). */
+  listen(detector: SpeechDetector) {
+    this.detector = detector;
+  }
+
+  readonly onSpeech = (event: SpeechEvent) => {
+    if (this.closedReason) return;
+    if (event.type === "audio") return this.stt.send(event.audio);
+    if (event.type === "start") {
+      this.stt.send(event.audio);
+      this.bargeIn();
+      this.emit("interrupt"); // every caller turn opens one (the call pairs transcripts with them)
+      return;
+    }
+    this.userTurns = this.userTurns.then(() => this.endUserTurn());
+  };
+
+  sendAudio(samples: Int16Array) {
+    if (this.closedReason) return;
+    this.clock.start(); // the first caller audio starts the call, and with it the playout
+    this.detector.push(samples);
+  }
+
+  sendText(text: string) {
+    if (this.closedReason) return;
+    this.history.push({ role: "user", content: text });
+    if (this.reply) this.replyAgain = true;
+    else this.startReply();
+  }
+
+  submitToolResult(callId: string, output: string) {
+    const resolve = this.pendingTools.get(callId);
+    if (!resolve) return log.warn("tool result for an unknown call ignored", { toolCallId: callId });
+    this.pendingTools.delete(callId);
+    resolve(output);
+  }
+
+  close() {
+    this.closeWith("closed");
+  }
+
+  /** The greeting goes straight to TTS, word for word. */
+  greet(greeting: string) {
+    const reply = this.newReply();
+    const utterance = this.newUtterance();
+    utterance.message = { role: "assistant", content: greeting };
+    this.history.push(utterance.message);
+    this.say(utterance, greeting);
+    this.endText(utterance);
+    reply.llmDone = true;
+  }
+
+  private async endUserTurn() {
+    const text = await this.stt.finalize();
+    if (this.closedReason || !text) return;
+    this.emit("transcript", { role: "USER", text, final: true });
+    this.history.push({ role: "user", content: text });
+    this.startReply();
+  }
+
+  private newReply(): Reply {
+    const reply: Reply = { abort: new AbortController(), llmDone: false, cancelled: false };
+    this.reply = reply;
+    return reply;
+  }
+
+  private startReply() {
+    const reply = this.newReply();
+    this.runReply(reply).catch((error: Error) => this.closeWith(error.message));
+  }
+
+  private async runReply(reply: Reply) {
+    const { config } = this.options;
+    const tools = [...this.options.tools, endCallTool];
+    for (let round = 0; round < maxRoundsPerReply && !reply.cancelled; round++) {
+      const utterance = this.newUtterance();
+      const splitter = new SentenceSplitter();
+      let text = "";
+      let toolCalls: AssembledToolCall[] = [];
+      const stream = streamChat({ ...this.llmTarget(config), messages: [...this.history], tools, signal: reply.abort.signal });
+      for await (const event of stream) {
+        if (reply.cancelled) return;
+        if (event.type === "end") toolCalls = event.toolCalls;
+        else {
+          text += event.text;
+          for (const sentence of splitter.push(event.text)) this.say(utterance, sentence);
+        }
+      }
+      if (reply.cancelled) return;
+      const rest = splitter.flush();
+      if (rest) this.say(utterance, rest);
+      utterance.message = {
+        role: "assistant",
+        content: text.trim() || null,
+        ...(toolCalls.length > 0 && { tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }),
+      };
+      this.history.push(utterance.message);
+      this.endText(utterance);
+      if (toolCalls.length === 0) break;
+      const outputs = await Promise.all(toolCalls.map((call) => this.runTool(call, reply)));
+      toolCalls.forEach((call, i) => this.history.push({ role: "tool", tool_call_id: call.id, content: outputs[i] ?? "" }));
+      if (toolCalls.some((c) => c.name === endCallToolName)) break; // the agent said goodbye: nothing follows
+    }
+    reply.llmDone = true;
+    this.maybeReplyDone();
+  }
+
+  private llmTarget(config: Config) {
+    return { baseUrl: config.voice.baseUrl, apiKey: config.voice.openaiApiKey, model: this.settings.llm.model, temperature: this.settings.llm.temperature };
+  }
+
+  private runTool(call: AssembledToolCall, reply: Reply): Promise<string> {
+    const args = parseToolArguments(call.arguments, call.name);
+    if (call.name === endCallToolName) {
+      this.emit("endCall", { reason: typeof args.reason === "string" ? args.reason : null });
+      return Promise.resolve("The call is ending.");
+    }
+    return new Promise((resolve) => {
+      this.pendingTools.set(call.id, resolve);
+      reply.abort.signal.addEventListener("abort", () => this.submitToolResult(call.id, cancelledToolOutput), { once: true });
+      this.emit("toolCall", { callId: call.id, name: call.name, arguments: args });
+    });
+  }
+
+  private newUtterance(): Utterance {
+    const utterance: Utterance = { text: "", chunks: [], stream: null, opening: null, textDone: false, ttsDone: false, message: null, finishTimer: null };
+    this.utterances.push(utterance);
+    return utterance;
+  }
+
+  /** Sends a sentence to the utterance's TTS stream, opening it on the first one. */
+  private say(utterance: Utterance, sentence: string) {
+    utterance.text = utterance.text ? `${utterance.text} ${sentence}` : sentence;
+    this.emit("transcript", { role: "ASSISTANT", text: utterance.text, final: false });
+    utterance.opening ??= this.tts.take().then((stream) => this.attach(utterance, stream));
+    void utterance.opening.then((stream) => stream.text(sentence), (error: Error) => this.closeWith(error.message));
+  }
+
+  private attach(utterance: Utterance, stream: TtsStream): TtsStream {
+    utterance.stream = stream;
+    if (!this.utterances.includes(utterance)) stream.cancel(); // interrupted while the stream was being opened
+    stream.on("audio", (samples, alignment) => {
+      const audio = this.fromTts.process(samples);
+      utterance.chunks.push(this.clock.add((audio.length * 1000) / this.sampleRate, alignment));
+      this.emit("audio", audio);
+    });
+    stream.on("done", () => {
+      utterance.ttsDone = true;
+      this.scheduleFinish(utterance);
+    });
+    stream.on("failed", (reason) => this.closeWith(reason));
+    return stream;
+  }
+
+  private endText(utterance: Utterance) {
+    utterance.textDone = true;
+    if (utterance.opening) void utterance.opening.then((stream) => stream.end(), () => {});
+    else {
+      utterance.ttsDone = true; // nothing to say (a round that only called tools)
+      this.scheduleFinish(utterance);
+    }
+  }
+
+  /** The utterance is final once its audio has played (or at once when it has none). */
+  private scheduleFinish(utterance: Utterance) {
+    const last = utterance.chunks.at(-1);
+    const remaining = last ? last.startsAt + last.durationMs - performance.now() : 0;
+    if (remaining <= 0) return this.finishUtterance(utterance);
+    // before the call started the audio waits; check again once time passes
+    utterance.finishTimer = setTimeout(() => this.scheduleFinish(utterance), Number.isFinite(remaining) ? remaining : 100);
+  }
+
+  private finishUtterance(utterance: Utterance) {
+    if (!this.utterances.includes(utterance)) return;
+    this.utterances = this.utterances.filter((u) => u !== utterance);
+    if (utterance.text) this.emit("transcript", { role: "ASSISTANT", text: utterance.text, final: true });
+    this.maybeReplyDone();
+  }
+
+  private maybeReplyDone() {
+    const reply = this.reply;
+    if (!reply || !reply.llmDone || this.utterances.length > 0) return;
+    this.reply = null;
+    this.emit("turnDone");
+    if (this.replyAgain && !this.closedReason) {
+      this.replyAgain = false;
+      this.startReply();
+    }
+  }
+
+  /**
+   * The caller spoke over the agent: the reply stops (LLM, tools' wait, TTS) and each utterance keeps
+   * only what was heard, in the call's messages and in the LLM's history.
+   */
+  private bargeIn() {
+    const now = performance.now();
+    const reply = this.reply;
+    this.reply = null;
+    this.replyAgain = false;
+    if (reply) {
+      reply.cancelled = true;
+      reply.abort.abort();
+    }
+    for (const utterance of this.utterances.splice(0)) {
+      if (utterance.finishTimer) clearTimeout(utterance.finishTimer);
+      utterance.stream?.cancel();
+      const heard = heardText(utterance.text, utterance.chunks, now);
+      if (heard) this.emit("transcript", { role: "ASSISTANT", text: heard, final: true });
+      this.keepHeard(utterance, heard);
+    }
+    this.clock.flush();
+    if (reply) this.emit("turnDone");
+  }
+
+  private keepHeard(utterance: Utterance, heard: string) {
+    const message = utterance.message;
+    if (!message) {
+      if (heard) this.history.push({ role: "assistant", content: heard }); // cut off while the LLM still streamed
+      return;
+    }
+    if (message.role !== "assistant") return;
+    if (heard || message.tool_calls) message.content = heard || null;
+    else this.history.splice(this.history.indexOf(message), 1);
+  }
+
+  private closeWith(reason: string) {
+    if (this.closedReason) return;
+    this.closedReason = reason;
+    if (this.reply) this.reply.abort.abort();
+    for (const utterance of this.utterances.splice(0)) {
+      if (utterance.finishTimer) clearTimeout(utterance.finishTimer);
+      utterance.stream?.cancel();
+    }
+    this.detector?.stop();
+    this.stt.close();
+    this.tts.close();
+    if (reason !== "closed") {
+      if (this.listenerCount("error") > 0) this.emit("error", new Error(reason));
+      else log.warn("voice session error", { error: reason });
+    }
+    this.emit("closed", { reason });
+  }
+}
+
+export function ttsOptions(settings: PipelineSettings, config: Config): TtsOptions {
+  const { voiceId, modelId, outputFormat, voiceSettings } = settings.tts;
+  return { url: config.voice.elevenlabsUrl, apiKey: config.voice.elevenlabsApiKey, voiceId, modelId, outputFormat, voiceSettings };
+}

@@ -1,0 +1,83 @@
+// The three pipeline provider fakes together, a config pointing at them, and a caller that streams
+// 20 ms frames in real time into a VoiceSession (silence when it has nothing to say).
+import { concatPcm } from "../../src/audio/pcm";
+import { loadConfig } from "../../src/config";
+import { createVoiceSession } from "../../src/voice/create-voice-session";
+import type { VoiceSession, VoiceTool } from "../../src/voice/engine";
+import { type FakeChatServer, scriptedReplies, type StreamedReply, startFakeChatServer } from "../fakes/chat-completions-server";
+import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
+import { type FakeElevenLabsServer, type FakeElevenLabsOptions, startFakeElevenLabs } from "../fakes/elevenlabs-server";
+
+export const keys = { DEEPGRAM_API_KEY: "dg-test-key", ELEVENLABS_API_KEY: "xi-test-key", OPENAI_API_KEY: "sk-test-key" };
+
+export type PipelineFakes = {
+  stt: FakeDeepgramServer;
+  tts: FakeElevenLabsServer;
+  llm: FakeChatServer;
+  env: Record<string, string>;
+  /** Scripts the caller's words (STT) and the model's replies (LLM), in order. */
+  script(turns: { userSays: string; reply: StreamedReply }[]): void;
+  close(): Promise<void>;
+};
+
+export async function startPipelineFakes(ttsOptions: FakeElevenLabsOptions = {}): Promise<PipelineFakes> {
+  const [stt, tts, llm] = await Promise.all([
+    startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY }),
+    startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY, ...ttsOptions }),
+    startFakeChatServer(),
+  ]);
+  return {
+    stt,
+    tts,
+    llm,
+    env: { ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url, OPENAI_BASE_URL: llm.baseUrl, PIPELINE_LLM_MODEL: "gpt-test-mini" },
+    script(turns) {
+      stt.transcripts.push(...turns.map((t) => t.userSays));
+      llm.reply = scriptedReplies(turns.map((t) => t.reply));
+    },
+    close: async () => void (await Promise.all([stt.close(), tts.close(), llm.close()])),
+  };
+}
+
+export const weatherTool: VoiceTool = {
+  name: "get_weather",
+  description: "Current weather in a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+
+export async function connectPipelineSession(fakes: PipelineFakes, parameters: Record<string, unknown> = {}, options: { greeting?: string; sampleRate?: number } = {}) {
+  return createVoiceSession(
+    { type: "pipeline", parameters },
+    { instructions: "You are the Acme front desk.", greeting: options.greeting ?? null, tools: [weatherTool], sampleRate: options.sampleRate ?? 8000, config: loadConfig({ ...process.env, ...fakes.env }) },
+  );
+}
+
+/** Streams caller audio into `session` in real time, 20 ms at a time. */
+export function streamCaller(session: VoiceSession) {
+  const frame = session.sampleRate / 50;
+  let queue: Int16Array[] = [];
+  const started = performance.now();
+  let sent = 0;
+  let speechSentAt = 0;
+  const timer = setInterval(() => {
+    while (sent * 20 <= performance.now() - started) {
+      const next = queue.shift();
+      if (next && !speechSentAt) speechSentAt = performance.now();
+      session.sendAudio(next ?? new Int16Array(frame));
+      sent++;
+    }
+  }, 5);
+  return {
+    /** Queues speech; resolves when it has been sent, with the moment its first frame went out. */
+    async say(samples: Int16Array): Promise<number> {
+      speechSentAt = 0;
+      for (let i = 0; i < samples.length; i += frame) queue.push(concatPcm([samples.subarray(i, i + frame), new Int16Array(Math.max(0, i + frame - samples.length))]));
+      while (queue.length > 0) await Bun.sleep(10);
+      return speechSentAt;
+    },
+    stop() {
+      clearInterval(timer);
+      queue = [];
+    },
+  };
+}
