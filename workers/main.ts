@@ -8,6 +8,7 @@ import { createDb } from "../src/db/client";
 import { log, setLogLevel } from "../src/log";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
 import { startMetricsServer } from "../src/metrics/serve";
+import { startCallRecordCleanup } from "../src/calls/call-records";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { Client } from "@temporalio/client";
@@ -35,6 +36,7 @@ const dispatcher = await startDispatcher({ db, sql, config });
 exposeHookDeliveryStates(db);
 const metrics = await startMetricsServer(config.workerMetricsPort);
 log.info("worker metrics listening", { port: metrics.port });
+const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 
 let stopping = false;
 let worker: Worker | null = null;
@@ -86,6 +88,7 @@ while (!stopping) {
 
 await dispatcher.stop();
 await metrics.stop();
+stopCleanup();
 await closeDb();
 log.info("worker stopped");
 process.exit(0);

@@ -6,6 +6,7 @@ import { agentTasks, type AgentTaskStatus, type Transport } from "../db/schema";
 import { emitCallEvent } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
+import { storeConcludedCall } from "./call-records";
 
 export type CallTask = { callId: string; organizationId: string; assistantId: string; transport: Transport; bridgeId: string };
 
@@ -50,6 +51,7 @@ export async function concludeCallTask(db: Db, task: Pick<CallTask, "callId" | "
       .set({ status, error, endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt) })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))
       .returning({ id: agentTasks.id });
+    if (closed.length > 0) await storeConcludedCall(tx, event);
     // an assistant deleted since took its hooks with it
     if (closed.length > 0 && task.assistantId) await emitCallEvent(tx, { organizationId: task.organizationId, assistantId: task.assistantId, event });
     return closed.length > 0;

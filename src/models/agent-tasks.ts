@@ -1,6 +1,34 @@
 import { t } from "elysia";
-import { Enum, Nullable, Strict, Uuid, pageQueryFields } from "./common";
+import { Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
 import { agentTaskStatuses } from "../db/schema";
+
+const transportTypes = ["sip", "websocket"] as const;
+const DateTime = (description: string) => t.String({ format: "date-time", description });
+
+const task = {
+  id: Uuid,
+  callId: Uuid,
+  assistantId: Nullable(Uuid),
+  agentId: Nullable(Uuid),
+  credentialId: Nullable(Uuid),
+  phoneNumberId: Nullable(Uuid),
+  transport: t.Object({
+    type: Enum(transportTypes),
+    calledNumber: t.Optional(t.String()),
+    callingNumber: t.Optional(t.String()),
+  }),
+  status: Enum(agentTaskStatuses),
+  error: Nullable(t.String()),
+  startedAt: Nullable(t.Date()),
+  endedAt: Nullable(t.Date()),
+  createdAt: t.Date(),
+};
+
+// the call_concluded messages, as the hook received them (see docs/bridge.md)
+const Message = t.Object(
+  { type: t.String(), role: t.String(), timestamp: Integer() },
+  { additionalProperties: true, description: "text, audio, tool_call or tool_result, as in call_concluded" },
+);
 
 export const AgentTaskModel = {
   query: t.Object(
@@ -9,26 +37,25 @@ export const AgentTaskModel = {
       status: t.Optional(Enum(agentTaskStatuses)),
       assistantId: t.Optional(Uuid),
       agentId: t.Optional(Uuid),
+      transport: t.Optional(Enum(transportTypes)),
+      createdAfter: t.Optional(DateTime("only tasks created at or after this time")),
+      createdBefore: t.Optional(DateTime("only tasks created before this time")),
     },
     Strict,
   ),
-  out: t.Object({
-    id: Uuid,
-    callId: Uuid,
-    assistantId: Nullable(Uuid),
-    agentId: Nullable(Uuid),
-    credentialId: Nullable(Uuid),
-    phoneNumberId: Nullable(Uuid),
-    transport: t.Object({
-      type: Enum(["sip", "websocket"]),
-      calledNumber: t.Optional(t.String()),
-      callingNumber: t.Optional(t.String()),
-    }),
-    status: Enum(agentTaskStatuses),
-    error: Nullable(t.String()),
-    startedAt: Nullable(t.Date()),
-    endedAt: Nullable(t.Date()),
-    createdAt: t.Date(),
+  out: t.Object(task),
+  // one task read by id: what the finished call left, while RECORDING_RETENTION_DAYS keeps it
+  detail: t.Object({
+    ...task,
+    messages: Nullable(t.Array(Message, { description: "null while the call runs and after the retention period" })),
+    shortSummary: Nullable(t.String()),
+    summary: Nullable(t.String()),
+    recording: Nullable(
+      t.Object(
+        { contentType: t.String(), bytes: Integer() },
+        { description: "the audio itself is at GET …/agent-tasks/{agentTaskId}/recording (same token)" },
+      ),
+    ),
   }),
 };
 export type AgentTaskQuery = typeof AgentTaskModel.query.static;

@@ -1,6 +1,7 @@
-// Agent tasks are written by the call bridge; the API only reads them.
-import { and, eq, sql, type SQL } from "drizzle-orm";
-import { agentTasks, assistants } from "../db/schema";
+// Agent tasks are written by the call bridge; the API only reads them, with what a finished call left
+// (messages, summary, recording) while the retention period keeps it.
+import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
+import { agentTasks, assistants, callRecordings, callRecords } from "../db/schema";
 import type { DbOrTx } from "../db/client";
 import type { AgentTaskQuery } from "../models/agent-tasks";
 import type { OrgScope } from "./auth";
@@ -27,15 +28,55 @@ const columns = {
 const sortable = { id: agentTasks.id, createdAt: agentTasks.createdAt, startedAt: agentTasks.startedAt, endedAt: agentTasks.endedAt, status: agentTasks.status };
 
 const select = (db: DbOrTx) => db.select(columns).from(agentTasks).leftJoin(assistants, eq(assistants.id, agentTasks.assistantId));
+const byId = (scope: OrgScope, id: string) => and(eq(agentTasks.organizationId, scope.organizationId), eq(agentTasks.id, id));
+/** Rows the cleanup has not reached yet but whose retention is over are already gone for readers. */
+const kept = (createdAt: typeof callRecords.createdAt | typeof callRecordings.createdAt, retentionDays: number) =>
+  gt(createdAt, sql`now() - make_interval(days => ${retentionDays})`);
 
-export const getAgentTask = (db: DbOrTx, scope: OrgScope, id: string) =>
-  single(select(db).where(and(eq(agentTasks.organizationId, scope.organizationId), eq(agentTasks.id, id))), "agent task");
+/** The task with its messages, summary and recording descriptor (null when absent or expired). */
+export async function getAgentTaskDetail(db: DbOrTx, scope: OrgScope, id: string, retentionDays: number) {
+  const { hasRecord, recordingType, recordingBytes, ...task } = await single(
+    db
+      .select({
+        ...columns,
+        hasRecord: sql<boolean>`${callRecords.callId} is not null`,
+        messages: callRecords.messages,
+        shortSummary: callRecords.shortSummary,
+        summary: callRecords.summary,
+        recordingType: callRecordings.contentType,
+        recordingBytes: sql<number | null>`octet_length(${callRecordings.audio})`,
+      })
+      .from(agentTasks)
+      .leftJoin(assistants, eq(assistants.id, agentTasks.assistantId))
+      .leftJoin(callRecords, and(eq(callRecords.callId, agentTasks.callId), kept(callRecords.createdAt, retentionDays)))
+      .leftJoin(callRecordings, and(eq(callRecordings.callId, agentTasks.callId), kept(callRecordings.createdAt, retentionDays)))
+      .where(byId(scope, id)),
+    "agent task",
+  );
+  const recording = recordingType === null ? null : { contentType: recordingType, bytes: Number(recordingBytes) };
+  return { ...task, messages: hasRecord ? task.messages : null, recording };
+}
+
+/** The recording's bytes and content type; 404 when the task has none (or it expired). */
+export async function getAgentTaskRecording(db: DbOrTx, scope: OrgScope, id: string, retentionDays: number) {
+  return single(
+    db
+      .select({ contentType: callRecordings.contentType, audio: callRecordings.audio })
+      .from(agentTasks)
+      .innerJoin(callRecordings, eq(callRecordings.callId, agentTasks.callId))
+      .where(and(byId(scope, id), kept(callRecordings.createdAt, retentionDays))),
+    "recording",
+  );
+}
 
 export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuery) {
   const paging = parsePaging(query, sortable, "createdAt,asc");
   const filters: SQL[] = [eq(agentTasks.organizationId, scope.organizationId)];
   if (query.status) filters.push(eq(agentTasks.status, query.status));
   for (const id of [query.assistantId, query.agentId]) if (id) filters.push(eq(agentTasks.assistantId, id));
+  if (query.transport) filters.push(sql`${agentTasks.transport}->>'type' = ${query.transport}`);
+  if (query.createdAfter) filters.push(gte(agentTasks.createdAt, new Date(query.createdAfter)));
+  if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);
   return selectPage(db, agentTasks, where, paging, (limit, offset, orderBy) =>
     select(db).where(where).orderBy(...orderBy).limit(limit).offset(offset),
