@@ -24,7 +24,8 @@ fi
 
 # Real peers the tests talk to: speech for calls, and the SIP trunk, callers and phone.
 missing=()
-for pair in espeak-ng:espeak-ng sox:sox sipp:sip-tester kamailio:kamailio baresip:baresip; do
+# chromium: the console's browser tests (driven by playwright-core, which downloads no browser)
+for pair in espeak-ng:espeak-ng sox:sox sipp:sip-tester kamailio:kamailio baresip:baresip chromium:chromium; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
