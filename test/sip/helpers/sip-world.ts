@@ -133,13 +133,4 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
 
 export type SipWorld = Awaited<ReturnType<typeof startSipWorld>>;
 
-/** Polls `check` until it returns a value (not undefined/false). */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(100);
-  }
-}
+export { eventually } from "./eventually";

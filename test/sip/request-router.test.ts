@@ -1,0 +1,56 @@
+// Routing of requests to credentials' user agents, without sockets: plain agents and parsed messages.
+import { expect, test } from "bun:test";
+import { routeRequest, type RoutableAgent } from "../../src/sip/request-router";
+import { splitMessage, type SipMessage } from "../../src/sip/sip-message";
+
+type Agent = RoutableAgent & { name: string };
+
+const agent = (name: string, fields: Partial<Omit<Agent, "name">> = {}): Agent => ({
+  name,
+  contactUser: `contact-${name}`,
+  trunkAddress: "10.0.0.1",
+  credential: { port: 5060 },
+  numbers: new Set<string>(),
+  hasFallback: false,
+  owned: false,
+  ...fields,
+});
+
+const invite = (uri: string, to = "<sip:someone@10.0.0.1>"): SipMessage => {
+  const message = splitMessage(`INVITE ${uri} SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1;branch=z9hG4bK1\r\nTo: ${to}\r\nCall-ID: x\r\n\r\n`);
+  if (!message) throw new Error("bad fixture");
+  return message;
+};
+const from = (address: string, port = 5060) => ({ protocol: "UDP" as const, address, port });
+const route = (agents: Agent[], message: SipMessage, peer = from("10.0.0.1")) => routeRequest(agents, message, peer)?.name ?? null;
+
+test("our contact user in the Request-URI names the credential", () => {
+  const agents = [agent("a", { numbers: new Set(["+15550001"]) }), agent("b")];
+  expect(route(agents, invite("sip:contact-b@192.0.2.1:5070"))).toBe("b");
+});
+
+test("a dialled number in the Request-URI or in To goes to the credential of the trunk that has it", () => {
+  const agents = [agent("a", { numbers: new Set(["+15550001", "15550001"]) }), agent("b", { numbers: new Set(["+15550002"]) })];
+  expect(route(agents, invite("sip:+15550002@192.0.2.1"))).toBe("b");
+  expect(route(agents, invite("sip:192.0.2.1", "<sip:15550001@10.0.0.1>"))).toBe("a");
+});
+
+test("the trunk's port narrows the choice when one address serves several credentials", () => {
+  const agents = [
+    agent("a", { numbers: new Set(["+15550001"]), credential: { port: 5060 } }),
+    agent("b", { numbers: new Set(["+15550001"]), credential: { port: 5080 } }),
+  ];
+  expect(route(agents, invite("sip:+15550001@192.0.2.1"), from("10.0.0.1", 5080))).toBe("b");
+  expect(route(agents, invite("sip:+15550001@192.0.2.1"), from("10.0.0.1", 5060))).toBe("a");
+  // a port no credential names: any credential at the address
+  expect(route(agents, invite("sip:+15550001@192.0.2.1"), from("10.0.0.1", 6000))).toBe("a");
+});
+
+test("an unknown number goes to a fallback number, the lease holder's first; nothing matches: null", () => {
+  const agents = [agent("a", { hasFallback: true }), agent("b", { hasFallback: true, owned: true }), agent("c")];
+  expect(route(agents, invite("sip:+15559999@192.0.2.1"))).toBe("b");
+  expect(route([agents[0]!, agents[2]!], invite("sip:+15559999@192.0.2.1"))).toBe("a");
+  expect(route([agent("c")], invite("sip:+15559999@192.0.2.1"))).toBeNull();
+  // another address is not the trunk of any credential
+  expect(route(agents, invite("sip:+15559999@192.0.2.1"), from("10.9.9.9"))).toBeNull();
+});

@@ -1,0 +1,79 @@
+// The bridge's user agents against the real database and a real UDP socket standing in for the
+// trunk (it only records what arrives): one per credential, registering only where the lease is
+// held, rebuilt when a credential changes, retired when it goes.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createSocket, type Socket } from "node:dgram";
+import { loadWantedCredentials } from "../../src/sip/credential-sync";
+import { SipEndpoint } from "../../src/sip/sip-endpoint";
+import { UserAgents } from "../../src/sip/user-agents";
+import { freePort } from "../helpers/temporal";
+import { startCredentialFixtures } from "./helpers/credentials";
+import { eventually } from "./helpers/eventually";
+
+let fixtures: Awaited<ReturnType<typeof startCredentialFixtures>>;
+let endpoint: SipEndpoint;
+let trunk: Socket;
+let trunkPort: number;
+const registers: string[] = [];
+
+beforeAll(async () => {
+  fixtures = await startCredentialFixtures("user-agents");
+  endpoint = await SipEndpoint.listen({ bindHost: "127.0.0.1", publicHost: "127.0.0.1", port: await freePort() });
+  trunk = createSocket("udp4");
+  trunk.on("message", (data) => data.toString().startsWith("REGISTER ") && registers.push(data.toString()));
+  await new Promise<void>((resolve) => trunk.bind(0, "127.0.0.1", resolve));
+  trunkPort = trunk.address().port;
+});
+afterAll(async () => {
+  await endpoint?.close();
+  trunk?.close();
+  await fixtures?.stop();
+});
+
+test("one user agent per credential, registering where the lease is held; rebuilt on change, retired on delete", async () => {
+  const agents = new UserAgents({
+    bridgeId: "unit",
+    secrets: fixtures.secrets,
+    endpoint,
+    protocol: "UDP",
+    registerExpiresSeconds: 60,
+    retry: { baseMs: 60_000, maxMs: 60_000 },
+    onReport: () => {},
+    onInvite: () => {},
+  });
+  const held = await fixtures.createCredential({ port: trunkPort, username: "held" });
+  const other = await fixtures.createCredential({ port: trunkPort, username: "other" });
+  await fixtures.createNumber(held, "+15550320001", true);
+  const sync = async (owned: string[], lost: string[] = []) => agents.apply(await loadWantedCredentials(fixtures.db), { owned: new Set(owned), lost });
+
+  await sync([held]);
+  const first = agents.get(held);
+  expect(first?.owned).toBe(true);
+  expect(agents.get(other)?.owned).toBe(false);
+  expect([...(first?.numbers ?? [])].sort()).toEqual(["+15550320001", "15550320001"]);
+  expect(first?.hasFallback).toBe(true);
+  await eventually(() => registers.some((r) => /^From:.*sip:held@/m.test(r)), "the REGISTER of the held credential");
+  expect(registers.some((r) => /^From:.*sip:other@/m.test(r))).toBe(false);
+
+  // nothing changed: the same user agents
+  await sync([held]);
+  expect(agents.get(held)).toBe(first!);
+
+  // a changed credential gets a new user agent; the lease moves
+  await fixtures.updateCredential(held, { port: trunkPort, username: "held2" });
+  await sync([other]);
+  const rebuilt = agents.get(held);
+  expect(rebuilt).toBeDefined();
+  expect(rebuilt).not.toBe(first!);
+  expect(rebuilt?.owned).toBe(false);
+  expect(first?.owned).toBe(false);
+  expect(agents.get(other)?.owned).toBe(true);
+
+  await fixtures.deleteCredential(other);
+  await sync([]);
+  expect(agents.get(other)).toBeUndefined();
+  expect(agents.list().map((a) => a.credential.id)).toContain(held);
+
+  await agents.stop();
+  expect(agents.list()).toEqual([]);
+}, 30_000);
