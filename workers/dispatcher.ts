@@ -7,6 +7,7 @@ import type { Config } from "../src/config";
 import type { Db } from "../src/db/client";
 import { hookDeliveries } from "../src/db/schema";
 import { HOOK_DELIVERIES_CHANNEL } from "../src/events/emit-call-event";
+import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { log } from "../src/log";
 import type { HookDeliveryInput } from "../workflows/hook-delivery";
 import { HOOK_DELIVERY_WORKFLOW, hookDeliveryWorkflowId } from "../workflows/ids";
@@ -25,8 +26,6 @@ type PendingRow = Pick<
 
 export async function startDispatcher(deps: DispatcherDeps) {
   let temporal: DispatchTarget | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
   let downSince: number | null = null;
 
@@ -94,7 +93,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
     let next = 0;
     const lane = async () => {
       // one failure stops the lane: when Temporal is down the remaining rows simply wait for the next sweep
-      while (next < rows.length && !stopped) await start(t, rows[next++]);
+      for (let row = rows[next++]; row && !stopped; row = rows[next++]) await start(t, row);
     };
     const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_STARTS, rows.length) }, lane));
     const failed = lanes.find((l): l is PromiseRejectedResult => l.status === "rejected");
@@ -102,31 +101,19 @@ export async function startDispatcher(deps: DispatcherDeps) {
     return rows.length;
   };
 
-  const sweep = async () => {
-    do {
-      again = false;
-      try {
-        while (!stopped && (await sweepOnce()) === BATCH);
-        if (downSince !== null) log.info("dispatcher reached temporal again", { downMs: Date.now() - downSince });
-        downSince = null;
-      } catch (err) {
-        if (downSince === null) {
-          downSince = Date.now();
-          log.warn("dispatcher cannot hand deliveries to temporal, will retry", { error: (err as Error).message });
-        }
-        return;
-      }
-    } while (again && !stopped);
-  };
-
-  const kick = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = sweep().finally(() => (running = null));
-  };
+  const runner = coalescingRunner(
+    async () => {
+      while (!stopped && (await sweepOnce()) === BATCH);
+      if (downSince !== null) log.info("dispatcher reached temporal again", { downMs: Date.now() - downSince });
+      downSince = null;
+    },
+    (err) => {
+      if (downSince !== null) return;
+      downSince = Date.now();
+      log.warn("dispatcher cannot hand deliveries to temporal, will retry", { error: (err as Error).message });
+    },
+  );
+  const kick = () => runner.request();
 
   const listener = await deps.sql.listen(HOOK_DELIVERIES_CHANNEL, kick, kick);
   const timer = setInterval(kick, deps.sweepIntervalMs ?? 1_000);
@@ -142,7 +129,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
       stopped = true;
       clearInterval(timer);
       await listener.unlisten().catch(() => {});
-      await running;
+      await runner.stop();
     },
   };
 }

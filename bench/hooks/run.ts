@@ -13,7 +13,7 @@ import { sendHook } from "../../src/events/send-hook";
 import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { startReceiver } from "../../test/helpers/receiver";
 import { ensureTemporal, startWorker } from "../../test/helpers/temporal";
-import { callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
+import { at, callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
 import { percentile as pct } from "../lib/harness";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000" } } });
@@ -54,13 +54,13 @@ try {
   let succeeded = 0;
   while (succeeded < N) {
     await new Promise((r) => setTimeout(r, 500));
-    [{ n: succeeded }] = await db.select({ n: count() }).from(hookDeliveries).where(eq(hookDeliveries.status, "SUCCEEDED"));
+    succeeded = at(await db.select({ n: count() }).from(hookDeliveries).where(eq(hookDeliveries.status, "SUCCEEDED"))).n;
     const elapsed = (performance.timeOrigin + performance.now() - t0) / 1000;
     say(`  ${succeeded}/${N} SUCCEEDED, ${receiver.requests.length} received, ${elapsed.toFixed(1)} s`);
     if (elapsed > 300) throw new Error("gave up after 300 s");
   }
   // when the last SUCCEEDED was recorded (database clock, same host)
-  const [{ last }] = await db.execute<{ last: string }>(sql`select max(updated_at) as last from hook_deliveries`);
+  const { last } = at(await db.execute<{ last: string }>(sql`select max(updated_at) as last from hook_deliveries`));
   const total = (new Date(last).getTime() - t0) / 1000;
   const firstByte = receiver.requests.map((r) => r.receivedAt - emittedAt.get(JSON.parse(r.body.toString()).callId)!);
 

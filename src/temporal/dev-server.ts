@@ -38,6 +38,8 @@ const devDynamicConfig = {
   "system.enableEagerWorkflowStart": true,
 };
 
+const sqlitePragmas = ["journal_mode=wal", "synchronous=normal"];
+
 // KEYWORD -> Keyword, the spelling the CLI flag wants
 const flagType = (type: string) => type.charAt(0) + type.slice(1).toLowerCase();
 
@@ -48,7 +50,12 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const namespace = options.namespace ?? "default";
   const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(options.port), "--ui-port", String(options.uiPort)];
   args.push("--log-level", "error", "--namespace", namespace);
-  if (options.dbFilename) args.push("--db-filename", options.dbFilename);
+  if (options.dbFilename) {
+    args.push("--db-filename", options.dbFilename);
+    // WAL + NORMAL: as fast as in memory (the default file mode is ~3x slower), and a commit survives a
+    // crash of the server process; only an OS crash or power loss may roll back the last commits
+    for (const pragma of sqlitePragmas) args.push("--sqlite-pragma", pragma);
+  }
   for (const [key, value] of Object.entries(devDynamicConfig)) args.push("--dynamic-config-value", `${key}=${JSON.stringify(value)}`);
   for (const key of hookSearchAttributeKeys) args.push("--search-attribute", `${key.name}=${flagType(key.type)}`);
 

@@ -2,7 +2,10 @@
 // workers spawned as real Node processes, each on its own task queue.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startTemporalDevServer, type DevServer } from "../../src/temporal/dev-server";
 
@@ -23,8 +26,9 @@ export async function freePort(): Promise<number> {
  * bun test fires no exit event and scopes afterAll to one file, so a process meant to live for the
  * whole run is reaped by a tiny watchdog once this test process is gone.
  */
-export function reapWithParent(pid: number, signal = "TERM") {
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; kill -${signal} ${pid} 2>/dev/null`;
+export function reapWithParent(pid: number, signal = "TERM", removeDir?: string) {
+  const remove = removeDir ? `; sleep 2; rm -rf '${removeDir}'` : "";
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; kill -${signal} ${pid} 2>/dev/null${remove}`;
   spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
 }
 
@@ -39,10 +43,19 @@ export async function startDevServer(options: { dbFilename?: string; port?: numb
   return server;
 }
 
-/** The Temporal server shared by every test file of this run. */
+/** The Temporal server shared by every test file of this run: on a database file, as `make start` runs it. */
 export function ensureTemporal(): Promise<{ address: string }> {
   if (process.env.TEMPORAL_ADDRESS) return Promise.resolve({ address: process.env.TEMPORAL_ADDRESS });
-  shared ??= startDevServer().then((s) => ({ address: s.address }));
+  shared ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), "temporal-test-"));
+    const server = await startTemporalDevServer({
+      port: await freePort(),
+      uiPort: await freePort(),
+      dbFilename: join(dir, "temporal.db"),
+    });
+    reapWithParent(server.pid, "TERM", dir);
+    return { address: server.address };
+  })();
   return shared;
 }
 

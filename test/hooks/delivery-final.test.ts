@@ -5,7 +5,7 @@ import { connectTemporal } from "../../src/temporal/client";
 import { createTenant, startTestApi, type Tenant } from "../helpers/api";
 import { always, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
-import { attemptsOf, callConcluded, createAssistantWithHooks, emit, openDb, waitForStatus } from "./fixtures";
+import { at, attemptsOf, callConcluded, createAssistantWithHooks, emitOne, openDb, waitForStatus } from "./fixtures";
 
 const { db, close } = openDb();
 let address: string;
@@ -35,16 +35,16 @@ describe("a delivery that never succeeds", () => {
     const a = await createAssistantWithHooks(db, [{ url: `${receiver.url}/down` }], tenant.organizationId);
     const event = callConcluded();
     callId = event.callId;
-    [deliveryId] = (await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event })).deliveryIds;
+    deliveryId = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event });
 
-    const [row] = await waitForStatus(db, [deliveryId], ["FAILED"], 60_000);
+    const row = at(await waitForStatus(db, [deliveryId], ["FAILED"], 60_000));
     expect(row.attemptCount).toBe(20);
     expect(row.nextAttemptAt).toBeNull();
     const attempts = await attemptsOf(db, deliveryId);
     expect(attempts.map((a) => a.attempt)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(attempts.every((a) => a.statusCode === 500 && a.run === 1)).toBe(true);
     expect(attempts.slice(0, 19).every((a) => a.nextAttemptAt !== null)).toBe(true);
-    expect(attempts[19].nextAttemptAt).toBeNull();
+    expect(at(attempts, 19).nextAttemptAt).toBeNull();
 
     await new Promise((r) => setTimeout(r, 1_500));
     expect(receiver.requests).toHaveLength(20);
@@ -94,7 +94,7 @@ describe("a delivery that never succeeds", () => {
     expect(after.attempts.filter((a: { run: number }) => a.run === 1)).toHaveLength(20);
     expect(after.attempts[20]).toMatchObject({ run: 2, attempt: 1, statusCode: 200 });
     expect(receiver.requests).toHaveLength(21);
-    expect(receiver.requests[20].headers["webhook-id"]).toBeUndefined();
+    expect(at(receiver.requests, 20).headers["webhook-id"]).toBeUndefined();
 
     const again = await tenant.org.post(`${tenant.P}/hook-deliveries/${deliveryId}/retry`);
     expect(again.status).toBe(409);

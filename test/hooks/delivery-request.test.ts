@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { hookDeliveries } from "../../src/db/schema";
 import { failTimes, startReceiver, type Receiver, type ReceivedRequest } from "../helpers/receiver";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
-import { callConcluded, callStarted, createAssistantWithHooks, emit, openDb, waitForStatus } from "./fixtures";
+import { at, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb, waitForStatus } from "./fixtures";
 
 const { db, close } = openDb();
 let worker: TestWorker;
@@ -57,7 +57,7 @@ describe("the delivered request", () => {
     await waitForStatus(db, deliveryIds, ["SUCCEEDED"], 20_000);
 
     for (const method of methods) {
-      const [req] = requestsTo(`/m/${method}`);
+      const req = at(requestsTo(`/m/${method}`));
       expect(req.method).toBe(method);
       expect(req.headers["content-type"]).toBe("application/json");
       expect(req.headers["user-agent"]).toBe("voice-assistant-service-hooks/0.1");
@@ -84,7 +84,7 @@ describe("the delivered request", () => {
     });
     const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event });
     await waitForStatus(db, deliveryIds, ["SUCCEEDED"], 20_000);
-    const raw = requestsTo("/nulls")[0].body.toString();
+    const raw = at(requestsTo("/nulls")).body.toString();
     expect(raw).not.toContain("null");
     const body = JSON.parse(raw);
     expect(Object.keys(body).sort()).toEqual(["callId", "messages", "shortSummary", "startedAt", "transport", "type"]);
@@ -97,7 +97,7 @@ describe("the delivered request", () => {
     const a = await createAssistantWithHooks(db, [{ type: "call_started", url: `${receiver.url}/started` }]);
     const event = callStarted();
     await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event });
-    const [req] = await waitForPath("/started", 1);
+    const req = at(await waitForPath("/started", 1));
     expect(JSON.parse(req.body.toString())).toEqual(event);
   }, 30_000);
 
@@ -124,7 +124,7 @@ describe("the delivered request", () => {
           expect(await verifyStandardWebhook(tampered, secret)).toBe(false);
         }
         expect(new Set(reqs.map((r) => r.headers["webhook-id"])).size).toBe(1);
-        expect(deliveryIds).toContain(reqs[0].headers["webhook-id"] as string);
+        expect(deliveryIds).toContain(at(reqs).headers["webhook-id"] as string);
       }
       // the first request failed (failTimes(1)), so one delivery was retried under the same id
       expect(signed.requests).toHaveLength(3);
@@ -139,16 +139,16 @@ describe("the delivered request", () => {
     const input = { organizationId: a.organizationId, assistantId: a.assistantId, event };
     const [first, second] = await Promise.all([emit(db, input), emit(db, input)]);
     expect(second.deliveryIds).toEqual(first.deliveryIds);
-    const [id] = first.deliveryIds;
+    const id = at(first.deliveryIds);
     await waitForStatus(db, [id], ["SUCCEEDED"], 20_000);
 
     // hand the finished run to the dispatcher again: Temporal refuses the same workflow id
     await db.update(hookDeliveries).set({ status: "PENDING", dispatchedAt: null }).where(eq(hookDeliveries.id, id));
     const deadline = Date.now() + 10_000;
-    let row = (await db.select().from(hookDeliveries).where(eq(hookDeliveries.id, id)))[0];
+    let row = await deliveryRow(db, id);
     while (row.dispatchedAt === null && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
-      row = (await db.select().from(hookDeliveries).where(eq(hookDeliveries.id, id)))[0];
+      row = await deliveryRow(db, id);
     }
     expect(row.dispatchedAt).not.toBeNull();
     await new Promise((r) => setTimeout(r, 500));

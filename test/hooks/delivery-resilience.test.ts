@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { hookDeliveries } from "../../src/db/schema";
 import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, freePort, startDevServer, startWorker, type TestWorker } from "../helpers/temporal";
-import { attemptsOf, callConcluded, createAssistantWithHooks, deliveryRow, emit, openDb, waitForStatus } from "./fixtures";
+import { at, attemptsOf, callConcluded, createAssistantWithHooks, deliveryRow, emit, emitOne, openDb, waitForStatus } from "./fixtures";
 
 const { db, close } = openDb();
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -42,7 +42,7 @@ describe("worker crash", () => {
   test("a worker killed in the middle of a backoff is replaced and the delivery completes", async () => {
     const receiver = await receiverFor(failTimes(2));
     const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
-    const [id] = (await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() })).deliveryIds;
+    const id = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
 
     // attempt 2 failed and recorded: a 2 s wait has begun
     await until(async () => (await deliveryRow(db, id)).attemptCount === 2, 15_000, "attempt 2");
@@ -51,7 +51,7 @@ describe("worker crash", () => {
     expect(receiver.requests).toHaveLength(2);
     await worker.restart();
 
-    const [row] = await waitForStatus(db, [id], ["SUCCEEDED"], 40_000);
+    const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 40_000));
     expect(row.attemptCount).toBe(3);
     expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([500, 500, 200]);
     expect(receiver.requests).toHaveLength(3);
@@ -72,7 +72,7 @@ describe("Temporal outage", () => {
     // one delivery is waiting out a backoff inside Temporal when it goes down
     const flaky = await receiverFor(failTimes(1));
     const a = await createAssistantWithHooks(db, [{ url: flaky.url }]);
-    const [waiting] = (await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() })).deliveryIds;
+    const waiting = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
     await until(async () => (await deliveryRow(db, waiting)).attemptCount === 1, 15_000, "the first failed attempt");
     await server.stop();
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, freePort, startWorker, type TestWorker } from "../helpers/temporal";
-import { attemptsOf, callConcluded, createAssistantWithHooks, emit, openDb, waitForStatus } from "./fixtures";
+import { at, attemptsOf, callConcluded, createAssistantWithHooks, emitOne, openDb, waitForStatus } from "./fixtures";
 
 const BASE_MS = 200;
 const TIMEOUT_MS = 700;
@@ -22,9 +22,7 @@ afterAll(async () => {
 
 async function deliverTo(url: string) {
   const a = await createAssistantWithHooks(db, [{ url }]);
-  const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
-  expect(deliveryIds).toHaveLength(1);
-  return deliveryIds[0];
+  return emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
 }
 
 async function receiver(...args: Parameters<typeof startReceiver>) {
@@ -37,15 +35,15 @@ describe("delivery retries", () => {
   test("a receiver failing 5 times gets it on attempt 6, after waits in the ratios 1:2:4:8:16", async () => {
     const r = await receiver(failTimes(5, 503));
     const id = await deliverTo(r.url);
-    const [row] = await waitForStatus(db, [id], ["SUCCEEDED"], 30_000);
+    const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 30_000));
     expect(row.attemptCount).toBe(6);
     expect(r.requests).toHaveLength(6);
 
-    const gaps = r.requests.slice(1).map((req, i) => req.receivedAt - r.requests[i].receivedAt);
+    const gaps = r.requests.slice(1).map((req, i) => req.receivedAt - at(r.requests, i).receivedAt);
     // a wait is never shorter than the schedule; scheduling overhead only adds to it
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(BASE_MS * 2 ** i - 5));
     for (let i = 1; i < gaps.length; i++) {
-      const ratio = gaps[i] / gaps[i - 1];
+      const ratio = at(gaps, i) / at(gaps, i - 1);
       expect(ratio).toBeGreaterThan(1.4);
       expect(ratio).toBeLessThan(2.6);
     }
@@ -57,7 +55,7 @@ describe("delivery retries", () => {
     attempts.slice(0, 5).forEach((a, i) => {
       expect(a.nextAttemptAt!.getTime() - a.startedAt.getTime()).toBeGreaterThanOrEqual(BASE_MS * 2 ** i);
     });
-    expect(attempts[5].nextAttemptAt).toBeNull();
+    expect(at(attempts, 5).nextAttemptAt).toBeNull();
     expect(row.nextAttemptAt).toBeNull();
   }, 40_000);
 
@@ -73,7 +71,7 @@ describe("delivery retries", () => {
       expect(a.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
       expect(a.durationMs).toBeLessThan(TIMEOUT_MS + 1_000);
     }
-    expect(attempts[2].statusCode).toBe(204);
+    expect(at(attempts, 2).statusCode).toBe(204);
   }, 30_000);
 
   test("an error status, a redirect and a refused connection are failed attempts", async () => {
@@ -85,7 +83,7 @@ describe("delivery retries", () => {
     await waitForStatus(db, [id], ["SUCCEEDED"], 20_000);
     const attempts = await attemptsOf(db, id);
     expect(attempts.map((a) => a.statusCode)).toEqual([404, 302, 200]);
-    expect(attempts[1].error).toContain("redirect not followed");
+    expect(at(attempts, 1).error).toContain("redirect not followed");
     expect(target.requests).toHaveLength(0);
 
     const closedPort = await freePort();
@@ -97,9 +95,9 @@ describe("delivery retries", () => {
       seen = await attemptsOf(db, refused);
     }
     expect(seen.length).toBeGreaterThanOrEqual(2);
-    expect(seen[0].error).toContain("ECONNREFUSED");
-    expect(seen[0].statusCode).toBeNull();
-    const [row] = await waitForStatus(db, [refused], ["PENDING"], 1_000);
+    expect(at(seen).error).toContain("ECONNREFUSED");
+    expect(at(seen).statusCode).toBeNull();
+    const row = at(await waitForStatus(db, [refused], ["PENDING"], 1_000));
     expect(row.nextAttemptAt).not.toBeNull();
   }, 30_000);
 
@@ -107,7 +105,7 @@ describe("delivery retries", () => {
     const r = await receiver(() => ({ status: 200, body: "x".repeat(100_000) }));
     const id = await deliverTo(r.url);
     await waitForStatus(db, [id], ["SUCCEEDED"], 10_000);
-    const [attempt] = await attemptsOf(db, id);
+    const attempt = at(await attemptsOf(db, id));
     expect(attempt.responseExcerpt).toBe("x".repeat(1024));
   }, 20_000);
 });

@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config";
 import { createSecretBox } from "../../src/crypto/secrets";
 import { hookDeliveries } from "../../src/db/schema";
 import { emitCallEvent } from "../../src/events/emit-call-event";
-import { callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
+import { at, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
 
 const { db, client, close } = openDb();
 // these deliveries point nowhere: keep them from workers that later test files start
@@ -44,7 +44,7 @@ describe("emitCallEvent", () => {
     expect(second.deliveryIds).toEqual(first.deliveryIds);
     const rows = await db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, event.callId));
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(rows[0].payload).startedAt).toBe(event.startedAt);
+    expect(JSON.parse(at(rows).payload).startedAt).toBe(event.startedAt);
   });
 
   test("an assistant without hooks of that type gets no delivery", async () => {

@@ -19,6 +19,20 @@ import { emitCallEvent } from "../../src/events/emit-call-event";
 import type { CallEventType } from "../../src/db/schema";
 import type { CallConcludedPayload, CallStartedPayload } from "../../src/events/payloads";
 
+/** The element at `index`; throws naming it when there is none, so a missing row fails the test loudly. */
+export function at<T>(xs: readonly T[], index = 0): T {
+  const x = xs[index];
+  if (x === undefined) throw new Error(`expected an element at ${index}, got ${xs.length}`);
+  return x;
+}
+
+/** Emits an event for an assistant with one hook of its type and returns that one delivery id. */
+export async function emitOne(db: Db, input: Parameters<typeof emitCallEvent>[1]): Promise<string> {
+  const { deliveryIds } = await emit(db, input);
+  if (deliveryIds.length !== 1) throw new Error(`expected one delivery, got ${deliveryIds.length}`);
+  return at(deliveryIds);
+}
+
 export function openDb() {
   return createDb(process.env.DATABASE_URL!, { max: 5 });
 }
@@ -32,18 +46,20 @@ export type HookSpec = {
 };
 
 export async function createTenant(db: Db) {
-  const [vendor] = await db.insert(vendors).values({ name: "hooks vendor" }).returning();
-  const [org] = await db.insert(organizations).values({ vendorId: vendor.id, name: "hooks org" }).returning();
+  const vendor = at(await db.insert(vendors).values({ name: "hooks vendor" }).returning());
+  const org = at(await db.insert(organizations).values({ vendorId: vendor.id, name: "hooks org" }).returning());
   return { vendorId: vendor.id, organizationId: org.id };
 }
 
 /** An assistant with the given hooks, in a fresh organization unless one is given. */
 export async function createAssistantWithHooks(db: Db, hooks: HookSpec[], organizationId?: string) {
   const tenant = organizationId ? { organizationId } : await createTenant(db);
-  const [assistant] = await db
-    .insert(assistants)
-    .values({ organizationId: tenant.organizationId, kind: "assistant", name: "hooked" })
-    .returning();
+  const assistant = at(
+    await db
+      .insert(assistants)
+      .values({ organizationId: tenant.organizationId, kind: "assistant", name: "hooked" })
+      .returning(),
+  );
   const box = createSecretBox(loadConfig().encryptionKey);
   const hookRows = hooks.length
     ? await db
@@ -97,8 +113,7 @@ export function emit(db: Db, input: Parameters<typeof emitCallEvent>[1]) {
 }
 
 export async function deliveryRow(db: Db, id: string): Promise<HookDeliveryRow> {
-  const [row] = await db.select().from(hookDeliveries).where(eq(hookDeliveries.id, id));
-  return row;
+  return at(await db.select().from(hookDeliveries).where(eq(hookDeliveries.id, id)));
 }
 
 export function attemptsOf(db: Db, id: string) {

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { randomUUID } from "node:crypto";
 import { hookDeliveries, hookDeliveryAttempts } from "../../src/db/schema";
 import { createTenant, startTestApi, type Tenant } from "../helpers/api";
-import { callConcluded, callStarted, createAssistantWithHooks, emit, openDb } from "./fixtures";
+import { at, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
 
 const { db, close } = openDb();
 let api: Awaited<ReturnType<typeof startTestApi>>;
@@ -36,10 +36,10 @@ beforeAll(async () => {
   started = (await emit(db, { ...base, event: s })).deliveryIds;
   concluded = (await emit(db, { ...base, event: callConcluded({ callId }) })).deliveryIds;
   for (let i = 0; i < 3; i++) await emit(db, { ...base, event: callStarted() });
-  await db.update(hookDeliveries).set({ status: "FAILED", attemptCount: 20 }).where(eq(hookDeliveries.id, concluded[0]));
-  await db.update(hookDeliveries).set({ status: "SUCCEEDED", attemptCount: 1 }).where(eq(hookDeliveries.id, concluded[1]));
+  await db.update(hookDeliveries).set({ status: "FAILED", attemptCount: 20 }).where(eq(hookDeliveries.id, at(concluded, 0)));
+  await db.update(hookDeliveries).set({ status: "SUCCEEDED", attemptCount: 1 }).where(eq(hookDeliveries.id, at(concluded, 1)));
   await db.insert(hookDeliveryAttempts).values([
-    { deliveryId: concluded[1], run: 1, attempt: 1, startedAt: new Date(), durationMs: 12, statusCode: 200, responseExcerpt: "ok" },
+    { deliveryId: at(concluded, 1), run: 1, attempt: 1, startedAt: new Date(), durationMs: 12, statusCode: 200, responseExcerpt: "ok" },
   ]);
 }, 30_000);
 afterAll(async () => {
@@ -141,7 +141,7 @@ describe("POST P/hook-deliveries/{id}/retry", () => {
     const res = await a.org.post(`${a.P}/hook-deliveries/${concluded[0]}/retry`);
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ status: "PENDING", run: 2, attemptCount: 0, workflowId: `hook-delivery:${concluded[0]}:2` });
-    const [row] = await db.select().from(hookDeliveries).where(eq(hookDeliveries.id, concluded[0]));
+    const row = await deliveryRow(db, at(concluded, 0));
     expect(row.dispatchedAt).toBeNull();
     expect((await a.org.post(`${a.P}/hook-deliveries/${concluded[0]}/retry`)).status).toBe(409);
   });

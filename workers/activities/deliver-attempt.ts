@@ -6,7 +6,7 @@ import { signWebhook } from "../../src/events/sign";
 import { log } from "../../src/log";
 import { recordHookAttempt } from "../../src/metrics/metrics";
 import { createOutboundGuard, type OutboundGuard } from "../../src/net/outbound-guard";
-import type { ActivityDeps } from "./index";
+import type { ActivityDeps } from "./deps";
 import { recordAttempt } from "./record-attempt";
 
 export type AttemptInput = { deliveryId: string; run: number; attempt: number; nextDelayMs: number | null };

@@ -1,10 +1,6 @@
-// Activities get their dependencies injected, so the worker wires real ones and nothing reads globals.
-import type { Config } from "../../src/config";
-import type { SecretBox } from "../../src/crypto/secrets";
-import type { Db } from "../../src/db/client";
+// The worker's activities, built from injected dependencies (./deps).
 import { createDeliverAttempt } from "./deliver-attempt";
-
-export type ActivityDeps = { db: Db; secretBox: SecretBox; config: Pick<Config, "hooks" | "outbound"> };
+import type { ActivityDeps } from "./deps";
 
 export function createActivities(deps: ActivityDeps) {
   return { deliverAttempt: createDeliverAttempt(deps) };
