@@ -161,10 +161,12 @@ export class CallSession {
 
   private onToolCall(event: ToolCallEvent) {
     this.messages.toolCall(event, Date.now());
+    this.transport.notify({ type: "tool_call", toolCallId: event.callId, name: event.name, arguments: event.arguments });
     const { tools, toolTimeoutMs, toolGuard } = this.options;
     const request = { callId: this.callId, event, tools, timeoutMs: toolTimeoutMs, transport: this.transport.descriptor, guard: toolGuard };
     const running = runToolCall(request).then((output) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now());
+      if (!this.ending) this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });
       if (!this.ending) this.voice?.submitToolResult(event.callId, output);
     });
     this.toolsInFlight.add(running);

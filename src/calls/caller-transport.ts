@@ -22,6 +22,8 @@ export const failedReasons: ReadonlySet<EndReason> = new Set(["provider-disconne
 export type CallNotice =
   | { type: "ready"; callId: string; sampleRate: number }
   | { type: "transcript"; role: TranscriptRole; text: string; final: boolean }
+  | { type: "tool_call"; toolCallId: string; name: string; arguments: Record<string, unknown> }
+  | { type: "tool_result"; toolCallId: string; name: string; output: string }
   | { type: "error"; message: string }
   | { type: "ended"; callId: string; reason: EndReason };
 

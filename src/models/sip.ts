@@ -36,6 +36,7 @@ export const SipCredentialModel = {
     port: Integer(),
     username: t.String(),
     maxAgentTasks: Integer(),
+    activeAgentTasks: Integer({ description: "read-only: calls on the credential now (offered or active agent tasks, all bridges)" }),
     registration: t.Nullable(Registration),
   }),
 };

@@ -1,6 +1,6 @@
 // SIP credentials and the phone numbers under them.
-import { and, eq, sql } from "drizzle-orm";
-import { sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { agentTasks, sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
 import type { DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
@@ -29,9 +29,11 @@ const withRegistration = <T extends { registration: { updatedAt: Date } | null }
   ...row,
   registration: row.registration && { ...row.registration, updatedAt: row.registration.updatedAt.toISOString() },
 });
+// live use, counted the way reserve_agent_task counts it against maxAgentTasks (agent_tasks_active_credential_idx)
+const activeAgentTasks = sql<number>`(select count(*)::int from ${agentTasks} where ${agentTasks.credentialId} = ${sipCredentials.id} and ${inArray(agentTasks.status, ["offered", "active"])})`;
 const selectCredentials = (db: DbOrTx) =>
   db
-    .select({ ...credentialColumns, registration: registrationColumns })
+    .select({ ...credentialColumns, activeAgentTasks, registration: registrationColumns })
     .from(sipCredentials)
     .leftJoin(sipRegistrations, eq(sipRegistrations.credentialId, sipCredentials.id));
 /** The bridges pick up changes of credentials and their numbers at once (and resync periodically in case a notification is lost). */
@@ -68,7 +70,7 @@ export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: Or
     .values({ organizationId: scope.organizationId, ...credentialRow(secrets, input) })
     .returning(credentialColumns);
   await notifyBridges(db, row!.id);
-  return { ...row!, registration: null };
+  return { ...row!, activeAgentTasks: 0, registration: null };
 }
 
 export async function updateCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput) {

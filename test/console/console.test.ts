@@ -1,0 +1,161 @@
+// The console in a real browser: Debian's chromium driven by playwright-core, with a fake microphone
+// that plays espeak-ng speech. It signs in, edits an assistant, talks to it through the bridge (fake
+// voice provider), hangs up, and reads the call back: transcript, recording, delivered hook. Metrics
+// are scraped before and after. Screenshots of every page go to test-artifacts/console/.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { concatPcm } from "../../src/audio/pcm";
+import { encodeWav } from "../../src/audio/wav";
+import { startTestApi, type TestApi } from "../helpers/api";
+import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
+import { startReceiver, type Receiver } from "../helpers/receiver";
+import { silence, speech } from "../helpers/speech";
+import { createAssistant, startWorld, type World } from "../bridge/fixtures";
+import { scrape, total } from "../metrics/scrape";
+
+const artifacts = join(import.meta.dir, "../../test-artifacts/console");
+let world: World;
+let worker: TestWorker;
+let tools: Receiver;
+let api: TestApi;
+let browser: BrowserContext;
+let page: Page;
+let profile: string;
+let assistant: Awaited<ReturnType<typeof createAssistant>>;
+
+beforeAll(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  const { address } = await ensureTemporal();
+  [world, worker, tools] = await Promise.all([startWorld(), startWorker({ address, backoffBaseMs: 1_000 }), startReceiver()]);
+  tools.respond(() => ({ status: 200, body: "Order 42 ships tomorrow." }));
+  // the console's API tells the page where the bridge is
+  api = await startTestApi({ CONSOLE_BRIDGE_URL: world.bridge.url });
+  assistant = await createAssistant(world, {
+    greeting: "Hello, Acme here.",
+    tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
+    fake: { turns: [{ userSays: "Where is my order forty two?", reply: { text: "Checking.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] } }] },
+  });
+
+  // the fake microphone: the question, then silence (chromium loops the file)
+  profile = mkdtempSync(join(tmpdir(), "vas-console-chromium-"));
+  const mic = join(profile, "mic.wav");
+  writeFileSync(mic, encodeWav(concatPcm([silence(1500, 16000), await speech("Where is my order forty two?", 16000), silence(8000, 16000)]), 16000));
+  browser = await chromium.launchPersistentContext(join(profile, "user-data"), {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required",
+      "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${mic}`,
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([world?.stop(), worker?.kill(), tools?.close(), api?.stop()]);
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+
+describe("the console", () => {
+  test("sign in, edit an assistant, talk to it, read the call back", async () => {
+    const { tenant } = world;
+    const bridgeMetrics = () => scrape(`${world.bridge.url.replace(/^ws/, "http")}/metrics`);
+    const before = await bridgeMetrics();
+
+    // sign in: the token stays in sessionStorage, nowhere else
+    await page.goto(`${api.url}/console`);
+    await shot("sign-in");
+    await page.fill("#token", tenant.orgToken);
+    await page.fill("#vendor-id", tenant.vendorId);
+    await page.fill("#organization-id", tenant.organizationId);
+    await page.click("#sign-in button[type=submit]");
+    await page.waitForSelector(`#assistants-list a[href="#/assistants/${assistant.id}"]`);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate(() => sessionStorage.getItem("vas-console"))).toContain(tenant.orgToken);
+    await shot("assistants");
+
+    // edit the greeting through the public API
+    await page.click(`#assistants-list a[href="#/assistants/${assistant.id}"]`);
+    await page.waitForSelector("#systemPromptGreeting");
+    await page.fill("#systemPromptGreeting", "Hello from the console.");
+    await page.click("#save");
+    await page.waitForSelector("#save-result:has-text('Saved.')");
+    await shot("assistant");
+    const saved = await tenant.org.get(`${tenant.P}/assistants/${assistant.id}`);
+    expect(saved.body.data.systemPromptGreeting).toBe("Hello from the console.");
+    expect(saved.body.data.extensions).toHaveLength(1);
+
+    // talk: the greeting is heard (the fake provider says its scripted one), the fake mic's question is transcribed, the tool runs
+    await page.goto(`${api.url}/console#/talk/assistants/${assistant.id}`);
+    await page.click("#talk-start");
+    await page.waitForSelector("#talk-status:has-text('in call')", { timeout: 15_000 });
+    const during = await bridgeMetrics();
+    expect(total(during, "vas_calls_active", { transport: "websocket" }) - total(before, "vas_calls_active", { transport: "websocket" })).toBe(1);
+    await page.waitForSelector("#transcript .assistant:has-text('Hello, Acme here.')", { timeout: 15_000 });
+    await page.waitForSelector("#transcript .user:has-text('Where is my order forty two?')", { timeout: 30_000 });
+    await page.waitForSelector("#transcript .tool:has-text('lookup_order')", { timeout: 15_000 });
+    await page.waitForSelector("#transcript .assistant:has-text('Order 42 ships tomorrow.')", { timeout: 15_000 });
+    await Bun.sleep(1500); // let the reply play out
+    await shot("talk");
+
+    // the provider heard the page's microphone; the page played the agent's audio (its analyser saw it)
+    const session = world.fakes.at(-1)!.sessions[0]!;
+    expect(session.audioBytesReceived).toBeGreaterThan(16000 * 2 * 3);
+    expect(Number(await page.getAttribute("#agent-level", "data-peak"))).toBeGreaterThan(0.01);
+    expect(tools.requests).toHaveLength(1);
+
+    await page.click("#talk-hangup");
+    await page.waitForSelector("#talk-status[data-ended='caller-hangup']", { timeout: 10_000 });
+    await shot("talk-ended");
+
+    // the call's page: transcript, tool calls, a playable recording, the delivered hooks
+    const list = await tenant.org.get(`${tenant.P}/agent-tasks?assistantId=${assistant.id}`);
+    const task = list.body.data[0];
+    expect(list.body.data).toHaveLength(1);
+    await page.goto(`${api.url}/console#/calls`);
+    await page.waitForSelector(`#calls-list a[href="#/calls/${task.id}"]`);
+    await shot("calls");
+    for (let i = 0; ; i++) {
+      await page.goto(`${api.url}/console#/calls/${task.id}`);
+      await page.reload();
+      await page.waitForSelector("#hook-deliveries");
+      if ((await page.locator("#hook-deliveries .state-SUCCEEDED").count()) === 2) break;
+      if (i > 40) throw new Error("the hooks were not delivered");
+      await Bun.sleep(500);
+    }
+    await page.waitForSelector("#call-messages .assistant:has-text('Hello, Acme here.')");
+    await page.waitForSelector("#call-messages .user:has-text('Where is my order forty two?')");
+    await page.waitForSelector("#call-messages .tool:has-text('lookup_order')");
+    const recording = await page.waitForFunction(() => {
+      const audio = document.querySelector<HTMLAudioElement>("#recording");
+      return audio && audio.src.startsWith("blob:") && audio.readyState >= 1 && audio.duration;
+    }, undefined, { timeout: 10_000 });
+    expect(Number(await recording.jsonValue())).toBeGreaterThan(3);
+    await shot("call");
+
+    const after = await bridgeMetrics();
+    const delta = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
+    expect(delta("vas_call_setup_seconds_count", { transport: "websocket" })).toBe(1);
+    expect(delta("vas_call_duration_seconds_count", { transport: "websocket", status: "completed" })).toBe(1);
+    expect(total(after, "vas_calls_active", { transport: "websocket" })).toBe(total(before, "vas_calls_active", { transport: "websocket" }));
+  }, 180_000);
+
+  test("SIP page: credentials with registration state, live use against maxAgentTasks, numbers", async () => {
+    const { tenant } = world;
+    const credential = await tenant.org.post(`${tenant.P}/sip/credentials`, { hostname: "127.0.0.1", port: 5999, username: "frontdesk", password: "pw", maxAgentTasks: 4 });
+    await tenant.org.post(`${tenant.P}/sip/credentials/${credential.body.data.id}/phone-numbers`, { phoneNumber: "+14155550100" });
+    await page.goto(`${api.url}/console#/sip`);
+    await page.reload();
+    const row = page.locator("#sip-credentials tr", { hasText: "frontdesk@127.0.0.1:5999" });
+    await row.waitFor();
+    expect(await row.textContent()).toContain("0 / 4");
+    expect(await row.textContent()).toContain("+14155550100");
+    await shot("sip");
+  });
+});
