@@ -1,4 +1,5 @@
 // createApp builds the HTTP application from its dependencies; it never listens by itself.
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import { randomUUID } from "node:crypto";
@@ -39,25 +40,33 @@ function infoOf(request: Request): RequestInfo {
   return info;
 }
 
-function json(status: number, body: unknown, traceId: string) {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": traceId },
-  });
+function json(status: number, body: unknown, traceId: string, retryAfterSec?: number) {
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "x-request-id": traceId };
+  if (retryAfterSec !== undefined) headers["retry-after"] = String(retryAfterSec);
+  return new Response(JSON.stringify(body), { status, headers });
 }
+
+/** The peer's address (no X-Forwarded-For: a client could write any). */
+const sourceOf = (server: Server<unknown> | null, request: Request) => server?.requestIP(request)?.address ?? null;
 
 export function createApp(deps: Deps) {
   return new Elysia({ normalize: false })
-    .onRequest(({ request }) => void infoOf(request))
+    .onRequest(({ request, server }) => {
+      infoOf(request);
+      // an address over its failed-authentication limit is refused before parsing or any database work
+      if (new URL(request.url).pathname.startsWith("/api/"))
+        deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
+    })
     // the API speaks JSON only; a form or text body is refused rather than coerced
     .onParse(({ contentType }) => {
       if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
     })
-    .onError(({ code, error, request, set }) => {
+    .onError(({ code, error, request, set, server }) => {
       const { traceId } = infoOf(request);
       const [status, body] = toErrorResponse(code, error, traceId);
+      if (status === 401) deps.tokens.failed(sourceOf(server, request));
       set.status = status;
-      return json(status, body, traceId);
+      return json(status, body, traceId, error instanceof AppError ? error.retryAfterSec : undefined);
     })
     .mapResponse(({ request, responseValue, set }) => {
       if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;

@@ -5,6 +5,8 @@ export const errorStatus = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const;
@@ -17,6 +19,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldError[],
+    /** sent as Retry-After (seconds) */
+    readonly retryAfterSec?: number,
   ) {
     super(message);
     this.name = "AppError";
@@ -32,6 +36,8 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export const conflict = (message: string) => new AppError("CONFLICT", message);
 export const forbidden = (message = "token has no access to this resource") => new AppError("FORBIDDEN", message);
 export const unauthorized = (message = "missing or invalid bearer token") => new AppError("UNAUTHORIZED", message);
+export const tooManyRequests = (message: string, retryAfterSec: number) =>
+  new AppError("TOO_MANY_REQUESTS", message, undefined, retryAfterSec);
 
 // Validators report JSON pointers ("/extensions/0/parameters"); clients read "extensions[0].parameters".
 export function fieldName(pointer: string): string {

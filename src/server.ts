@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Config } from "./config";
 import { createDb } from "./db/client";
 import { createApp } from "./app";
-import { createOrganizationGate, createTokenResolver } from "./services/auth";
+import { createOrganizationGate, createTokenResolver, hearRevocations } from "./services/auth";
 import { createSecretBox } from "./crypto/secrets";
 import { isTemporalReachable } from "./temporal/health";
 import { log, setLogLevel } from "./log";
@@ -16,7 +16,7 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
   // Revocations made by other API instances reach this one's token cache here.
   exposeCredentialUsage(db);
   exposeCredentialCaps(db);
-  const listener = await client.listen("api_token_revoked", (tokenId) => tokens.forget(tokenId));
+  const listener = await hearRevocations(client, tokens);
   const app = createApp({
     db,
     config,

@@ -7,11 +7,23 @@ import { isUuid } from "../lib/uuid";
 import type { TokenResolver } from "../services/auth";
 import { loadCallAssistant, type CallAssistant } from "../calls/load-assistant";
 
-export type CallCredentials = { authorization: string | null; token: string | null; assistantId: string | null; agentId: string | null };
+export type CallCredentials = {
+  authorization: string | null;
+  token: string | null;
+  assistantId: string | null;
+  agentId: string | null;
+  /** the peer's address, for the failed-authentication throttle */
+  source: string | null;
+};
 
-/** The assistant to connect to; throws AppError 401 / 400 / 404. */
+/** The assistant to connect to; throws AppError 401 / 400 / 404, or 429 for an address that failed too often. */
 export async function authorizeCall(db: Db, tokens: TokenResolver, credentials: CallCredentials): Promise<CallAssistant> {
-  const principal = await tokens.resolve(credentials.authorization ?? (credentials.token ? `Bearer ${credentials.token}` : null));
+  const authorization = credentials.authorization ?? (credentials.token ? `Bearer ${credentials.token}` : null);
+  tokens.admit(credentials.source, authorization);
+  const principal = await tokens.resolve(authorization).catch((error: unknown) => {
+    tokens.failed(credentials.source);
+    throw error;
+  });
   const { kind, id } = target(credentials);
   const assistant = await loadCallAssistant(db, kind, id);
   const reachable =

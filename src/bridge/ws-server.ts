@@ -7,7 +7,7 @@ import { AppError, badRequest, describeError } from "../errors";
 import { log } from "../log";
 import { metricsResponse } from "../metrics/serve";
 import { failure } from "../models/envelope";
-import { createTokenResolver } from "../services/auth";
+import { createTokenResolver, hearRevocations } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
@@ -17,14 +17,19 @@ import { nativeProtocol, nativeSampleRates } from "./protocol-native";
 import { twilioProtocol } from "./protocol-twilio";
 import type { WireProtocol, WireSocket } from "./wire-socket";
 
-type Upgrade = { route: "native"; assistant: CallAssistant; sampleRate: number } | { route: "twilio"; assistant: CallAssistant | null };
+type Upgrade =
+  | { route: "native"; assistant: CallAssistant; sampleRate: number }
+  | { route: "twilio"; assistant: CallAssistant | null; source: string | null };
 type Connection = Upgrade & { protocol?: WireProtocol };
 
-const json = (status: number, message: string) => Response.json(failure(message), { status });
+const json = (status: number, message: string, retryAfterSec?: number) =>
+  Response.json(failure(message), { status, headers: retryAfterSec === undefined ? {} : { "retry-after": String(retryAfterSec) } });
 
 export async function startBridge(config: Config, options: { port?: number } = {}) {
-  const { db, close: closeDb } = createDb(config.databaseUrl);
+  const { db, client, close: closeDb } = createDb(config.databaseUrl);
   const tokens = createTokenResolver(db, config.adminToken);
+  // a token revoked through the API is refused here at once, not after the cache's 30 s
+  const revocations = await hearRevocations(client, tokens);
   const deps: CallDeps = { db, config };
   const calls = new Set<CallHandle>();
 
@@ -37,13 +42,13 @@ export async function startBridge(config: Config, options: { port?: number } = {
     return call;
   };
 
-  async function prepare(req: Request, url: URL): Promise<Upgrade> {
+  async function prepare(req: Request, url: URL, source: string | null): Promise<Upgrade> {
     const q = url.searchParams;
-    const credentials = { authorization: req.headers.get("authorization"), token: q.get("token"), assistantId: q.get("assistantId"), agentId: q.get("agentId") };
+    const credentials = { authorization: req.headers.get("authorization"), token: q.get("token"), assistantId: q.get("assistantId"), agentId: q.get("agentId"), source };
     if (url.pathname === "/v1/twilio") {
       // without credentials in the URL, they are expected in the start event's custom parameters
       const deferred = !credentials.authorization && !credentials.token && !credentials.assistantId && !credentials.agentId;
-      return { route: "twilio", assistant: deferred ? null : await authorizeCall(db, tokens, credentials) };
+      return { route: "twilio", assistant: deferred ? null : await authorizeCall(db, tokens, credentials), source };
     }
     const sampleRate = Number(q.get("sampleRate") ?? 16000);
     if (!(nativeSampleRates as readonly number[]).includes(sampleRate)) throw badRequest("sampleRate", `must be one of ${nativeSampleRates.join(", ")}`);
@@ -60,7 +65,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
     if (data.route === "native") return nativeProtocol(socket, data.sampleRate, (transport) => track(startCall(deps, data.assistant, transport)));
     return twilioProtocol(socket, {
       assistant: data.assistant,
-      authorize: (p) => authorizeCall(db, tokens, { authorization: null, token: p.token ?? null, assistantId: p.assistantId ?? null, agentId: p.agentId ?? null }),
+      authorize: (p) =>
+        authorizeCall(db, tokens, { authorization: null, token: p.token ?? null, assistantId: p.assistantId ?? null, agentId: p.agentId ?? null, source: data.source }),
       startCall: (assistant, transport) => track(startCall(deps, assistant, transport)),
     });
   }
@@ -74,11 +80,11 @@ export async function startBridge(config: Config, options: { port?: number } = {
       if (url.pathname === "/metrics") return metricsResponse();
       if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio") return json(404, "not found: connect to /v1/calls or /v1/twilio");
       try {
-        const upgrade = await prepare(req, url);
+        const upgrade = await prepare(req, url, server.requestIP(req)?.address ?? null);
         if (server.upgrade(req, { data: upgrade as Connection })) return undefined;
         return json(426, "this endpoint takes a websocket upgrade");
       } catch (error) {
-        if (error instanceof AppError) return json(error.status, error.message);
+        if (error instanceof AppError) return json(error.status, error.message, error.retryAfterSec);
         log.error("bridge request failed", { path: url.pathname, error: describeError(error) });
         return json(500, "internal error");
       }
@@ -107,6 +113,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
       const ending = [...calls].map((call) => (call.end("bridge-shutdown"), call.done));
       await Promise.allSettled(ending);
       server.stop(true);
+      await revocations.unlisten();
       await closeDb();
     },
   };

@@ -1,10 +1,12 @@
 // Turns a bearer token into a principal. Token rows are cached briefly; a revocation in this process
-// drops the entry at once and other instances hear of it through NOTIFY api_token_revoked.
+// drops the entry at once and every other process (API instances, bridges) hears of it through
+// NOTIFY api_token_revoked (hearRevocations). Failed authentication is throttled per source address.
 import { and, eq, isNull } from "drizzle-orm";
+import type { Sql } from "postgres";
 import { apiTokens, organizations } from "../db/schema";
 import type { Db, DbOrTx } from "../db/client";
 import { hashToken, safeEqual } from "../crypto/tokens";
-import { forbidden, notFound, unauthorized } from "../errors";
+import { forbidden, notFound, tooManyRequests, unauthorized } from "../errors";
 
 export type Principal =
   | { kind: "admin" }
@@ -12,18 +14,30 @@ export type Principal =
   | { kind: "organization"; tokenId: string; vendorId: string; organizationId: string };
 
 const CACHE_TTL_MS = 30_000;
+/** this many failed authentications from one address within the window, and it waits for the window's end */
+export const AUTH_FAILURE_LIMIT = 20;
+const AUTH_FAILURE_WINDOW_MS = 60_000;
+const MAX_TRACKED_SOURCES = 100_000;
+export const TOKEN_REVOKED_CHANNEL = "api_token_revoked";
+
+const bearerToken = (authorization: string | null | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
 
 export function createTokenResolver(db: Db, adminToken: string | null) {
   const cache = new Map<string, { principal: Principal; expires: number }>();
+  const failures = createFailureCounter(AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS);
+
+  const cached = (hash: string) => {
+    const hit = cache.get(hash);
+    return hit && hit.expires > Date.now() ? hit.principal : null;
+  };
 
   async function resolve(authorization: string | null | undefined): Promise<Principal> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    if (!match) throw unauthorized();
-    const token = match[1]!;
+    const token = bearerToken(authorization);
+    if (!token) throw unauthorized();
     if (adminToken && safeEqual(token, adminToken)) return { kind: "admin" };
     const hash = hashToken(token);
-    const hit = cache.get(hash);
-    if (hit && hit.expires > Date.now()) return hit.principal;
+    const hit = cached(hash);
+    if (hit) return hit;
     const [row] = await db
       .select({ id: apiTokens.id, vendorId: apiTokens.vendorId, organizationId: apiTokens.organizationId })
       .from(apiTokens)
@@ -45,7 +59,54 @@ export function createTokenResolver(db: Db, adminToken: string | null) {
       if (entry.principal.kind !== "admin" && entry.principal.tokenId === tokenId) cache.delete(hash);
   }
 
-  return { resolve, forget, clear: () => cache.clear() };
+  /**
+   * Before authenticating a request from `source`: 429 while that address is over its failure limit,
+   * unless the token is one this process already knows valid (the admin token or a cached one), so
+   * valid callers sharing the address are neither refused nor slowed. No database work while blocked.
+   */
+  function admit(source: string | null, authorization: string | null | undefined) {
+    if (source === null) return;
+    const waitMs = failures.blockedFor(source);
+    if (waitMs === 0) return;
+    const token = bearerToken(authorization);
+    if (token && ((adminToken && safeEqual(token, adminToken)) || cached(hashToken(token)))) return;
+    const seconds = Math.ceil(waitMs / 1000);
+    throw tooManyRequests(`too many failed authentication attempts from this address; retry in ${seconds} s`, seconds);
+  }
+
+  /** A request from `source` failed authentication (401). */
+  const failed = (source: string | null) => void (source !== null && failures.add(source));
+
+  return { resolve, forget, admit, failed, clear: () => cache.clear() };
+}
+
+/** Revocations made by any process reach this resolver's cache at once; call unlisten() on stop. */
+export function hearRevocations(client: Sql, tokens: TokenResolver) {
+  return client.listen(TOKEN_REVOKED_CHANNEL, (tokenId) => tokens.forget(tokenId));
+}
+
+/** Failures per key in fixed windows; a key at the limit is blocked until its window ends. */
+function createFailureCounter(limit: number, windowMs: number) {
+  const windows = new Map<string, { count: number; endsAt: number }>();
+  return {
+    add(key: string) {
+      const now = Date.now();
+      const current = windows.get(key);
+      if (current && current.endsAt > now) current.count++;
+      else windows.set(key, { count: 1, endsAt: now + windowMs });
+      // bounded memory under many addresses: expired windows go first, then the oldest ones
+      if (windows.size > MAX_TRACKED_SOURCES) {
+        for (const [k, w] of windows) if (w.endsAt <= now) windows.delete(k);
+        for (const k of windows.keys()) if (windows.size > MAX_TRACKED_SOURCES) windows.delete(k);
+      }
+    },
+    /** milliseconds until `key` may try again; 0 when it may now */
+    blockedFor(key: string) {
+      const current = windows.get(key);
+      const now = Date.now();
+      return current && current.count >= limit && current.endsAt > now ? current.endsAt - now : 0;
+    },
+  };
 }
 
 export type TokenResolver = ReturnType<typeof createTokenResolver>;
