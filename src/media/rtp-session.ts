@@ -40,6 +40,7 @@ export class RtpSession {
   private lastPacketAt = performance.now();
   private watchdog: ReturnType<typeof setInterval> | null = null;
   private closed = false;
+  private started = false;
   packetsReceived = 0;
 
   private constructor(
@@ -65,10 +66,19 @@ export class RtpSession {
     this.target = target;
     this.sender?.setCodec(target.codec);
     this.lastPacketAt = performance.now();
+    if (this.started) this.startSending();
   }
 
-  /** Starts sending and watching for silence from the caller (after the answer went out). */
+  /**
+   * Starts sending and watching for silence from the caller (after the answer went out). After a late
+   * offer (an INVITE without SDP) the caller's answer comes with the ACK, later: sending starts then.
+   */
   start() {
+    this.started = true;
+    this.startSending();
+  }
+
+  private startSending() {
     if (this.sender || this.closed || !this.target) return;
     this.sender = new RtpSender(this.target.codec, (packet) => this.sendPacket(packet), this.clock);
     this.sender.start();

@@ -13,12 +13,12 @@ import { runSipp } from "./helpers/sipp";
 let world: SipWorld;
 let tools: Receiver;
 let credentialId: string;
-let numbers: { main: string; plain: string; fallback: string };
+let numbers: { main: string; plain: string; fallback: string; late: string };
 
 beforeAll(async () => {
   world = await startSipWorld(
     { desk: "deskpass" },
-    { "+15550200001": "desk", "15550200002": "desk;contact", "+15550200003": "desk" },
+    { "+15550200001": "desk", "15550200002": "desk;contact", "+15550200003": "desk", "+15550200004": "desk" },
   );
   tools = await startReceiver((req) => ({ status: 200, body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.` }));
   credentialId = await world.createCredential("desk", "deskpass");
@@ -26,6 +26,7 @@ beforeAll(async () => {
     main: await world.createNumber(credentialId, "+15550200001"),
     plain: await world.createNumber(credentialId, "15550200002"),
     fallback: await world.createNumber(credentialId, "+15550209999", true),
+    late: await world.createNumber(credentialId, "+15550200004"),
   };
   await world.startBridge("calls");
   await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
@@ -146,4 +147,27 @@ test("a trunk that keeps our contact in the Request-URI: the number comes from T
   expect(result.code).toBe(0);
   const concluded = await concludedFor(assistant.id);
   expect(concluded.transport).toEqual({ type: "sip", calledNumber: "15550200002", callingNumber: "5551234" });
+}, 30_000);
+
+test("a late offer (INVITE without SDP): we offer in the 200 OK, the caller answers in the ACK, and hears the agent", async () => {
+  const greeting = "Hello, late caller.";
+  const assistant = await world.createAssistant({ numberId: numbers.late, greeting, fake: { onInstructions: () => ({ text: greeting }) } });
+  const peer = await startRtpPeer("PCMU");
+  const sipp = runSipp({
+    scenario: "uac-late-offer.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550200004",
+    vars: { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: peer.port, CALL_MS: 4000 },
+  });
+  await eventually(() => rms(peer.heard()) > 300, "the agent's greeting");
+  const result = await sipp;
+  peer.stop();
+  expect(result.code).toBe(0);
+  expect(result.logs.join("\n")).toMatch(/OFFERED m=audio \d+ RTP\/AVP 0 8 101/);
+  expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  expect(peer.received.filter((p) => p.payloadType === 0).length).toBeGreaterThan(50);
+  const concluded = await concludedFor(assistant.id);
+  expect(concluded.messages.map((m: any) => m.text)).toEqual([greeting]);
+  const [task] = await world.tasks((t) => t.callId === concluded.callId);
+  expect(task).toMatchObject({ status: "completed" });
 }, 30_000);
