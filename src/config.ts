@@ -90,6 +90,8 @@ export function loadConfig(env: Env = process.env) {
         elevenlabsUrl: str(env, "ELEVENLABS_URL", "wss://api.elevenlabs.io"),
         elevenlabsApiKey: env.ELEVENLABS_API_KEY || null,
         pipelineLlmModel: str(env, "PIPELINE_LLM_MODEL", "gpt-4o-mini"),
+        // an LLM or TTS provider silent this long in the middle of an answer fails the call
+        providerStallMs: int(env, "PROVIDER_STALL_MS", 15_000),
       },
       // ranges tenants' hook, tool and SIP destinations may reach although private (see src/net/outbound-guard.ts)
       outbound: { allowCidrs: parseAllowCidrs(env.OUTBOUND_ALLOW_CIDRS ?? "") },

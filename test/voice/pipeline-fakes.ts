@@ -45,10 +45,12 @@ export const weatherTool: VoiceTool = {
   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
 };
 
-export async function connectPipelineSession(fakes: PipelineFakes, parameters: Record<string, unknown> = {}, options: { greeting?: string; sampleRate?: number } = {}) {
+export type SessionOptions = { greeting?: string; sampleRate?: number; env?: Record<string, string> };
+
+export async function connectPipelineSession(fakes: PipelineFakes, parameters: Record<string, unknown> = {}, options: SessionOptions = {}) {
   return createVoiceSession(
     { type: "pipeline", parameters },
-    { instructions: "You are the Acme front desk.", greeting: options.greeting ?? null, tools: [weatherTool], sampleRate: options.sampleRate ?? 8000, config: loadConfig({ ...process.env, ...fakes.env }) },
+    { instructions: "You are the Acme front desk.", greeting: options.greeting ?? null, tools: [weatherTool], sampleRate: options.sampleRate ?? 8000, config: loadConfig({ ...process.env, ...fakes.env, ...options.env }) },
   );
 }
 

@@ -5,7 +5,7 @@ import { rms } from "../../src/audio/pcm";
 import type { VoiceSession } from "../../src/voice/engine";
 import { VoiceConnectError } from "../../src/voice/engine";
 import { silence, speech } from "../helpers/speech";
-import { connectPipelineSession, keys, type PipelineFakes, startPipelineFakes, streamCaller } from "./pipeline-fakes";
+import { connectPipelineSession, keys, type PipelineFakes, type SessionOptions, startPipelineFakes, streamCaller } from "./pipeline-fakes";
 import { nextEvent, recordEvents } from "./session-events";
 
 let fakes: PipelineFakes;
@@ -22,7 +22,7 @@ afterEach(() => {
   fakes.llm.mode = "ok";
 });
 
-async function start(parameters: Record<string, unknown> = {}, options: { greeting?: string; sampleRate?: number } = {}) {
+async function start(parameters: Record<string, unknown> = {}, options: SessionOptions = {}) {
   const session = await connectPipelineSession(fakes, parameters, options);
   const events = recordEvents(session);
   const caller = streamCaller(session);
@@ -61,6 +61,31 @@ describe("a conversation", () => {
     ]);
     expect(third).toBeUndefined();
   }, 40_000);
+});
+
+describe("a conversation, continued", () => {
+  test("end_call: the agent says goodbye, the session asks to hang up, and the model is not asked again", async () => {
+    fakes.script([{ userSays: "Bye now.", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "caller is done" } }] } }]);
+    const { session, events, caller } = await start({ vad: { stopDuration: 300 } });
+    const before = fakes.llm.requests.length;
+    const endCall = nextEvent(session, "endCall", () => true, 15_000);
+    await caller.say(await speech("Bye now.", 8000));
+    expect((await endCall)[0]).toEqual({ reason: "caller is done" });
+    await nextEvent(session, "turnDone", () => true, 10_000);
+    expect(events.finals("ASSISTANT")).toEqual(["Goodbye!"]);
+    await Bun.sleep(300);
+    expect(fakes.llm.requests.length - before).toBe(1);
+    const last = fakes.llm.requests.at(-1)!.body.messages;
+    expect(last.at(-1)).toEqual({ role: "user", content: "Bye now." });
+  }, 30_000);
+
+  test("a text message (keypad digits) is a user turn the agent answers", async () => {
+    fakes.script([]);
+    const { session, events } = await start();
+    session.sendText("The caller pressed 1 on the keypad.");
+    await nextEvent(session, "turnDone", () => true, 10_000);
+    expect(events.finals("ASSISTANT")).toEqual(["You said: The caller pressed 1 on the keypad."]);
+  }, 20_000);
 });
 
 describe("providers failing", () => {
@@ -104,4 +129,38 @@ describe("barge-in", () => {
     // the greeting's TTS stream was cut off
     expect(fakes.tts.streams.some((s) => s.spoken.includes(greeting) && s.closedByClient)).toBe(true);
   }, 30_000);
+});
+
+describe("providers failing mid-call", () => {
+  test("STT dropping the connection ends the session with the reason", async () => {
+    const { session } = await start();
+    const closed = nextEvent(session, "closed", () => true, 5_000);
+    fakes.stt.streams.at(-1)!.drop();
+    expect((await closed)[0].reason).toMatch(/^speech-to-text provider closed the stream \(code 1006/);
+  });
+
+  test("the LLM answering 500 ends the session with the status", async () => {
+    fakes.llm.mode = "error";
+    const { session } = await start();
+    const closed = nextEvent(session, "closed", () => true, 5_000);
+    session.sendText("Hello?");
+    expect((await closed)[0].reason).toBe('LLM provider answered HTTP 500: {"error":{"message":"boom"}}');
+  });
+
+  test("an LLM that never answers, and a TTS that never speaks, end the session after PROVIDER_STALL_MS", async () => {
+    fakes.llm.mode = "hang";
+    const env = { PROVIDER_STALL_MS: "800" };
+    const llmStalled = await start({}, { env });
+    const closedLlm = nextEvent(llmStalled.session, "closed", () => true, 5_000);
+    llmStalled.session.sendText("Hello?");
+    expect((await closedLlm)[0].reason).toBe("LLM provider sent nothing for 800 ms");
+
+    fakes.tts.mode = "stall";
+    const ttsStalled = await start({}, { env, greeting: "Hello there, this is Acme." });
+    const closedTts = await nextEvent(ttsStalled.session, "closed", () => true, 5_000);
+    expect(closedTts[0].reason).toBe("text-to-speech provider sent no audio for 800 ms");
+    // the provider was told the text; it just never answered
+    const told = fakes.tts.streams.flatMap((s) => s.messages).filter((m) => m.text?.includes("this is Acme"));
+    expect(told).toEqual([{ text: "Hello there, this is Acme. ", flush: true }]);
+  }, 20_000);
 });

@@ -17,12 +17,11 @@ export type ChatStreamRequest = {
   messages: ChatMessage[];
   tools: VoiceTool[];
   signal: AbortSignal;
+  /** Fail when the provider sends nothing for this long. */
+  stallMs: number;
 };
 
 export type ChatStreamEvent = { type: "text"; text: string } | { type: "end"; toolCalls: AssembledToolCall[] };
-
-// a provider that stops sending mid-answer must not hold the caller in silence
-export const stallTimeoutMs = 15_000;
 
 export class LlmError extends Error {
   constructor(message: string) {
@@ -31,7 +30,7 @@ export class LlmError extends Error {
   }
 }
 
-export function chatRequestBody({ model, temperature, messages, tools }: Omit<ChatStreamRequest, "baseUrl" | "apiKey" | "signal">) {
+export function chatRequestBody({ model, temperature, messages, tools }: Omit<ChatStreamRequest, "baseUrl" | "apiKey" | "signal" | "stallMs">) {
   return {
     model,
     stream: true,
@@ -45,11 +44,12 @@ export function chatRequestBody({ model, temperature, messages, tools }: Omit<Ch
 }
 
 export async function* streamChat(request: ChatStreamRequest): AsyncGenerator<ChatStreamEvent> {
+  // a provider that stops sending mid-answer must not hold the caller in silence
   const stall = new AbortController();
-  let timer = setTimeout(() => stall.abort(), stallTimeoutMs);
+  let timer = setTimeout(() => stall.abort(), request.stallMs);
   const alive = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => stall.abort(), stallTimeoutMs);
+    timer = setTimeout(() => stall.abort(), request.stallMs);
   };
   const signal = AbortSignal.any([request.signal, stall.signal]);
   try {
@@ -84,7 +84,7 @@ export async function* streamChat(request: ChatStreamRequest): AsyncGenerator<Ch
     // a stream that ends without [DONE] still ended
     yield { type: "end", toolCalls: assembler.done() };
   } catch (error) {
-    if (stall.signal.aborted && !request.signal.aborted) throw new LlmError(`LLM provider sent nothing for ${stallTimeoutMs} ms`);
+    if (stall.signal.aborted && !request.signal.aborted) throw new LlmError(`LLM provider sent nothing for ${request.stallMs} ms`);
     if (request.signal.aborted) return;
     throw error instanceof LlmError ? error : new LlmError(`LLM provider: ${(error as Error).message}`);
   } finally {

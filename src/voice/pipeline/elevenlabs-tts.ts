@@ -15,6 +15,8 @@ export type TtsOptions = {
   modelId: string;
   outputFormat: string;
   voiceSettings: VoiceSettings | null;
+  /** Text was sent and no audio came back for this long: the provider is stuck. */
+  stallMs: number;
 };
 
 export type Alignment = { chars: string[]; charStartTimesMs: number[] };
@@ -25,9 +27,6 @@ type TtsEvents = {
   done: [];
   failed: [reason: string];
 };
-
-// text was sent and nothing came back for this long: the provider is stuck
-export const ttsStallMs = 10_000;
 
 export function elevenLabsUrl({ url, voiceId, modelId, outputFormat }: TtsOptions): string {
   const target = new URL(`${url.replace(/\/$/, "")}/v1/text-to-speech/${encodeURIComponent(voiceId)}/stream-input`);
@@ -49,6 +48,7 @@ export class TtsStream extends EventEmitter<TtsEvents> {
   private constructor(
     private readonly ws: WebSocket,
     private readonly decode: (bytes: Buffer) => Int16Array,
+    private readonly stallMs: number,
   ) {
     super();
     ws.on("message", (data) => this.onMessage(data.toString()));
@@ -61,7 +61,7 @@ export class TtsStream extends EventEmitter<TtsEvents> {
     await opened(ws, "text-to-speech provider");
     ws.send(JSON.stringify(initMessage(options.voiceSettings)));
     const decode = options.outputFormat === "ulaw_8000" ? (b: Buffer) => muLawDecode(b) : (b: Buffer) => bytesToPcm(b);
-    return new TtsStream(ws, decode);
+    return new TtsStream(ws, decode, options.stallMs);
   }
 
   get usable() {
@@ -92,9 +92,9 @@ export class TtsStream extends EventEmitter<TtsEvents> {
 
   private watch() {
     this.stallTimer ??= setTimeout(() => {
-      this.fail(`text-to-speech provider sent no audio for ${ttsStallMs} ms`);
+      this.fail(`text-to-speech provider sent no audio for ${this.stallMs} ms`);
       this.ws.terminate();
-    }, ttsStallMs);
+    }, this.stallMs);
   }
 
   private onMessage(raw: string) {

@@ -172,7 +172,8 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   }
 
   private llmTarget(config: Config) {
-    return { baseUrl: config.voice.baseUrl, apiKey: config.voice.openaiApiKey, model: this.settings.llm.model, temperature: this.settings.llm.temperature };
+    const { baseUrl, openaiApiKey: apiKey, providerStallMs: stallMs } = config.voice;
+    return { baseUrl, apiKey, stallMs, model: this.settings.llm.model, temperature: this.settings.llm.temperature };
   }
 
   private runTool(call: AssembledToolCall, reply: Reply): Promise<string> {
@@ -310,5 +311,6 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
 
 export function ttsOptions(settings: PipelineSettings, config: Config): TtsOptions {
   const { voiceId, modelId, outputFormat, voiceSettings } = settings.tts;
-  return { url: config.voice.elevenlabsUrl, apiKey: config.voice.elevenlabsApiKey, voiceId, modelId, outputFormat, voiceSettings };
+  const { elevenlabsUrl: url, elevenlabsApiKey: apiKey, providerStallMs: stallMs } = config.voice;
+  return { url, apiKey, voiceId, modelId, outputFormat, voiceSettings, stallMs };
 }
