@@ -13,9 +13,9 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
   setLogLevel(config.logLevel);
   const { db, client, close } = createDb(config.databaseUrl);
   const tokens = createTokenResolver(db, config.adminToken);
-  // Revocations made by other API instances reach this one's token cache here.
   exposeCredentialUsage(db);
   exposeCredentialCaps(db);
+  // Revocations made by other API instances reach this one's token cache here.
   const listener = await hearRevocations(client, tokens);
   const app = createApp({
     db,
