@@ -1,9 +1,10 @@
-// Authentication and tenant scope as Elysia plugins. They run in the transform phase, before body
-// validation, so a caller outside its tenant learns nothing about what a valid body looks like.
-import { Elysia } from "elysia";
+// Who asks, and which tenant they act in. Resolved in the transform phase (see resource-routes.ts), before
+// body validation, so a caller outside its tenant learns nothing about what a valid body looks like.
 import type { Deps } from "./deps";
 import { notFound } from "../errors";
 import { isUuid } from "../lib/uuid";
+import type { OrgScope, Principal } from "../services/auth";
+import type { Access } from "./resource-routes";
 
 /** A path id that is not a UUID names nothing: 404, like any absent resource. */
 export function assertUuid(value: string | undefined, what: string): string {
@@ -11,20 +12,22 @@ export function assertUuid(value: string | undefined, what: string): string {
   return value;
 }
 
-export const authenticated = (deps: Deps) =>
-  new Elysia().derive({ as: "scoped" }, async ({ headers }) => ({
-    principal: await deps.tokens.resolve(headers.authorization),
-  }));
+/** Any valid token; the service decides what it may do (vendors, organizations, tokens). */
+export const principalAccess =
+  (deps: Deps): Access<Principal> =>
+  (headers) =>
+    deps.tokens.resolve(headers.authorization);
+
+export type OrgAccess = { principal: Principal; scope: OrgScope };
 
 /** For routes under P: the principal plus the organization it is allowed to act in. */
-export const organizationScoped = (deps: Deps) =>
-  new Elysia().derive({ as: "scoped" }, async ({ headers, params }) => {
+export const organizationAccess =
+  (deps: Deps): Access<OrgAccess> =>
+  async (headers, params) => {
     const principal = await deps.tokens.resolve(headers.authorization);
-    const p = params as Record<string, string | undefined>;
-    const vendorId = assertUuid(p.vendorId, "vendor");
-    const organizationId = assertUuid(p.organizationId, "organization");
-    const scope = await deps.organizations.require(principal, vendorId, organizationId);
-    return { principal, scope };
-  });
+    const vendorId = assertUuid(params.vendorId, "vendor");
+    const organizationId = assertUuid(params.organizationId, "organization");
+    return { principal, scope: await deps.organizations.require(principal, vendorId, organizationId) };
+  };
 
 export const ORG_PREFIX = "/api/v1/vendors/:vendorId/organizations/:organizationId";

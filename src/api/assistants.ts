@@ -1,66 +1,36 @@
-// Assistants and agents share shapes and rules, so one controller factory serves both paths.
-import { Elysia, t } from "elysia";
+// Assistants and agents share shapes and rules, so one controller serves both paths.
 import type { Deps } from "./deps";
-import { ORG_PREFIX, assertUuid, organizationScoped } from "./access";
-import { EmptyEnvelope, Envelope, PagedEnvelope, PageQuery, errorResponses } from "../models/common";
-import { AssistantModel } from "../models/assistants";
-import { done, ok, paged } from "../models/envelope";
+import { ORG_PREFIX, organizationAccess } from "./access";
+import { resourceRoutes } from "./resource-routes";
 import type { AssistantKind } from "../db/schema";
+import { PageQuery } from "../models/common";
+import { AssistantModel } from "../models/assistants";
 import * as service from "../services/assistants";
 
-
-const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: string) => {
-  const idParam = `${kind}Id`;
-  const IdParams = t.Object({ vendorId: t.String(), organizationId: t.String(), [idParam]: t.String() });
-  const idOf = (params: Record<string, string>) => assertUuid(params[idParam], kind);
-  return new Elysia({ prefix: `${ORG_PREFIX}/${path}` })
-    .use(organizationScoped(deps))
-    .get("", async ({ scope, query }) => paged(await service.listAssistants(deps.db, scope, kind, query)), {
-      query: PageQuery,
-      response: { 200: PagedEnvelope(AssistantModel.out), ...errorResponses },
-      detail: { tags: [tag], summary: `List ${path} (sortable by id, name, createdAt, updatedAt)` },
-    })
-    .post(
-      "",
-      async ({ scope, body, status }) => status(201, ok(await service.createAssistant(deps.db, deps.secrets, scope, kind, body))),
-      {
-        body: AssistantModel.create,
-        response: { 201: Envelope(AssistantModel.out), ...errorResponses },
-        detail: { tags: [tag], summary: `Create an ${kind} (only name is required)` },
+const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: string) =>
+  resourceRoutes({
+    prefix: `${ORG_PREFIX}/${path}`,
+    access: organizationAccess(deps),
+    tag,
+    what: kind,
+    idParam: `${kind}Id`,
+    sortable: "id, name, createdAt, updatedAt",
+    notes: {
+      update:
+        "Takes the full object: a field left out is cleared. extensions and callEventHooks replace the stored lists: an element with its id updates it, one without id is created, a stored one left out is removed.",
+    },
+    models: { ...AssistantModel, query: PageQuery, updateAnswersNull: true },
+    service: {
+      list: ({ scope }, _, query) => service.listAssistants(deps.db, scope, kind, query),
+      get: ({ scope }, _, id) => service.getAssistant(deps.db, scope, kind, id),
+      create: ({ scope }, _, body) => service.createAssistant(deps.db, deps.secrets, scope, kind, body),
+      update: async ({ scope }, _, id, body) => {
+        await service.updateAssistant(deps.db, deps.secrets, scope, kind, id, body);
+        return null;
       },
-    )
-    .get(`/:${idParam}`, async ({ scope, params }) => ok(await service.getAssistant(deps.db, scope, kind, idOf(params))), {
-      params: IdParams,
-      response: { 200: Envelope(AssistantModel.out), ...errorResponses },
-      detail: { tags: [tag], summary: `Read an ${kind}` },
-    })
-    .put(
-      `/:${idParam}`,
-      async ({ scope, params, body }) => {
-        await service.updateAssistant(deps.db, deps.secrets, scope, kind, idOf(params), body);
-        return done(`${kind} updated`);
-      },
-      {
-        params: IdParams,
-        body: AssistantModel.update,
-        response: { 200: EmptyEnvelope, ...errorResponses },
-        detail: {
-          tags: [tag],
-          summary: `Replace an ${kind}`,
-          description:
-            "Takes the full object: a field left out is cleared. extensions and callEventHooks replace the stored lists: an element with its id updates it, one without id is created, a stored one left out is removed.",
-        },
-      },
-    )
-    .delete(
-      `/:${idParam}`,
-      async ({ scope, params }) => {
-        await service.deleteAssistant(deps.db, scope, kind, idOf(params));
-        return done(`${kind} deleted`);
-      },
-      { params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses }, detail: { tags: [tag], summary: `Delete an ${kind}` } },
-    );
-};
+      remove: ({ scope }, _, id) => service.deleteAssistant(deps.db, scope, kind, id),
+    },
+  });
 
 export const assistantsRoutes = (deps: Deps) => assistantRoutes(deps, "assistant", "assistants", "Assistants");
 export const agentsRoutes = (deps: Deps) => assistantRoutes(deps, "agent", "agents", "Agents");

@@ -1,41 +1,44 @@
 import type { Deps } from "./deps";
-import { assertUuid } from "./access";
-import { crudRoutes } from "./crud";
+import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
+import { resourceRoutes } from "./resource-routes";
+import { PageQuery } from "../models/common";
 import { PhoneNumberModel, SipCredentialModel } from "../models/sip";
 import * as sip from "../services/sip";
 
 export const sipCredentialsRoutes = (deps: Deps) =>
-  crudRoutes(deps, {
-    path: "/sip/credentials",
+  resourceRoutes({
+    prefix: `${ORG_PREFIX}/sip/credentials`,
+    access: organizationAccess(deps),
     tag: "SIP credentials",
     what: "SIP credential",
     idParam: "sipCredentialsId",
     sortable: "id, hostname, username, createdAt",
-    models: SipCredentialModel,
+    models: { ...SipCredentialModel, query: PageQuery },
     service: {
-      list: ({ db, scope }, query) => sip.listCredentials(db, scope, query),
-      get: ({ db, scope }, id) => sip.getCredential(db, scope, id),
-      create: ({ db, scope }, body) => sip.createCredential(db, deps.secrets, scope, body),
-      update: ({ db, scope }, id, body) => sip.updateCredential(db, deps.secrets, scope, id, body),
-      remove: ({ db, scope }, id) => sip.deleteCredential(db, scope, id),
+      list: ({ scope }, _, query) => sip.listCredentials(deps.db, scope, query),
+      get: ({ scope }, _, id) => sip.getCredential(deps.db, scope, id),
+      create: ({ scope }, _, body) => sip.createCredential(deps.db, deps.secrets, scope, body),
+      update: ({ scope }, _, id, body) => sip.updateCredential(deps.db, deps.secrets, scope, id, body),
+      remove: ({ scope }, _, id) => sip.deleteCredential(deps.db, scope, id),
     },
   });
 
 const credentialOf = (params: Record<string, string>) => assertUuid(params.sipCredentialsId, "SIP credentials");
 
 export const phoneNumbersRoutes = (deps: Deps) =>
-  crudRoutes(deps, {
-    path: "/sip/credentials/:sipCredentialsId/phone-numbers",
+  resourceRoutes({
+    prefix: `${ORG_PREFIX}/sip/credentials/:sipCredentialsId/phone-numbers`,
+    access: organizationAccess(deps),
     tag: "SIP phone numbers",
     what: "phone number",
     idParam: "phoneNumberId",
     sortable: "id, phoneNumber, createdAt",
-    models: PhoneNumberModel,
+    models: { ...PhoneNumberModel, query: PageQuery },
     service: {
-      list: ({ db, scope, params }, query) => sip.listPhoneNumbers(db, scope, credentialOf(params), query),
-      get: ({ db, scope, params }, id) => sip.getPhoneNumber(db, scope, credentialOf(params), id),
-      create: ({ db, scope, params }, body) => sip.createPhoneNumber(db, scope, credentialOf(params), body),
-      update: ({ db, scope, params }, id, body) => sip.updatePhoneNumber(db, scope, credentialOf(params), id, body),
-      remove: ({ db, scope, params }, id) => sip.deletePhoneNumber(db, scope, credentialOf(params), id),
+      list: ({ scope }, params, query) => sip.listPhoneNumbers(deps.db, scope, credentialOf(params), query),
+      get: ({ scope }, params, id) => sip.getPhoneNumber(deps.db, scope, credentialOf(params), id),
+      create: ({ scope }, params, body) => sip.createPhoneNumber(deps.db, scope, credentialOf(params), body),
+      update: ({ scope }, params, id, body) => sip.updatePhoneNumber(deps.db, scope, credentialOf(params), id, body),
+      remove: ({ scope }, params, id) => sip.deletePhoneNumber(deps.db, scope, credentialOf(params), id),
     },
   });

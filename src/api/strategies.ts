@@ -1,21 +1,24 @@
 import type { Deps } from "./deps";
-import { crudRoutes } from "./crud";
+import { ORG_PREFIX, organizationAccess } from "./access";
+import { resourceRoutes } from "./resource-routes";
+import { PageQuery } from "../models/common";
 import { StrategyModel } from "../models/strategies";
 import * as strategies from "../services/strategies";
 
 export const strategiesRoutes = (deps: Deps) =>
-  crudRoutes(deps, {
-    path: "/llm-generation-strategies",
+  resourceRoutes({
+    prefix: `${ORG_PREFIX}/llm-generation-strategies`,
+    access: organizationAccess(deps),
     tag: "LLM generation strategies",
     what: "LLM generation strategy",
     idParam: "strategyId",
     sortable: "id, name, type, createdAt",
-    models: StrategyModel,
+    models: { ...StrategyModel, query: PageQuery },
     service: {
-      list: ({ db, scope }, query) => strategies.listStrategies(db, scope, query),
-      get: ({ db, scope }, id) => strategies.getStrategy(db, scope, id),
-      create: ({ db, scope }, body) => strategies.createStrategy(db, scope, body),
-      update: ({ db, scope }, id, body) => strategies.updateStrategy(db, scope, id, body),
-      remove: ({ db, scope }, id) => strategies.deleteStrategy(db, scope, id),
+      list: ({ scope }, _, query) => strategies.listStrategies(deps.db, scope, query),
+      get: ({ scope }, _, id) => strategies.getStrategy(deps.db, scope, id),
+      create: ({ scope }, _, body) => strategies.createStrategy(deps.db, scope, body),
+      update: ({ scope }, _, id, body) => strategies.updateStrategy(deps.db, scope, id, body),
+      remove: ({ scope }, _, id) => strategies.deleteStrategy(deps.db, scope, id),
     },
   });
