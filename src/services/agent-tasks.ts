@@ -3,6 +3,7 @@
 import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import { agentTasks, assistants, callRecordings, callRecords } from "../db/schema";
 import type { DbOrTx } from "../db/client";
+import type { CallMessage } from "../events/payloads";
 import type { AgentTaskQuery } from "../models/agent-tasks";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
@@ -54,7 +55,8 @@ export async function getAgentTaskDetail(db: DbOrTx, scope: OrgScope, id: string
     "agent task",
   );
   const recording = recordingType === null ? null : { contentType: recordingType, bytes: Number(recordingBytes) };
-  return { ...task, messages: hasRecord ? task.messages : null, recording };
+  // stored from the call_concluded payload (the column's type stays generic: the schema does not import events)
+  return { ...task, messages: hasRecord ? (task.messages as CallMessage[]) : null, recording };
 }
 
 /** The recording's bytes and content type; 404 when the task has none (or it expired). */

@@ -76,8 +76,8 @@ describe("the console", () => {
     await page.fill("#organization-id", tenant.organizationId);
     await page.click("#sign-in button[type=submit]");
     await page.waitForSelector(`#assistants-list a[href="#/assistants/${assistant.id}"]`);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
-    expect(await page.evaluate(() => sessionStorage.getItem("vas-console"))).toContain(tenant.orgToken);
+    expect(await page.evaluate<number>("localStorage.length")).toBe(0);
+    expect(await page.evaluate<string>(`sessionStorage.getItem("vas-console")`)).toContain(tenant.orgToken);
     await shot("assistants");
 
     // edit the greeting through the public API
@@ -132,10 +132,9 @@ describe("the console", () => {
     await page.waitForSelector("#call-messages .assistant:has-text('Hello, Acme here.')");
     await page.waitForSelector("#call-messages .user:has-text('Where is my order forty two?')");
     await page.waitForSelector("#call-messages .tool:has-text('lookup_order')");
-    const recording = await page.waitForFunction(() => {
-      const audio = document.querySelector<HTMLAudioElement>("#recording");
-      return audio && audio.src.startsWith("blob:") && audio.readyState >= 1 && audio.duration;
-    }, undefined, { timeout: 10_000 });
+    // the audio element loaded the recording (fetched with the token) and knows its length
+    const playable = `(() => { const a = document.querySelector("#recording"); return a && a.src.startsWith("blob:") && a.readyState >= 1 && a.duration; })()`;
+    const recording = await page.waitForFunction(playable, undefined, { timeout: 10_000 });
     expect(Number(await recording.jsonValue())).toBeGreaterThan(3);
     await shot("call");
 
