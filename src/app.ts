@@ -12,6 +12,8 @@ import { strategiesRoutes } from "./api/strategies";
 import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
+import { readJsonBody } from "./api/json-body";
+import { jsonRequestBodiesOnly } from "./api/openapi-json-only";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
@@ -43,6 +45,8 @@ function infoOf(request: Request): RequestInfo {
 function json(status: number, body: unknown, traceId: string, retryAfterSec?: number) {
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "x-request-id": traceId };
   if (retryAfterSec !== undefined) headers["retry-after"] = String(retryAfterSec);
+  // a refused body was not read to its end: the connection cannot carry another request
+  if (status === 413) headers.connection = "close";
   return new Response(JSON.stringify(body), { status, headers });
 }
 
@@ -57,9 +61,11 @@ export function createApp(deps: Deps) {
       if (new URL(request.url).pathname.startsWith("/api/"))
         deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
     })
-    // the API speaks JSON only; a form or text body is refused rather than coerced
-    .onParse(({ contentType }) => {
+    // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
+    // are bounded while reading (413 / 400), before any validator walks the body.
+    .onParse(({ request, contentType }) => {
       if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
+      return readJsonBody(request);
     })
     .onError(({ code, error, request, set, server }) => {
       const { traceId } = infoOf(request);
@@ -71,7 +77,12 @@ export function createApp(deps: Deps) {
     .mapResponse(({ request, responseValue, set }) => {
       if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
       const { traceId } = infoOf(request);
-      const body = "success" in responseValue ? { ...responseValue, traceId } : responseValue;
+      const body =
+        "success" in responseValue
+          ? { ...responseValue, traceId }
+          : new URL(request.url).pathname === "/swagger/json"
+            ? jsonRequestBodiesOnly(responseValue as Record<string, unknown>)
+            : responseValue;
       return json(typeof set.status === "number" ? set.status : 200, body, traceId);
     })
     .onAfterResponse(({ request, set, path, route }) => {

@@ -23,6 +23,9 @@ export function toErrorResponse(code: string | number, error: unknown, traceId: 
     { ...failure(message, errors), traceId },
   ];
 
+  // Elysia wraps what a body parser throws; the body reader's own refusals (413, depth) come through as they are
+  const cause = code === "PARSE" ? (error as { cause?: unknown }).cause : undefined;
+  if (cause instanceof AppError) return body(cause.status, cause.message, cause.errors);
   if (error instanceof AppError) return body(error.status, error.message, error.errors);
   if (code === "VALIDATION") {
     const errors = validationErrors(error);

@@ -156,9 +156,9 @@ describe("OpenAPI and health", () => {
   });
 
   test("/healthz answers; /readyz reports the database up and an unreachable Temporal", async () => {
-    expect((await client(api.url).get("/healthz")).body).toEqual({ status: "ok" });
+    expect((await client(api.url).get("/healthz")).body).toMatchObject({ success: true, data: { status: "ok" }, traceId: expect.any(String) });
     const ready = await client(api.url).get("/readyz");
     expect(ready.status).toBe(503);
-    expect(ready.body).toMatchObject({ database: true, temporal: false });
+    expect(ready.body).toMatchObject({ success: false, data: { status: "not ready", database: true, temporal: false } });
   });
 });
