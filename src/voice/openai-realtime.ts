@@ -1,12 +1,13 @@
 // Voice engine adapter for the OpenAI Realtime protocol (and compatible providers) over websocket.
 import { EventEmitter } from "node:events";
 import WebSocket from "ws";
+import { muLawDecode, muLawEncode } from "../audio/g711";
 import { base64ToPcm, pcmToBase64 } from "../audio/pcm";
 import { createResampler, type Resampler } from "../audio/resampler";
 import { log } from "../log";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./engine";
 import { VoiceConnectError } from "./engine";
-import { buildSessionConfig, greetingResponse, outputRateOf, providerSampleRate, realtimeUrl } from "./openai-session-config";
+import { audioFormats, buildSessionConfig, formatRate, greetingResponse, type RealtimeAudioFormat, realtimeUrl } from "./openai-session-config";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
 import { endCallToolName, parseToolArguments } from "./tools";
 
@@ -25,11 +26,11 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   constructor(
     private readonly ws: WebSocket,
     readonly sampleRate: number,
-    outputRate: number,
+    private readonly formats: { input: RealtimeAudioFormat; output: RealtimeAudioFormat },
   ) {
     super();
-    this.toInput = createResampler(sampleRate, providerSampleRate);
-    this.fromOutput = createResampler(outputRate, sampleRate);
+    this.toInput = createResampler(sampleRate, formatRate(formats.input));
+    this.fromOutput = createResampler(formatRate(formats.output), sampleRate);
     ws.on("message", (data) => this.onMessage(data.toString()));
     ws.on("error", (error) => this.fail(error));
     ws.on("close", (code) => this.finish(this.closedReason ?? `provider disconnected (code ${code})`));
@@ -37,7 +38,9 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 
   sendAudio(samples: Int16Array) {
     if (this.closedReason) return;
-    this.send({ type: "input_audio_buffer.append", audio: pcmToBase64(this.toInput.process(samples)) });
+    const input = this.toInput.process(samples);
+    const audio = this.formats.input === "g711_ulaw" ? Buffer.from(muLawEncode(input)).toString("base64") : pcmToBase64(input);
+    this.send({ type: "input_audio_buffer.append", audio });
   }
 
   sendText(text: string) {
@@ -74,7 +77,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     switch (event.type) {
       case "response.audio.delta":
       case "response.output_audio.delta":
-        return this.emit("audio", this.fromOutput.process(base64ToPcm(event.delta)));
+        return this.emit("audio", this.fromOutput.process(this.decodeOutput(event.delta)));
       case "response.audio_transcript.delta":
       case "response.output_audio_transcript.delta":
       case "response.text.delta":
@@ -99,6 +102,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
       case "error":
         return this.fail(new Error(`provider error: ${event.error?.message ?? "unknown"}`));
     }
+  }
+
+  private decodeOutput(base64: string): Int16Array {
+    return this.formats.output === "g711_ulaw" ? muLawDecode(Buffer.from(base64, "base64")) : base64ToPcm(base64);
   }
 
   private partial(role: "USER" | "ASSISTANT", itemId: string, delta: string) {
@@ -157,7 +164,7 @@ export function connectOpenAiRealtime(parameters: Record<string, unknown>, optio
   const ws = new WebSocket(url, {
     headers: { ...(apiKey && { Authorization: `Bearer ${apiKey}` }), "OpenAI-Beta": "realtime=v1" },
   });
-  const session = new OpenAiRealtimeSession(ws, options.sampleRate, outputRateOf(parameters));
+  const session = new OpenAiRealtimeSession(ws, options.sampleRate, audioFormats(parameters, options.sampleRate));
   const { host, pathname, searchParams } = new URL(url);
   log.info("voice session connecting", { provider: host, path: pathname, model: searchParams.get("model") });
 

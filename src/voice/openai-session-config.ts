@@ -3,6 +3,8 @@ import type { VoiceTool } from "./engine";
 import { endCallTool } from "./tools";
 
 export const providerSampleRate = 24_000; // pcm16 in the Realtime API is 24 kHz mono
+/** outputSampleRate values the Realtime API can deliver: 8000 (g711_ulaw) and 24000 (pcm16). */
+export const realtimeOutputRates = [8000, 24_000] as const;
 const defaultModel = "gpt-realtime";
 const defaultTranscriptionModel = "whisper-1";
 
@@ -17,8 +19,8 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v !== 
 const obj = (v: unknown): Parameters => (typeof v === "object" && v !== null ? (v as Parameters) : {});
 const clamp = (v: number, min: number, max: number) => Math.min(max, Math.max(min, v));
 
-/** Durations may be given in seconds (small numbers) or milliseconds. */
-const toMs = (v: number | undefined) => (v === undefined ? undefined : Math.round(v < 10 ? v * 1000 : v));
+/** Durations are milliseconds, as in the pipeline engine. */
+const toMs = (v: number | undefined) => (v === undefined ? undefined : Math.round(v));
 
 function turnDetection(vad: Parameters) {
   const threshold = num(vad.confidenceThreshold);
@@ -47,14 +49,29 @@ function voiceSettings(voice: Parameters) {
 const sessionTools = (tools: VoiceTool[]) =>
   [...tools, endCallTool].map((t) => ({ type: "function", name: t.name, description: t.description ?? "", parameters: t.parameters }));
 
-export function buildSessionConfig(parameters: Parameters, options: { instructions: string; tools: VoiceTool[] }) {
+export type RealtimeAudioFormat = "pcm16" | "g711_ulaw";
+
+/**
+ * 8 kHz calls talk G.711 mu-law with the provider (what a phone line carries: no resampling); others
+ * pcm16 at 24 kHz. outputSampleRate, when set, picks the output: 8000 is g711_ulaw, 24000 pcm16.
+ */
+export function audioFormats(parameters: Parameters, callRate: number): { input: RealtimeAudioFormat; output: RealtimeAudioFormat } {
+  const input = callRate === 8000 ? "g711_ulaw" : "pcm16";
+  const rate = num(parameters.outputSampleRate);
+  return { input, output: rate === 8000 ? "g711_ulaw" : rate === providerSampleRate ? "pcm16" : input };
+}
+
+export const formatRate = (format: RealtimeAudioFormat) => (format === "g711_ulaw" ? 8000 : providerSampleRate);
+
+export function buildSessionConfig(parameters: Parameters, options: { instructions: string; tools: VoiceTool[]; sampleRate: number }) {
   const temperature = num(parameters.temperature);
+  const formats = audioFormats(parameters, options.sampleRate);
   return {
     modalities: ["text", "audio"],
     instructions: options.instructions,
     ...voiceSettings(obj(parameters.voice)),
-    input_audio_format: "pcm16",
-    output_audio_format: "pcm16",
+    input_audio_format: formats.input,
+    output_audio_format: formats.output,
     input_audio_transcription: { model: str(parameters.transcriptionModel) ?? defaultTranscriptionModel },
     turn_detection: turnDetection(obj(parameters.vad)),
     tools: sessionTools(options.tools),
@@ -70,14 +87,9 @@ export const greetingResponse = (greeting: string) => ({
   response: { instructions: `Greet the caller by saying exactly the following, word for word, and nothing else: ${greeting}` },
 });
 
-/** The provider's output rate: outputSampleRate when the strategy sets it, else the protocol's 24 kHz. */
-export function outputRateOf(parameters: Parameters): number {
-  const rate = num(parameters.outputSampleRate);
-  return rate !== undefined && Number.isInteger(rate) && rate > 0 ? rate : providerSampleRate;
-}
-
-export function realtimeUrl(parameters: Parameters, fallbackUrl: string): string {
-  const url = new URL(str(parameters.url) ?? fallbackUrl);
+/** The operator's endpoint (OPENAI_REALTIME_URL) with the strategy's model: a strategy never picks where the key goes. */
+export function realtimeUrl(parameters: Parameters, endpoint: string): string {
+  const url = new URL(endpoint);
   const model = str(parameters.model);
   if (model || !url.searchParams.has("model")) url.searchParams.set("model", model ?? defaultModel);
   return url.toString();

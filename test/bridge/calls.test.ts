@@ -263,7 +263,7 @@ describe("how calls end", () => {
   }, 20_000);
 
   test("a maximum call duration ends the call (an agent, reached by agentId)", async () => {
-    const short = await startBridge(loadConfig({ ...process.env, OPENAI_BASE_URL: world.chat.baseUrl, MAX_CALL_MS: "1500", BRIDGE_INSTANCE_ID: `short-${process.pid}` }), { port: 0 });
+    const short = await startBridge(loadConfig({ ...process.env, OPENAI_BASE_URL: world.chat.baseUrl, OPENAI_REALTIME_URL: world.realtime.url, MAX_CALL_MS: "1500", BRIDGE_INSTANCE_ID: `short-${process.pid}` }), { port: 0 });
     try {
       const agent = await createAssistant(world, { kind: "agents", greeting: "Hi." });
       const caller = await dialNative(short.url, { agentId: agent.id, sampleRate: "8000", token: world.tenant.vendorToken });

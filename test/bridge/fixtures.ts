@@ -1,10 +1,10 @@
 // One bridge per test file with everything it talks to being real: the API (to create tenants and
 // assistants), Postgres, a hook receiver, the fake chat completions endpoint for summaries, and per
-// test a fake realtime provider (the strategy's `url` points at it).
+// test a fake realtime provider (behind one OPENAI_REALTIME_URL, picked by the strategy's `model`).
 import { loadConfig } from "../../src/config";
 import { startBridge, type Bridge } from "../../src/bridge/ws-server";
 import { startFakeChatServer, type FakeChatServer } from "../fakes/chat-completions-server";
-import { startFakeRealtimeServer, type FakeRealtimeOptions, type FakeRealtimeServer } from "../fakes/openai-realtime-server";
+import { startFakeRealtimeHub, type FakeRealtimeHub, type FakeRealtimeOptions, type FakeRealtimeServer } from "../fakes/openai-realtime-server";
 import { createTenant, startTestApi, toolSchema, type Tenant } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 
@@ -14,14 +14,15 @@ export type World = {
   bridge: Bridge;
   hooks: Receiver;
   chat: FakeChatServer;
+  realtime: FakeRealtimeHub;
   fakes: FakeRealtimeServer[];
   stop(): Promise<void>;
 };
 
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
-  const [api, hooks, chat] = await Promise.all([startTestApi(), startReceiver(), startFakeChatServer()]);
+  const [api, hooks, chat, realtime] = await Promise.all([startTestApi(), startReceiver(), startFakeChatServer(), startFakeRealtimeHub()]);
   const tenant = await createTenant(api.url, "bridge");
-  const config = loadConfig({ ...process.env, OPENAI_BASE_URL: chat.baseUrl, BRIDGE_INSTANCE_ID: `bridge-test-${process.pid}`, ...env });
+  const config = loadConfig({ ...process.env, OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: realtime.url, BRIDGE_INSTANCE_ID: `bridge-test-${process.pid}`, ...env });
   const bridge = await startBridge(config, { port: 0 });
   const fakes: FakeRealtimeServer[] = [];
   return {
@@ -30,10 +31,11 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     bridge,
     hooks,
     chat,
+    realtime,
     fakes,
     async stop() {
       await bridge.stop();
-      await Promise.all([api.stop(), hooks.close(), chat.close(), ...fakes.map((f) => f.close())]);
+      await Promise.all([api.stop(), hooks.close(), chat.close(), realtime.close()]);
     },
   };
 }
@@ -51,14 +53,14 @@ export type AssistantSpec = {
 /** A fake provider scripted by `spec.fake`, and an assistant using it with hooks to the receiver. */
 export async function createAssistant(world: World, spec: AssistantSpec = {}) {
   const tenant = spec.tenant ?? world.tenant;
-  const fake = await startFakeRealtimeServer({ ...(spec.greeting && { onInstructions: () => ({ text: spec.greeting }) }), ...spec.fake });
+  const fake = world.realtime.add({ ...(spec.greeting && { onInstructions: () => ({ text: spec.greeting }) }), ...spec.fake });
   world.fakes.push(fake);
   let strategyId: string | undefined;
   if (spec.strategy !== null) {
     const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
       name: "fake realtime",
       type: spec.strategy?.type ?? "openai_realtime",
-      parameters: { url: fake.url, temperature: 0.8, vad: { stopDuration: 0.4 } },
+      parameters: { model: fake.model, temperature: 0.8, vad: { stopDuration: 400 } },
     });
     strategyId = strategy.body.data.id;
   }

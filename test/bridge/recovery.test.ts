@@ -19,7 +19,7 @@ let bridge: ChildProcess | null = null;
 /** `bun src/bridge/main.ts` on `port`, resolved once it listens. */
 function startBridgeProcess(): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, BRIDGE_PORT: String(port), LOG_LEVEL: "info", BRIDGE_INSTANCE_ID: "" };
+    const env = { ...process.env, OPENAI_REALTIME_URL: world.realtime.url, BRIDGE_PORT: String(port), LOG_LEVEL: "info", BRIDGE_INSTANCE_ID: "" };
     const proc = spawn("bun", ["src/bridge/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
     reapWithParent(proc.pid!, "KILL");
     let stderr = "";

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
+import { muLawDecode } from "../../src/audio/g711";
 import { base64ToPcm } from "../../src/audio/pcm";
 import { EnergyVad } from "./energy-vad";
 import { type EventNaming, type FakeReply, newId, type ResponseStream, streamResponse } from "./realtime-responses";
@@ -44,7 +45,7 @@ export class FakeRealtimeSession {
   };
   private turn = 0;
   private buffered = 0; // samples in the input buffer since the last commit
-  private readonly vad: EnergyVad;
+  private vad: EnergyVad | null = null;
   private itemId = newId("item");
   private pendingOutputs: ToolOutput[] = [];
   private pendingUserText: string | null = null;
@@ -58,7 +59,6 @@ export class FakeRealtimeSession {
     readonly request: { url: string; headers: IncomingMessage["headers"] },
     private readonly options: FakeRealtimeOptions,
   ) {
-    this.vad = new EnergyVad(24_000, options.speechThreshold ?? 500);
     ws.on("message", (data) => this.onMessage(JSON.parse(data.toString())));
     this.send({ type: "session.created", session: this.session });
   }
@@ -103,7 +103,7 @@ export class FakeRealtimeSession {
         this.session = { ...this.session, ...event.session };
         return this.send({ type: "session.updated", session: this.session });
       case "input_audio_buffer.append":
-        return this.onAudio(base64ToPcm(event.audio));
+        return this.onAudio(this.session.input_audio_format === "g711_ulaw" ? muLawDecode(Buffer.from(event.audio, "base64")) : base64ToPcm(event.audio));
       case "input_audio_buffer.commit":
         if (this.buffered === 0) return this.error("input_audio_buffer_commit_empty", "buffer is empty");
         return this.commit(false);
@@ -126,6 +126,8 @@ export class FakeRealtimeSession {
     this.audioBytesReceived += samples.length * 2;
     this.buffered += samples.length;
     const settings = this.session.turn_detection;
+    // the input rate follows the format: G.711 is 8 kHz, pcm16 24 kHz
+    this.vad ??= new EnergyVad(this.session.input_audio_format === "g711_ulaw" ? 8000 : 24_000, this.options.speechThreshold ?? 500);
     const change = settings ? this.vad.feed(samples, settings) : null;
     if (change?.type === "speech_started") {
       this.send({ type: "input_audio_buffer.speech_started", audio_start_ms: change.audioStartMs, item_id: this.itemId });
@@ -186,7 +188,7 @@ export class FakeRealtimeSession {
     if (this.active) this.active.cancelled = true; // one response at a time, as the provider does
     const stream: ResponseStream = { id: newId("resp"), cancelled: false, calls: this.calls };
     this.active = stream;
-    const pacing = { realtime: this.options.realtime ?? false, chunkMs: this.options.chunkMs ?? 100 };
+    const pacing = { realtime: this.options.realtime ?? false, chunkMs: this.options.chunkMs ?? 100, format: this.session.output_audio_format };
     void streamResponse((e) => this.send(e), stream, reply, this.options.naming ?? "beta", pacing).finally(() => {
       if (this.active === stream) this.active = null;
     });
@@ -198,35 +200,69 @@ export class FakeRealtimeSession {
 }
 
 export type FakeRealtimeServer = {
-  /** ws:// URL of the realtime endpoint (any path is accepted). */
+  /** ws:// URL of the realtime endpoint (any path is accepted): OPENAI_REALTIME_URL. */
   url: string;
+  /** The strategy `model` that reaches this fake on a hub (any model on a server of its own). */
+  model: string;
   sessions: FakeRealtimeSession[];
   /** Resolves with the next session to connect (or the latest one not yet taken). */
   nextSession(): Promise<FakeRealtimeSession>;
   close(): Promise<void>;
 };
 
-export async function startFakeRealtimeServer(options: FakeRealtimeOptions = {}): Promise<FakeRealtimeServer> {
+/**
+ * Many scripted fakes behind one URL, told apart by the `model` query parameter: the bridge has one
+ * OPENAI_REALTIME_URL, and a test's assistants each get their own script through their strategy's model.
+ */
+export type FakeRealtimeHub = {
+  url: string;
+  /** `model` "*" takes every model no other fake has. */
+  add(options?: FakeRealtimeOptions, model?: string): FakeRealtimeServer;
+  close(): Promise<void>;
+};
+
+let models = 0;
+
+export async function startFakeRealtimeHub(): Promise<FakeRealtimeHub> {
   const http = createServer((_req, res) => res.writeHead(426).end());
   const wss = new WebSocketServer({ server: http });
-  const sessions: FakeRealtimeSession[] = [];
-  const waiting: ((s: FakeRealtimeSession) => void)[] = [];
-  let taken = 0;
+  const endpoints = new Map<string, (ws: WebSocket, request: { url: string; headers: IncomingMessage["headers"] }) => void>();
+  let url = "";
   wss.on("connection", (ws, req) => {
-    const session = new FakeRealtimeSession(ws, { url: req.url ?? "/", headers: req.headers }, options);
-    sessions.push(session);
-    const waiter = waiting.shift();
-    if (waiter) {
-      taken++;
-      waiter(session);
-    }
+    const request = { url: req.url ?? "/", headers: req.headers };
+    const model = new URL(request.url, "ws://x").searchParams.get("model") ?? "";
+    const endpoint = endpoints.get(model) ?? endpoints.get("*");
+    if (endpoint) endpoint(ws, request);
+    else ws.close(1008, `unknown model ${model}`);
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
+  url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/v1/realtime`;
   return {
-    url: `ws://127.0.0.1:${port}/v1/realtime`,
-    sessions,
-    nextSession: () => (taken < sessions.length ? Promise.resolve(sessions[taken++]) : new Promise((r) => waiting.push(r))),
+    url,
+    add(options = {}, model = `fake-realtime-${++models}`) {
+      const sessions: FakeRealtimeSession[] = [];
+      const waiting: ((s: FakeRealtimeSession) => void)[] = [];
+      let taken = 0;
+      endpoints.set(model, (ws, request) => {
+        const session = new FakeRealtimeSession(ws, request, options);
+        sessions.push(session);
+        const waiter = waiting.shift();
+        if (waiter) {
+          taken++;
+          waiter(session);
+        }
+      });
+      return {
+        url,
+        model,
+        sessions,
+        nextSession: () => (taken < sessions.length ? Promise.resolve(sessions[taken++]!) : new Promise((r) => waiting.push(r))),
+        close: async () => {
+          endpoints.delete(model);
+          for (const session of sessions) session.ws.terminate();
+        },
+      };
+    },
     close: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise((resolve) => wss.close(resolve));
@@ -234,4 +270,10 @@ export async function startFakeRealtimeServer(options: FakeRealtimeOptions = {})
       await new Promise((resolve) => http.close(resolve));
     },
   };
+}
+
+/** One scripted fake on a server of its own, answering whatever model is asked for. */
+export async function startFakeRealtimeServer(options: FakeRealtimeOptions = {}): Promise<FakeRealtimeServer> {
+  const hub = await startFakeRealtimeHub();
+  return { ...hub.add(options, "*"), close: hub.close };
 }

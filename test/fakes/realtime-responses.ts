@@ -1,5 +1,6 @@
 // Streams one scripted reply of the fake Realtime provider as the events a real response produces:
 // response.created, output items (an audio message and/or function calls), deltas, response.done.
+import { muLawEncode } from "../../src/audio/g711";
 import { pcmToBase64 } from "../../src/audio/pcm";
 
 export type FakeToolCall = { name: string; arguments: Record<string, unknown> };
@@ -15,7 +16,15 @@ export type ResponseStream = {
 };
 
 type Emit = (event: Record<string, unknown>) => void;
-type Pacing = { realtime: boolean; chunkMs: number };
+/** `format` is the session's output_audio_format: pcm16 (24 kHz) or g711_ulaw (8 kHz). */
+type Pacing = { realtime: boolean; chunkMs: number; format: string };
+
+/** 24 kHz audio in the output format, base64 (a tone or speech-band audio survives plain decimation well enough). */
+function encodeOutput(audio: Int16Array, format: string): string {
+  if (format !== "g711_ulaw") return pcmToBase64(audio);
+  const narrow = Int16Array.from({ length: Math.floor(audio.length / 3) }, (_, i) => audio[i * 3] ?? 0);
+  return Buffer.from(muLawEncode(narrow)).toString("base64");
+}
 
 const rate = 24_000;
 let counter = 0;
@@ -56,7 +65,7 @@ async function streamSpeech(emit: Emit, stream: ResponseStream, reply: FakeReply
     // transcript words spread over the audio chunks, as the provider interleaves them
     const wordsNow = words.slice(Math.floor((c * words.length) / chunks), Math.floor(((c + 1) * words.length) / chunks));
     if (wordsNow.length) emit({ type: `${names.transcript}.delta`, ...ids, delta: wordsNow.join("") });
-    emit({ type: `${names.audio}.delta`, ...ids, delta: pcmToBase64(audio.subarray(c * chunk, (c + 1) * chunk)) });
+    emit({ type: `${names.audio}.delta`, ...ids, delta: encodeOutput(audio.subarray(c * chunk, (c + 1) * chunk), pacing.format) });
     if (pacing.realtime) await sleep(pacing.chunkMs);
   }
   if (stream.cancelled) return { ...item, status: "incomplete" };

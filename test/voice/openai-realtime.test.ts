@@ -37,7 +37,7 @@ describe("connecting", () => {
       model: "gpt-test-realtime",
       temperature: 0.8,
       voice: { provider: "openai", voiceId: "coral", speed: 1.1 },
-      vad: { confidenceThreshold: 0.6, backbufferDuration: 0.25, stopDuration: 0.4 },
+      vad: { confidenceThreshold: 0.6, backbufferDuration: 250, stopDuration: 400 },
     };
     const { provider } = await connect({}, parameters);
     expect(provider.request.url).toBe("/v1/realtime?model=gpt-test-realtime");
@@ -49,8 +49,8 @@ describe("connecting", () => {
       temperature: 0.8,
       voice: "coral",
       speed: 1.1,
-      input_audio_format: "pcm16",
-      output_audio_format: "pcm16",
+      input_audio_format: "g711_ulaw",
+      output_audio_format: "g711_ulaw",
       turn_detection: { type: "server_vad", threshold: 0.6, prefix_padding_ms: 250, silence_duration_ms: 400 },
     });
     expect(session.tools.map((t: { name: string }) => t.name)).toEqual(["get_weather", "end_call"]);
@@ -61,11 +61,11 @@ describe("connecting", () => {
     const { provider, events, session } = await connect({}, {}, { greeting: "Hello, thanks for calling Acme!", sampleRate: 16000 });
     await provider.waitFor("response.create");
     expect(provider.received.map((e) => e.type)).toEqual(["session.update", "response.create"]);
-    expect(provider.received[1].response.instructions).toContain("Hello, thanks for calling Acme!");
+    expect(provider.received[1]!.response.instructions).toContain("Hello, thanks for calling Acme!");
     await nextEvent(session, "turnDone");
     expect(events.finals("ASSISTANT")[0]).toContain("Hello, thanks for calling Acme!");
     // the fake speaks 12 ms of 24 kHz tone per character; we get it at 16 kHz
-    const expected = Math.round((provider.received[1].response.instructions.length * 12 * 16000) / 1000);
+    const expected = Math.round((provider.received[1]!.response.instructions.length * 12 * 16000) / 1000);
     expect(Math.abs(events.audioSamples() - expected)).toBeLessThanOrEqual(2);
   });
 
@@ -89,7 +89,7 @@ describe("conversation", () => {
     const caller = await speech("What are your opening hours?", 8000);
     const { provider, events, session } = await connect(
       { turns: [{ userSays: "What are your opening hours?", reply: { text: "We are open from nine to five.", audio: reply } }] },
-      { vad: { stopDuration: 0.3 } },
+      { vad: { stopDuration: 300 } },
     );
     const done = nextEvent(session, "turnDone");
     for (const frame of frames(concatPcm([caller, silence(500, 8000)]), [160])) session.sendAudio(frame);
@@ -98,21 +98,23 @@ describe("conversation", () => {
     expect(events.finals("USER")).toEqual(["What are your opening hours?"]);
     expect(events.finals("ASSISTANT")).toEqual(["We are open from nine to five."]);
     expect(events.transcripts.some((t) => t.role === "ASSISTANT" && !t.final)).toBe(true);
-    // caller audio reached the provider as 24 kHz pcm16
-    expect(Math.abs(provider.audioBytesReceived - (caller.length + 4000) * 3 * 2)).toBeLessThanOrEqual(2 * 3 * 50);
+    // an 8 kHz call's audio reached the provider as G.711 mu-law at 8 kHz, not resampled
+    expect(provider.session.input_audio_format).toBe("g711_ulaw");
+    expect(Math.abs(provider.audioBytesReceived - (caller.length + 4000) * 2)).toBeLessThanOrEqual(2 * 50);
     const out = concatPcm(events.audio);
     expect(Math.abs(out.length - reply.length / 3)).toBeLessThanOrEqual(2);
     expect(rms(out) / rms(reply)).toBeGreaterThan(0.7); // same speech, band-limited to 4 kHz
   });
 
-  test("outputSampleRate tells the provider's output rate; GA event names are understood", async () => {
-    const audio = new Int16Array(3200).fill(1000);
-    const { events, session } = await connect({ naming: "ga", turns: [{ userSays: "hi", reply: { text: "Hi there.", audio } }] }, { outputSampleRate: 16000 });
+  test("outputSampleRate 24000 asks for pcm16 (24 kHz) output; GA event names are understood", async () => {
+    const audio = new Int16Array(4800).fill(1000);
+    const { events, session, provider } = await connect({ naming: "ga", turns: [{ userSays: "hi", reply: { text: "Hi there.", audio } }] }, { outputSampleRate: 24000 }, { sampleRate: 16000 });
     const done = nextEvent(session, "turnDone");
     session.sendText("hi");
     await done;
     expect(events.finals("ASSISTANT")).toEqual(["Hi there."]);
-    expect(Math.abs(events.audioSamples() - 1600)).toBeLessThanOrEqual(1);
+    expect(provider.session.output_audio_format).toBe("pcm16");
+    expect(Math.abs(events.audioSamples() - 3200)).toBeLessThanOrEqual(1); // 200 ms at the call's 16 kHz
   });
 
   test("a tool call round trip: the result goes back and the agent answers from it", async () => {
@@ -140,7 +142,7 @@ describe("conversation", () => {
     session.sendText("Paris and Rome?");
     await turn;
     expect(events.toolCalls.map((c) => c.arguments.city)).toEqual(["Paris", "Rome"]);
-    const [paris, rome] = events.toolCalls;
+    const [paris, rome] = events.toolCalls as [ToolCallEvent, ToolCallEvent];
     session.submitToolResult(rome.callId, "Rome: rain");
     await provider.waitFor("conversation.item.create"); // the text message
     await provider.waitFor("conversation.item.create"); // Rome's output

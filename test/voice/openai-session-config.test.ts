@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
-import { buildSessionConfig, outputRateOf, realtimeUrl } from "../../src/voice/openai-session-config";
+import { audioFormats, buildSessionConfig, realtimeUrl } from "../../src/voice/openai-session-config";
 import { parseToolSchema } from "../../src/models/tool-schema";
 import { toolWebhooksFromExtensions } from "../../src/voice/tools";
 
-const base = { instructions: "Be brief.", tools: [] };
+const base = { instructions: "Be brief.", tools: [], sampleRate: 16000 };
 
 test("out-of-range values are clamped rather than making the provider refuse the whole session", () => {
   const session = buildSessionConfig({ temperature: 0.2, voice: { voiceId: "alloy", speed: 3 }, vad: { confidenceThreshold: 2 } }, base);
@@ -12,11 +12,18 @@ test("out-of-range values are clamped rather than making the provider refuse the
   expect(session.turn_detection.threshold).toBe(1);
 });
 
-test("durations in seconds or milliseconds both become milliseconds", () => {
-  expect(buildSessionConfig({ vad: { backbufferDuration: 0.3, stopDuration: 800 } }, base).turn_detection).toMatchObject({
-    prefix_padding_ms: 300,
+test("durations are milliseconds, whatever their size (no guessing at seconds)", () => {
+  expect(buildSessionConfig({ vad: { backbufferDuration: 3, stopDuration: 800 } }, base).turn_detection).toMatchObject({
+    prefix_padding_ms: 3,
     silence_duration_ms: 800,
   });
+});
+
+test("8 kHz calls talk G.711 mu-law with the provider; outputSampleRate picks the output format", () => {
+  expect(buildSessionConfig({}, { ...base, sampleRate: 8000 })).toMatchObject({ input_audio_format: "g711_ulaw", output_audio_format: "g711_ulaw" });
+  expect(audioFormats({}, 16000)).toEqual({ input: "pcm16", output: "pcm16" });
+  expect(audioFormats({ outputSampleRate: 8000 }, 24000)).toEqual({ input: "pcm16", output: "g711_ulaw" });
+  expect(audioFormats({ outputSampleRate: 24000 }, 8000)).toEqual({ input: "g711_ulaw", output: "pcm16" });
 });
 
 test("a voice of another TTS provider is not sent; no parameters give the provider's defaults", () => {
@@ -34,11 +41,10 @@ test("a voice of another TTS provider is not sent; no parameters give the provid
   });
 });
 
-test("the URL carries the model; outputSampleRate must be a positive integer", () => {
+test("the URL is the operator's with the strategy's model; a strategy's url is never used", () => {
   expect(realtimeUrl({ model: "m1" }, "wss://x.test/v1/realtime?model=old")).toBe("wss://x.test/v1/realtime?model=m1");
   expect(realtimeUrl({}, "wss://x.test/v1/realtime?model=kept")).toBe("wss://x.test/v1/realtime?model=kept");
-  expect(realtimeUrl({ url: "ws://127.0.0.1:9/rt" }, "wss://x.test/")).toBe("ws://127.0.0.1:9/rt?model=gpt-realtime");
-  expect([outputRateOf({ outputSampleRate: 16000 }), outputRateOf({ outputSampleRate: "x" }), outputRateOf({})]).toEqual([16000, 24000, 24000]);
+  expect(realtimeUrl({ url: "ws://127.0.0.1:9/rt" }, "wss://x.test/")).toBe("wss://x.test/?model=gpt-realtime");
 });
 
 test("tool schemas: the API's OpenAI function format only, the extension's name wins, broken extensions skipped", () => {

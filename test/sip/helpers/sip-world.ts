@@ -6,7 +6,7 @@ import { createDb } from "../../../src/db/client";
 import { credentialLock } from "../../../src/sip/reserve-task";
 import { startSipStack, type SipStack } from "../../../src/sip/sip-stack";
 import { startFakeChatServer } from "../../fakes/chat-completions-server";
-import { startFakeRealtimeServer, type FakeRealtimeOptions, type FakeRealtimeServer } from "../../fakes/openai-realtime-server";
+import { startFakeRealtimeHub, type FakeRealtimeOptions } from "../../fakes/openai-realtime-server";
 import { createTenant, startTestApi, toolSchema } from "../../helpers/api";
 import { startReceiver } from "../../helpers/receiver";
 import { ensureTemporal, freePort, startWorker } from "../../helpers/temporal";
@@ -18,21 +18,22 @@ let rtpBase = 30000 + (process.pid % 50) * 400;
 
 export async function startSipWorld(trunkUsers: Record<string, string>, dids: Record<string, string>) {
   const { address } = await ensureTemporal();
-  const [api, hooks, chat, worker, trunk] = await Promise.all([
+  const [api, hooks, chat, worker, trunk, realtime] = await Promise.all([
     startTestApi(),
     startReceiver(),
     startFakeChatServer(),
     startWorker({ address, backoffBaseMs: 1_000 }),
     startKamailio(trunkUsers, dids),
+    startFakeRealtimeHub(),
   ]);
   const tenant = await createTenant(api.url, "sip");
   const bridges: SipStack[] = [];
-  const fakes: FakeRealtimeServer[] = [];
 
   async function startBridge(name: string, env: Record<string, string> = {}) {
     const config = loadConfig({
       ...process.env,
       OPENAI_BASE_URL: chat.baseUrl,
+      OPENAI_REALTIME_URL: realtime.url,
       BRIDGE_INSTANCE_ID: `sip-${name}-${process.pid}`,
       SIP_PORT: String(await freePort()),
       SIP_BIND_HOST: "127.0.0.1",
@@ -75,9 +76,8 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     async createAssistant(spec: SipAssistantSpec) {
       const previous = onNumber.get(spec.numberId);
       if (previous) await org.delete(`${P}/assistants/${previous}`);
-      const fake = await startFakeRealtimeServer(spec.fake ?? {});
-      fakes.push(fake);
-      const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { url: fake.url } });
+      const fake = realtime.add(spec.fake ?? {});
+      const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { model: fake.model } });
       const created = await org.post(`${P}/assistants`, {
         name: "phone desk",
         systemPrompt: "You answer the phone.",
@@ -125,7 +125,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       await Promise.allSettled(bridges.map((b) => b.stop()));
       // every bridge runs a user agent per credential in the database: later files must not inherit ours
       await Promise.allSettled(credentials.map((id) => org.delete(`${P}/sip/credentials/${id}`)));
-      await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), trunk.stop(), ...fakes.map((f) => f.close())]);
+      await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), trunk.stop(), realtime.close()]);
     },
   };
   return world;
