@@ -1,7 +1,8 @@
 // One JSON object per line on stdout; callers pass structured fields, never secrets.
 type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-let threshold = order[(process.env.LOG_LEVEL as Level) ?? "info"] ?? order.info;
+// info until the process applies its config (only src/config.ts reads the environment)
+let threshold = order.info;
 
 export function setLogLevel(level: string) {
   threshold = order[level as Level] ?? order.info;

@@ -18,8 +18,8 @@ say("creating the database and 10,000 assistants");
 await dropDatabase(databaseUrl);
 await migrateDatabase(databaseUrl);
 const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-const [{ id: vendorId }] = await sql`insert into vendors (name) values ('bench') returning id`;
-const [{ id: orgId }] = await sql`insert into organizations (vendor_id, name) values (${vendorId}, 'bench') returning id`;
+const [{ id: vendorId }] = (await sql`insert into vendors (name) values ('bench') returning id`) as [{ id: string }];
+const [{ id: orgId }] = (await sql`insert into organizations (vendor_id, name) values (${vendorId}, 'bench') returning id`) as [{ id: string }];
 await sql`insert into assistants (organization_id, kind, name, system_prompt, system_prompt_greeting)
   select ${orgId}, 'assistant', 'assistant ' || lpad(i::text, 5, '0'), 'You are assistant ' || i, 'Hello!' from generate_series(1, 10000) i`;
 await sql`insert into extensions (assistant_id, position, type, name, parameters)

@@ -40,6 +40,6 @@ test("raw protocol: explicit commit of an empty buffer is an error event, like t
   await provider.waitFor("input_audio_buffer.commit");
   await Bun.sleep(20);
   expect(events.map((e) => e.type)).toEqual(["session.created", "error"]);
-  expect(events[1].error.code).toBe("input_audio_buffer_commit_empty");
+  expect(events[1]!.error.code).toBe("input_audio_buffer_commit_empty");
   ws.close();
 });

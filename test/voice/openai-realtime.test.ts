@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { concatPcm, rms } from "../../src/audio/pcm";
 import { loadConfig } from "../../src/config";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
-import { UnknownStrategyTypeError, VoiceConnectError, type VoiceSession, type VoiceTool } from "../../src/voice/engine";
+import { UnknownStrategyTypeError, VoiceConnectError, type ToolCallEvent, type VoiceSession, type VoiceTool } from "../../src/voice/engine";
 import { type FakeRealtimeOptions, type FakeRealtimeServer, startFakeRealtimeServer } from "../fakes/openai-realtime-server";
 import { silence, speech } from "../helpers/speech";
 import { frames } from "../audio/signals";
@@ -190,7 +190,7 @@ describe("ending", () => {
     const closed = nextEvent(session, "closed");
     provider.drop();
     expect((await closed)[0].reason).toContain("provider disconnected");
-    expect(events.errors.map((e) => e.message)).toEqual([events.closed[0]]);
+    expect(events.errors.map((e) => e.message)).toEqual([events.closed[0]!]);
     session.sendAudio(new Int16Array(160)); // ignored, no throw
     session.close();
     expect(events.closed).toHaveLength(1);

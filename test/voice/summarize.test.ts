@@ -20,7 +20,7 @@ const config = () => loadConfig({ OPENAI_BASE_URL: chat.baseUrl, OPENAI_API_KEY:
 test("one chat completions request with the transcript gives both summaries", async () => {
   expect(await summarizeCall({ transcript, config: config() })).toEqual(chat.summary);
   expect(chat.requests).toHaveLength(1);
-  const [request] = chat.requests;
+  const request = chat.requests[0]!;
   expect(request.path).toBe("/v1/chat/completions");
   expect(request.headers.authorization).toBe("Bearer sk-summary");
   expect(request.body.model).toBe("summary-model");
