@@ -37,8 +37,8 @@ export function createCallRecorder({ sampleRate, now = () => performance.now(), 
       const at = position + i;
       const c = Math.floor(at / chunkSize);
       while (chunks.length <= c) chunks.push(new Int16Array(chunkSize));
-      const chunk = chunks[c];
-      const sum = chunk[at - c * chunkSize] + samples[i];
+      const chunk = chunks[c]!;
+      const sum = chunk[at - c * chunkSize]! + samples[i]!;
       // saturate instead of wrapping around when both sides are loud at once
       chunk[at - c * chunkSize] = sum > 32767 ? 32767 : sum < -32768 ? -32768 : sum;
     }

@@ -68,13 +68,13 @@ const aLawDecodeTable = buildDecodeTable(aLawToLinear);
 
 function encodeWith(table: Uint8Array, pcm: Int16Array): Uint8Array {
   const out = new Uint8Array(pcm.length);
-  for (let i = 0; i < pcm.length; i++) out[i] = table[pcm[i] & 0xffff];
+  for (let i = 0; i < pcm.length; i++) out[i] = table[pcm[i]! & 0xffff]!;
   return out;
 }
 
 function decodeWith(table: Int16Array, codes: Uint8Array): Int16Array {
   const out = new Int16Array(codes.length);
-  for (let i = 0; i < codes.length; i++) out[i] = table[codes[i]];
+  for (let i = 0; i < codes.length; i++) out[i] = table[codes[i]!]!;
   return out;
 }
 

@@ -20,7 +20,7 @@ export function bytesToPcm(bytes: Uint8Array): Int16Array {
 export function pcmToBytes(samples: Int16Array): Buffer {
   if (hostIsLittleEndian) return Buffer.from(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
   const bytes = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i], i * 2);
+  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i]!, i * 2);
   return bytes;
 }
 
@@ -31,7 +31,7 @@ export const base64ToPcm = (data: string): Int16Array => bytesToPcm(Buffer.from(
 export function rms(samples: Int16Array): number {
   if (samples.length === 0) return 0;
   let sum = 0;
-  for (let i = 0; i < samples.length; i++) sum += samples[i] * samples[i];
+  for (let i = 0; i < samples.length; i++) sum += samples[i]! * samples[i]!;
   return Math.sqrt(sum / samples.length);
 }
 

@@ -47,7 +47,7 @@ function designFilter(up: number, down: number): Filter {
     prototype[j] = sinc * window;
   }
   const phases = Array.from({ length: up }, (_, p) => {
-    const phase = Float32Array.from({ length: taps }, (_, k) => prototype[p + k * up]);
+    const phase = Float32Array.from({ length: taps }, (_, k) => prototype[p + k * up]!);
     // Unity DC gain in every phase, so a constant stays constant (no ripple at the output rate).
     const sum = phase.reduce((a, b) => a + b, 0);
     return phase.map((h) => h / sum);
@@ -89,9 +89,9 @@ export function createResampler(fromRate: number, toRate: number): Resampler {
       const out = new Int16Array(count);
       for (let n = 0; n < count; n++) {
         const index = Math.floor(position / up); // newest input sample the output depends on
-        const coefficients = phases[position - index * up];
+        const coefficients = phases[position - index * up]!;
         let acc = 0;
-        for (let k = 0, i = base + index; k < taps; k++, i--) acc += coefficients[k] * work[i];
+        for (let k = 0, i = base + index; k < taps; k++, i--) acc += coefficients[k]! * work[i]!;
         out[n] = clampSample(acc);
         position += down;
       }

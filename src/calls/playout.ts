@@ -81,7 +81,7 @@ export class Playout {
     const frame = new Int16Array(this.frameSamples); // the tail of a response is padded with silence
     let filled = 0;
     while (filled < frame.length && this.queue.length > 0) {
-      const head = this.queue[0];
+      const head = this.queue[0]!; // queue.length > 0
       const n = Math.min(frame.length - filled, head.length - this.offset);
       frame.set(head.subarray(this.offset, this.offset + n), filled);
       filled += n;

@@ -7,7 +7,7 @@ const allSamples = Int16Array.from({ length: 65536 }, (_, i) => i - 32768);
 const allCodes = Uint8Array.from({ length: 256 }, (_, i) => i);
 
 function snrDb(original: Int16Array, decoded: Int16Array): number {
-  const error = original.map((x, i) => x - decoded[i]);
+  const error = original.map((x, i) => x - decoded[i]!);
   return 20 * Math.log10(rms(original) / rms(error));
 }
 
@@ -25,14 +25,14 @@ describe("mu-law", () => {
       expect(reencoded[code]).toBe(code === 0x7f ? 0xff : code);
     }
     const positive = [...decoded.subarray(0x80, 0x100)].reverse();
-    for (let i = 1; i < positive.length; i++) expect(positive[i]).toBeGreaterThan(positive[i - 1]);
+    for (let i = 1; i < positive.length; i++) expect(positive[i]).toBeGreaterThan(positive[i - 1]!);
   });
 
   test("round trip error stays within half a quantisation step over the whole 16-bit range", () => {
     const decoded = muLawDecode(muLawEncode(allSamples));
     allSamples.forEach((x, i) => {
       const clipped = Math.max(-32124, Math.min(32124, x));
-      expect(Math.abs(decoded[i] - clipped)).toBeLessThanOrEqual(Math.abs(clipped) / 32 + 8);
+      expect(Math.abs(decoded[i]! - clipped)).toBeLessThanOrEqual(Math.abs(clipped) / 32 + 8);
     });
   });
 
@@ -56,7 +56,7 @@ describe("A-law", () => {
     const decoded = aLawDecode(aLawEncode(allSamples));
     allSamples.forEach((x, i) => {
       const clipped = Math.max(-32256, Math.min(32256, x));
-      expect(Math.abs(decoded[i] - clipped)).toBeLessThanOrEqual(Math.abs(clipped) / 32 + 16);
+      expect(Math.abs(decoded[i]! - clipped)).toBeLessThanOrEqual(Math.abs(clipped) / 32 + 16);
     });
   });
 

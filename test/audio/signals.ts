@@ -9,10 +9,13 @@ export function sine(frequency: number, sampleRate: number, seconds: number, amp
 export function estimateFrequency(samples: Int16Array, sampleRate: number): number {
   const crossings: number[] = [];
   for (let i = 1; i < samples.length; i++) {
-    if (samples[i - 1] < 0 && samples[i] >= 0) crossings.push(i - 1 + -samples[i - 1] / (samples[i] - samples[i - 1]));
+    const before = samples[i - 1]!;
+    const after = samples[i]!;
+    if (before < 0 && after >= 0) crossings.push(i - 1 + -before / (after - before));
   }
   const periods = crossings.length - 1;
-  return (periods * sampleRate) / (crossings[periods] - crossings[0]);
+  if (periods < 1) throw new Error(`too few zero crossings (${crossings.length}) to estimate a frequency`);
+  return (periods * sampleRate) / (crossings[periods]! - crossings[0]!);
 }
 
 /** Splits `samples` into frames whose sizes cycle through `sizes`. */
@@ -20,6 +23,7 @@ export function frames(samples: Int16Array, sizes: number[]): Int16Array[] {
   const out: Int16Array[] = [];
   for (let offset = 0, k = 0; offset < samples.length; k++) {
     const size = sizes[k % sizes.length];
+    if (!size) throw new Error("frame sizes must be positive");
     out.push(samples.subarray(offset, offset + size));
     offset += size;
   }

@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import { base64ToPcm } from "../../src/audio/pcm";
 import { CallMessages } from "../../src/calls/call-messages";
+import { at } from "../hooks/fixtures";
 
 const tone = (n: number, value = 1000) => new Int16Array(n).fill(value);
 
@@ -48,7 +49,7 @@ test("nothing is dated before the call started", () => {
   const log = new CallMessages(8000);
   log.agentAudio(tone(160), 100);
   log.transcript({ role: "ASSISTANT", text: "Greeting.", final: true }, 110);
-  expect(log.finish(400)[0].timestamp).toBe(400);
+  expect(at(log.finish(400)).timestamp).toBe(400);
 });
 
 test("the summary's transcript reads the history in time order", () => {

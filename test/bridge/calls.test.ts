@@ -6,6 +6,7 @@ import { bytesToPcm, rms } from "../../src/audio/pcm";
 import { startBridge } from "../../src/bridge/ws-server";
 import { toolFailureMessage } from "../../src/calls/tool-webhook";
 import { loadConfig } from "../../src/config";
+import { at } from "../hooks/fixtures";
 import { createTenant } from "../helpers/api";
 import { speech } from "../helpers/speech";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
@@ -204,7 +205,7 @@ describe("tool webhooks", () => {
     expect(resultFor("C3")).toMatchObject({ toolName: "broken_tool", text: toolFailureMessage });
     expect(resultFor("D4")).toMatchObject({ toolName: "slow_tool", text: toolFailureMessage });
     // the provider got each result under its own call id, then one answer quoting them all
-    const provider = assistant.fake.sessions[0];
+    const provider = at(assistant.fake.sessions);
     expect(provider.toolOutputs.map((o) => o.output).sort()).toEqual(["Order A1 ships tomorrow.", "Order B2 ships tomorrow.", toolFailureMessage, toolFailureMessage].sort());
     expect(quote.text).toContain("lookup_order: Order A1 ships tomorrow.");
     expect(quote.text).toContain("lookup_order: Order B2 ships tomorrow.");

@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import type { FrameTicker, Tick } from "../../src/calls/frame-ticker";
 import { Playout } from "../../src/calls/playout";
+import { at } from "../hooks/fixtures";
 
 function manualTicker() {
   let now = 0;
@@ -37,7 +38,7 @@ test("frames go out one per 20 ms, in order, only once the call is live", () => 
   expect(played).toHaveLength(2);
   clock.advance(60);
   expect(played.map((f) => f.length)).toEqual([160, 160, 160, 160]);
-  expect(Array.from(played[3].subarray(0, 21))).toEqual(Array.from(ramp(20, 481)).concat([0]));
+  expect(Array.from(at(played, 3).subarray(0, 21))).toEqual(Array.from(ramp(20, 481)).concat([0]));
   expect(played.flatMap((f) => Array.from(f)).slice(0, 500)).toEqual(Array.from(ramp(500)));
   expect(clock.subscribed()).toBe(0); // idle calls cost nothing per tick
 });

@@ -7,6 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
 import { hookDeliveries } from "../../src/db/schema";
+import { at } from "../hooks/fixtures";
 import { freePort, reapWithParent } from "../helpers/temporal";
 import { dialNative } from "../helpers/ws-caller";
 import { agentTask, createAssistant, startWorld, type World } from "./fixtures";
@@ -59,11 +60,11 @@ test("a restarted bridge fails and concludes the calls a crash left active", asy
   bridge = await startBridgeProcess(); // recovery runs before it listens
   const task = await agentTask(world, callId);
   expect(task).toMatchObject({ status: "failed", error: "bridge restarted" });
-  const [delivery] = await db
+  const deliveries = await db
     .select()
     .from(hookDeliveries)
     .where(and(eq(hookDeliveries.callId, callId), eq(hookDeliveries.eventType, "call_concluded")));
-  expect(JSON.parse(delivery.payload)).toEqual({
+  expect(JSON.parse(at(deliveries).payload)).toEqual({
     type: "call_concluded",
     callId,
     startedAt: new Date(left.startedAt).getTime(),
