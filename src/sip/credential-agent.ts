@@ -107,6 +107,12 @@ export class CredentialAgent {
     await this.userAgent.stop();
   }
 
+  /** Whether a dialog of this user agent has the Call-ID (in-dialog requests must reach it). */
+  hasDialog(callId: string): boolean {
+    for (const dialog of this.userAgent.userAgentCore.dialogs.values()) if (dialog.callId === callId) return true;
+    return false;
+  }
+
   endCalls(reason: EndReason) {
     for (const call of this.calls) call.end(reason);
   }

@@ -1,21 +1,24 @@
 // What the database wants the bridge to run: every SIP credential with the settings its user agent
 // is built from, and the numbers (every spelling) and fallback it answers for calls a trunk sends by
-// address. A user agent whose settings key changed is replaced; one whose credential is gone retires.
+// address. A user agent whose settings changed is replaced; one whose credential is gone retires.
 import type { Db } from "../db/client";
 import { sipCredentials, sipPhoneNumbers } from "../db/schema";
+import type { CredentialSettings } from "./credential-agent";
 import { spellings } from "./route-call";
 
-export type SipCredentialRow = typeof sipCredentials.$inferSelect;
-
 export type WantedCredential = {
-  row: SipCredentialRow;
-  /** Changes whenever the user agent must be rebuilt (trunk, username, password). */
+  settings: CredentialSettings;
+  /**
+   * Changes only when the user agent must be rebuilt (trunk, username, password in plain): a PUT
+   * seals the password again with a new nonce, which alone must not drop the user agent.
+   */
   key: string;
   numbers: Set<string>;
   hasFallback: boolean;
 };
 
-export async function loadWantedCredentials(db: Db): Promise<Map<string, WantedCredential>> {
+/** `unseal` gives the plain password, or null when it cannot be read (that credential is left out). */
+export async function loadWantedCredentials(db: Db, unseal: (credentialId: string, sealed: string) => string | null): Promise<Map<string, WantedCredential>> {
   const [rows, numbers] = await Promise.all([
     db.select().from(sipCredentials),
     db
@@ -24,8 +27,10 @@ export async function loadWantedCredentials(db: Db): Promise<Map<string, WantedC
   ]);
   const wanted = new Map<string, WantedCredential>();
   for (const row of rows) {
-    const key = `${row.hostname}|${row.port}|${row.username}|${row.passwordEncrypted}`;
-    wanted.set(row.id, { row, key, numbers: new Set(), hasFallback: false });
+    const password = unseal(row.id, row.passwordEncrypted);
+    if (password === null) continue;
+    const settings = { id: row.id, hostname: row.hostname, port: row.port, username: row.username, password };
+    wanted.set(row.id, { settings, key: JSON.stringify([row.hostname, row.port, row.username, password]), numbers: new Set(), hasFallback: false });
   }
   for (const n of numbers) {
     const credential = wanted.get(n.credentialId);

@@ -33,9 +33,18 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs);
   const leases = new LeaseSync(db, leaseKeeper);
 
+  const secrets = createSecretBox(config.encryptionKey);
+  const unseal = (credentialId: string, sealed: string) => {
+    try {
+      return secrets.decrypt(sealed);
+    } catch (error) {
+      log.error("sip credential unreadable", { credentialId, error: describeError(error) });
+      return null;
+    }
+  };
+
   const agents = new UserAgents({
     bridgeId,
-    secrets: createSecretBox(config.encryptionKey),
     endpoint,
     protocol: sip.transport,
     registerExpiresSeconds: sip.registerExpiresSeconds,
@@ -52,13 +61,13 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       });
     },
   });
-  endpoint.router = (request, from) => routeRequest(agents.list(), request, from)?.transport ?? null;
+  endpoint.router = (request, from) => routeRequest(agents.routable(), request, from)?.transport ?? null;
 
   // one sync at a time; a heartbeat or NOTIFY during one runs it once more after it
   const sync = coalescingRunner(
     async () => {
       const beat = await leases.beat();
-      await agents.apply(await loadWantedCredentials(db), beat);
+      await agents.apply(await loadWantedCredentials(db, unseal), beat);
     },
     (error) => log.error("sip sync failed", { bridgeId, error: describeError(error) }),
   );

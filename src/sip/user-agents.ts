@@ -1,21 +1,21 @@
 // The user agents of this bridge, one per credential in the database: built when a credential
-// appears, replaced when its settings change (the old one unregisters first and keeps its calls to
-// their end), retired when it goes; registering only where we hold the lease, and hanging up the
-// calls of a credential whose lease another bridge took from us.
-import type { SecretBox } from "../crypto/secrets";
-import { describeError } from "../errors";
+// appears, replaced when its settings change (the old one unregisters first and keeps its calls and
+// their dialogs to their end), retired when it goes; registering only where we hold the lease, and
+// hanging up the calls of a credential whose lease another bridge took from us.
 import { log } from "../log";
 import { CredentialAgent, type AgentOptions } from "./credential-agent";
 import { diffAgents, type WantedCredential } from "./credential-sync";
 import type { LeaseBeat } from "./takeover";
 
 // how long a sync waits for replaced user agents to unregister before registering their successors
-const retireWaitMs = 4000;
+const unregisterWaitMs = 4000;
 
-export type UserAgentsOptions = AgentOptions & { bridgeId: string; secrets: SecretBox };
+export type UserAgentsOptions = AgentOptions & { bridgeId: string };
 
 export class UserAgents {
   private readonly agents = new Map<string, CredentialAgent>();
+  /** Replaced or removed user agents until their last call ends: their dialogs still get requests. */
+  private readonly retiring = new Set<CredentialAgent>();
   private stopping = false;
 
   constructor(private readonly options: UserAgentsOptions) {}
@@ -29,20 +29,30 @@ export class UserAgents {
     return this.agents.get(credentialId);
   }
 
+  /** Every user agent that may take a request: the current ones and those retiring with calls. */
+  routable(): CredentialAgent[] {
+    return [...this.agents.values(), ...this.retiring];
+  }
+
   get activeCalls() {
-    return this.list().reduce((n, a) => n + a.calls.size, 0);
+    return this.routable().reduce((n, a) => n + a.calls.size, 0);
   }
 
   /** Brings the user agents in line with the database and this beat's leases. */
   async apply(wanted: ReadonlyMap<string, WantedCredential>, leases: LeaseBeat) {
     const { stale, missing } = diffAgents(this.agents, wanted);
-    const retiring = stale.flatMap((id) => {
+    const unregistering = stale.flatMap((id) => {
       const agent = this.agents.get(id);
+      if (!agent) return [];
       this.agents.delete(id);
-      return agent ? [agent.retire()] : [];
+      this.retiring.add(agent);
+      const unregistered = agent.setOwned(false);
+      void unregistered.finally(() => agent.retire().finally(() => this.retiring.delete(agent)));
+      return [unregistered];
     });
-    // the old contact goes before the new one registers (both carry the same user); calls may go on
-    await Promise.race([Promise.allSettled(retiring), Bun.sleep(retireWaitMs)]);
+    // the old contact goes before the new one registers (both carry the same user); its calls go on
+    // in the background (waiting for them here would hold up the lease heartbeat)
+    await Promise.race([Promise.allSettled(unregistering), Bun.sleep(unregisterWaitMs)]);
     for (const id of missing) {
       if (this.stopping) return;
       const credential = wanted.get(id);
@@ -60,17 +70,19 @@ export class UserAgents {
     // database): it has closed our calls of this credential as lost, so they must not go on here
     // uncounted under maxAgentTasks
     for (const id of leases.lost) {
-      const agent = this.agents.get(id);
-      if (!agent || agent.calls.size === 0) continue;
-      log.warn("sip lease lost", { credentialId: id, bridgeId: this.options.bridgeId, endingCalls: agent.calls.size });
-      agent.endCalls("bridge-error");
+      if (!wanted.has(id)) continue; // a deleted credential's calls end by themselves
+      const agents = this.routable().filter((a) => a.credential.id === id && a.calls.size > 0);
+      const endingCalls = agents.reduce((n, a) => n + a.calls.size, 0);
+      if (endingCalls === 0) continue;
+      log.warn("sip lease lost", { credentialId: id, bridgeId: this.options.bridgeId, endingCalls });
+      for (const agent of agents) agent.endCalls("bridge-error");
     }
   }
 
   /** Ends every call and stops every user agent (shutdown); no sync changes anything after this. */
   async stop() {
     this.halt();
-    await Promise.allSettled(this.list().map((a) => a.retire(true)));
+    await Promise.allSettled(this.routable().map((a) => a.retire(true)));
     this.agents.clear();
   }
 
@@ -79,21 +91,9 @@ export class UserAgents {
     this.stopping = true;
   }
 
-  private async create(id: string, { row, key }: WantedCredential) {
-    const password = this.unseal(id, row.passwordEncrypted);
-    if (password === null) return;
-    const settings = { id, hostname: row.hostname, port: row.port, username: row.username, password };
+  private async create(id: string, { settings, key }: WantedCredential) {
     const agent = new CredentialAgent(settings, key, this.options);
     this.agents.set(id, agent);
     await agent.start();
-  }
-
-  private unseal(credentialId: string, sealed: string): string | null {
-    try {
-      return this.options.secrets.decrypt(sealed);
-    } catch (error) {
-      log.error("sip credential unreadable", { credentialId, error: describeError(error) });
-      return null;
-    }
   }
 }

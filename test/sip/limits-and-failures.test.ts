@@ -139,3 +139,26 @@ test("a re-INVITE refreshes the session without dropping the call", async () => 
   }, "the task to complete");
   expect(task.error).toBeNull();
 }, 30_000);
+
+test("a PUT on the credential during a call keeps the call and its dialog: the caller's BYE gets 200", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  for (const password of ["cappass", "changed"]) {
+    // the same password (sealed anew by the PUT), then a new one (the user agent is rebuilt)
+    const peer = await startRtpPeer();
+    const sipp = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 4000) });
+    const { callId } = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0], `the call (${password})`);
+    const before = peer.received.length;
+    await world.updateCredential(credentialId, { password });
+    await Promise.all(bridges.map((b) => b.settled()));
+    const result = await sipp;
+    peer.stop();
+    expect(result.code).toBe(0); // SIPp fails the call on a 481 to its BYE
+    expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
+    expect(peer.received.length).toBeGreaterThan(before + 50); // the agent's RTP went on
+    const task = await eventually(async () => (await world.tasks((t) => t.callId === callId && t.status !== "active"))[0], "the call to end");
+    expect(task).toMatchObject({ status: "completed", error: null });
+  }
+  // the trunk knows the original password: register with it again for the next tests
+  await world.updateCredential(credentialId, { password: "cappass" });
+  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+}, 60_000);

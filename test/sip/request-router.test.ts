@@ -13,11 +13,12 @@ const agent = (name: string, fields: Partial<Omit<Agent, "name">> = {}): Agent =
   numbers: new Set<string>(),
   hasFallback: false,
   owned: false,
+  hasDialog: () => false,
   ...fields,
 });
 
-const invite = (uri: string, to = "<sip:someone@10.0.0.1>"): SipMessage => {
-  const message = splitMessage(`INVITE ${uri} SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1;branch=z9hG4bK1\r\nTo: ${to}\r\nCall-ID: x\r\n\r\n`);
+const invite = (uri: string, to = "<sip:someone@10.0.0.1>", method = "INVITE"): SipMessage => {
+  const message = splitMessage(`${method} ${uri} SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1;branch=z9hG4bK1\r\nTo: ${to}\r\nCall-ID: call-1\r\n\r\n`);
   if (!message) throw new Error("bad fixture");
   return message;
 };
@@ -53,4 +54,15 @@ test("an unknown number goes to a fallback number, the lease holder's first; not
   expect(route([agent("c")], invite("sip:+15559999@192.0.2.1"))).toBeNull();
   // another address is not the trunk of any credential
   expect(route(agents, invite("sip:+15559999@192.0.2.1"), from("10.9.9.9"))).toBeNull();
+});
+
+test("a request inside a dialog goes to the user agent holding it, even one replaced since", () => {
+  const replaced = agent("old", { hasDialog: (callId) => callId === "call-1" });
+  const current = agent("new");
+  const bye = invite("sip:contact-new@192.0.2.1", "<sip:+15550001@10.0.0.1>;tag=abc", "BYE");
+  expect(route([current, replaced], bye)).toBe("old");
+  // without a To tag it is a new request: the dialog lookup does not apply
+  expect(route([current, replaced], invite("sip:contact-new@192.0.2.1"))).toBe("new");
+  // a dialog nobody has: routed like any request (the user agent answers 481)
+  expect(route([current, agent("other")], bye)).toBe("new");
 });

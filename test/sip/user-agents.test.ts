@@ -33,7 +33,6 @@ afterAll(async () => {
 test("one user agent per credential, registering where the lease is held; rebuilt on change, retired on delete", async () => {
   const agents = new UserAgents({
     bridgeId: "unit",
-    secrets: fixtures.secrets,
     endpoint,
     protocol: "UDP",
     registerExpiresSeconds: 60,
@@ -44,7 +43,7 @@ test("one user agent per credential, registering where the lease is held; rebuil
   const held = await fixtures.createCredential({ port: trunkPort, username: "held" });
   const other = await fixtures.createCredential({ port: trunkPort, username: "other" });
   await fixtures.createNumber(held, "+15550320001", true);
-  const sync = async (owned: string[], lost: string[] = []) => agents.apply(await loadWantedCredentials(fixtures.db), { owned: new Set(owned), lost });
+  const sync = async (owned: string[], lost: string[] = []) => agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), { owned: new Set(owned), lost });
 
   await sync([held]);
   const first = agents.get(held);
@@ -55,7 +54,10 @@ test("one user agent per credential, registering where the lease is held; rebuil
   await eventually(() => registers.some((r) => /^From:.*sip:held@/m.test(r)), "the REGISTER of the held credential");
   expect(registers.some((r) => /^From:.*sip:other@/m.test(r))).toBe(false);
 
-  // nothing changed: the same user agents
+  // nothing changed, or a PUT of the same settings (the password sealed anew): the same user agent
+  await sync([held]);
+  expect(agents.get(held)).toBe(first!);
+  await fixtures.updateCredential(held, { port: trunkPort, username: "held" });
   await sync([held]);
   expect(agents.get(held)).toBe(first!);
 

@@ -67,6 +67,13 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       credentials.push(res.body.data.id);
       return res.body.data.id as string;
     },
+    /** PUT: the given fields over the credential's current ones (the password must always be sent). */
+    async updateCredential(id: string, fields: { password: string; username?: string; maxAgentTasks?: number }) {
+      const current = (await org.get(`${P}/sip/credentials/${id}`)).body.data;
+      const body = { hostname: current.hostname, port: current.port, username: current.username, maxAgentTasks: current.maxAgentTasks, ...fields };
+      const res = await org.put(`${P}/sip/credentials/${id}`, body);
+      if (res.status !== 200) throw new Error(`credential not updated: ${JSON.stringify(res.body)}`);
+    },
     async createNumber(credentialId: string, phoneNumber: string, fallback = false) {
       const res = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber, fallback });
       if (res.status !== 201) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
