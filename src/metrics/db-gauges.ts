@@ -16,11 +16,19 @@ function collected(name: string, help: string, labelNames: readonly string[], qu
   };
 }
 
-const credentialUsage = (db: Db) =>
-  db.execute<Row>(sql`
-    select c.id as credential, c.max_agent_tasks as cap, count(t.id)::int as active
-    from sip_credentials c left join agent_tasks t on t.credential_id = c.id and t.status in ('offered', 'active')
-    group by c.id`);
+// both credential gauges are collected at once on a scrape: they share one query in flight
+let inFlight: Promise<Row[]> | null = null;
+function credentialUsage(db: Db): Promise<Row[]> {
+  inFlight ??= Promise.resolve(
+    db.execute<Row>(sql`
+      select c.id as credential, c.max_agent_tasks as cap, count(t.id)::int as active
+      from sip_credentials c left join agent_tasks t on t.credential_id = c.id and t.status in ('offered', 'active')
+      group by c.id`),
+  )
+    .then((rows) => [...rows])
+    .finally(() => (inFlight = null));
+  return inFlight;
+}
 
 /** Open SIP agent tasks of every credential, across all bridges (the count maxAgentTasks is checked against). */
 export const exposeCredentialUsage = collected(

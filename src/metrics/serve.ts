@@ -26,6 +26,7 @@ export async function startMetricsServer(port: number, host = "0.0.0.0") {
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // scrapers keep connections alive: close them, or close() waits for their idle time-out
+    stop: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
   };
 }

@@ -37,9 +37,15 @@ describe("API", () => {
     const before = await scrape(`${world.api.url}/metrics`);
     await tenant.org.get(`${tenant.P}/assistants`);
     await tenant.org.get(`${tenant.P}/assistants`);
+    const missing = await tenant.org.get(`${tenant.P}/assistants/${crypto.randomUUID()}`);
+    expect(missing.status).toBe(404);
+    await fetch(`${world.api.url}/no/such/${crypto.randomUUID()}`);
     const after = await scrape(`${world.api.url}/metrics`);
-    const ok = { method: "GET", route, status: "200" };
-    expect(total(after, "vas_http_requests_total", ok) - total(before, "vas_http_requests_total", ok)).toBe(2);
+    const delta = (labels: Record<string, string>) => total(after, "vas_http_requests_total", labels) - total(before, "vas_http_requests_total", labels);
+    expect(delta({ method: "GET", route, status: "200" })).toBe(2);
+    // errors carry the route they matched; paths no route matches share one series
+    expect(delta({ method: "GET", route: `${route}/:assistantId`, status: "404" })).toBe(1);
+    expect(delta({ method: "GET", route: "unmatched", status: "404" })).toBe(1);
     const count = (s: typeof after) => total(s, "vas_http_request_duration_seconds_count", { method: "GET", route });
     expect(count(after) - count(before)).toBe(2);
     // no series carries a concrete id
