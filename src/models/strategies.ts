@@ -1,41 +1,85 @@
-import { t } from "elysia";
-import { Integer, NonEmpty, Strict, Uuid } from "./common";
+import { t, type TSchema } from "elysia";
+import { Value } from "@sinclair/typebox/value";
+import { fieldName, type FieldError } from "../errors";
+import { NonEmpty, Strict, Uuid } from "./common";
 
-const Open = { additionalProperties: true } as const;
-const num = () => t.Optional(t.Number());
-const str = () => t.Optional(t.String());
+/** Output rates each engine can deliver (ElevenLabs raw formats; the Realtime API's g711_ulaw and pcm16). */
+export const pipelineOutputRates = [8000, 16000, 22050, 24000, 44100] as const;
+export const realtimeOutputRates = [8000, 24000] as const;
 
-// The spec's voice/vad shape is checked where present; other keys (a provider's `model`, `url`...) pass.
-const Parameters = t.Object(
-  {
-    temperature: num(),
-    outputSampleRate: t.Optional(Integer({ minimum: 1 })),
-    voice: t.Optional(
-      t.Object(
-        {
-          provider: str(),
-          voiceId: str(),
-          modelId: str(),
-          speed: num(),
-          stability: num(),
-          similarityBoost: num(),
-          style: num(),
-          useSpeakerBoost: t.Optional(t.Boolean()),
-        },
-        Open,
-      ),
+const unit = (description: string) => t.Optional(t.Number({ minimum: 0, maximum: 1, description }));
+const ms = (description: string) => t.Optional(t.Number({ minimum: 0, maximum: 60_000, description: `${description}, in milliseconds` }));
+const name = (description: string) => t.Optional(t.String({ minLength: 1, maxLength: 100, description }));
+const rate = (rates: readonly number[]) =>
+  t.Optional(t.Union(rates.map((r) => t.Literal(r)), { description: `one of ${rates.join(", ")}` }));
+
+// the spec's voice and vad shapes; fields an engine does not use are accepted and documented as unused
+const voice = (speed: { minimum: number; maximum: number }) =>
+  t.Optional(
+    t.Object(
+      {
+        provider: name("informational: the engine decides the provider"),
+        voiceId: name("voice id"),
+        modelId: name("TTS model id"),
+        speed: t.Optional(t.Number({ ...speed, description: "speaking rate, 1 = normal" })),
+        stability: unit("ElevenLabs stability"),
+        similarityBoost: unit("ElevenLabs similarity_boost"),
+        style: unit("ElevenLabs style"),
+        useSpeakerBoost: t.Optional(t.Boolean()),
+      },
+      Strict,
     ),
-    vad: t.Optional(
-      t.Object(
-        { confidenceThreshold: num(), minVolume: num(), startDuration: num(), stopDuration: num(), backbufferDuration: num() },
-        Open,
-      ),
-    ),
-  },
-  { ...Open, description: "structure depends on type; for openai_realtime also model and url" },
+  );
+const vad = t.Optional(
+  t.Object(
+    {
+      confidenceThreshold: unit("speech probability threshold"),
+      minVolume: unit("RMS volume gate (full scale = 1)"),
+      startDuration: ms("speech needed to start a turn"),
+      stopDuration: ms("silence needed to end a turn"),
+      backbufferDuration: ms("audio kept from before the start"),
+    },
+    Strict,
+  ),
 );
+const temperature = t.Optional(t.Number({ minimum: 0, maximum: 2 }));
 
-const write = t.Object({ name: NonEmpty(), type: NonEmpty(64), parameters: Parameters }, Strict);
+/** The parameters each strategy type accepts (docs/voice.md says where each one goes). */
+export const strategyParameters = {
+  pipeline: t.Object(
+    {
+      temperature,
+      outputSampleRate: rate(pipelineOutputRates),
+      voice: voice({ minimum: 0.7, maximum: 1.2 }),
+      vad,
+      llm: t.Optional(t.Object({ model: name("chat completions model") }, Strict)),
+      stt: t.Optional(t.Object({ model: name("Deepgram model"), language: name("Deepgram language, e.g. en or de") }, Strict)),
+    },
+    Strict,
+  ),
+  openai_realtime: t.Object(
+    {
+      temperature,
+      outputSampleRate: rate(realtimeOutputRates),
+      voice: voice({ minimum: 0.25, maximum: 1.5 }),
+      vad,
+      model: name("Realtime model"),
+      transcriptionModel: name("input transcription model"),
+    },
+    Strict,
+  ),
+} satisfies Record<string, TSchema>;
+
+export const strategyTypes = Object.keys(strategyParameters) as (keyof typeof strategyParameters)[];
+
+const write = t.Object(
+  {
+    name: NonEmpty(),
+    type: NonEmpty(64),
+    parameters: t.Record(t.String(), t.Unknown(), { description: `structure depends on type (${strategyTypes.join(", ")}); see docs/voice.md` }),
+  },
+  Strict,
+);
 
 export const StrategyModel = {
   create: write,
@@ -43,3 +87,16 @@ export const StrategyModel = {
   out: t.Object({ id: Uuid, name: t.String(), type: t.String(), organizationId: Uuid, parameters: t.Record(t.String(), t.Unknown()) }),
 };
 export type StrategyInput = typeof write.static;
+
+/** What is wrong with a strategy: an unknown type, or parameters its engine does not accept (every field named). */
+export function strategyErrors(input: StrategyInput): FieldError[] {
+  if (!Object.hasOwn(strategyParameters, input.type)) return [{ field: "type", message: `unknown strategy type; known types: ${strategyTypes.join(", ")}` }];
+  const schema = strategyParameters[input.type as keyof typeof strategyParameters];
+  const errors: FieldError[] = [];
+  for (const issue of Value.Errors(schema, input.parameters)) {
+    const field = issue.path ? `parameters.${fieldName(issue.path)}` : "parameters";
+    if (errors.some((e) => e.field === field)) continue; // the first message per field is the most specific
+    errors.push({ field, message: issue.message });
+  }
+  return errors;
+}

@@ -2,10 +2,11 @@ import { and, eq } from "drizzle-orm";
 import { llmStrategies } from "../db/schema";
 import type { DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
-import type { StrategyInput } from "../models/strategies";
+import { strategyErrors, type StrategyInput } from "../models/strategies";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
 import { orConflict, single } from "./rows";
+import { throwIfAny } from "./extension-rules";
 
 const columns = {
   id: llmStrategies.id,
@@ -30,6 +31,7 @@ export function listStrategies(db: DbOrTx, scope: OrgScope, query: PageRequest) 
 }
 
 export async function createStrategy(db: DbOrTx, scope: OrgScope, input: StrategyInput) {
+  throwIfAny(strategyErrors(input));
   const [row] = await db
     .insert(llmStrategies)
     .values({ organizationId: scope.organizationId, ...input })
@@ -37,8 +39,10 @@ export async function createStrategy(db: DbOrTx, scope: OrgScope, input: Strateg
   return row!;
 }
 
-export const updateStrategy = (db: DbOrTx, scope: OrgScope, id: string, input: StrategyInput) =>
-  single(db.update(llmStrategies).set({ ...input, updatedAt: new Date() }).where(byId(scope, id)).returning(columns), WHAT);
+export function updateStrategy(db: DbOrTx, scope: OrgScope, id: string, input: StrategyInput) {
+  throwIfAny(strategyErrors(input));
+  return single(db.update(llmStrategies).set({ ...input, updatedAt: new Date() }).where(byId(scope, id)).returning(columns), WHAT);
+}
 
 export const deleteStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
   single(

@@ -3,8 +3,6 @@ import type { VoiceTool } from "./engine";
 import { endCallTool } from "./tools";
 
 export const providerSampleRate = 24_000; // pcm16 in the Realtime API is 24 kHz mono
-/** outputSampleRate values the Realtime API can deliver: 8000 (g711_ulaw) and 24000 (pcm16). */
-export const realtimeOutputRates = [8000, 24_000] as const;
 const defaultModel = "gpt-realtime";
 const defaultTranscriptionModel = "whisper-1";
 

@@ -37,7 +37,7 @@ function randomObject(next: () => number, depth = 0): Record<string, unknown> {
 test("no malformed request produces a 5xx", async () => {
   const cred = (await t.org.post(`${t.P}/sip/credentials`, { hostname: "h.example", port: 5060, username: "u", password: "p" })).body.data.id;
   const assistant = (await t.org.post(`${t.P}/assistants`, { name: "fuzz" })).body.data.id;
-  const strategy = (await t.org.post(`${t.P}/llm-generation-strategies`, { name: "s", type: "x", parameters: {} })).body.data.id;
+  const strategy = (await t.org.post(`${t.P}/llm-generation-strategies`, { name: "s", type: "pipeline", parameters: {} })).body.data.id;
   const number = (await t.org.post(`${t.P}/sip/credentials/${cred}/phone-numbers`, { phoneNumber: "+100200300" })).body.data.id;
   const targets: [string, string][] = [
     ["POST", `/api/v1/vendors/${t.vendorId}/organizations`],

@@ -63,7 +63,9 @@ export class FakeElevenLabsStream {
     if (message.text === "") {
       this.generate(this.buffer);
       this.buffer = "";
-      this.work = this.work.then(() => !this.stalled && this.send({ audio: null, isFinal: true, normalizedAlignment: null, alignment: null }));
+      this.work = this.work.then(() => {
+        if (!this.stalled) this.send({ audio: null, isFinal: true, normalizedAlignment: null, alignment: null });
+      });
       return;
     }
     this.buffer += message.text ?? "";

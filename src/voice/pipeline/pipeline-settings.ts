@@ -14,8 +14,6 @@ export const vadDefaults: VadSettings = { confidenceThreshold: 0.4, minVolume: 0
 export const defaultVoiceId = "21m00Tcm4TlvDq8ikWAM"; // ElevenLabs' premade "Rachel"
 export const defaultTtsModel = "eleven_flash_v2_5";
 export const defaultSttModel = "nova-3";
-/** Output rates ElevenLabs streams as raw audio (8 kHz as G.711 mu-law). */
-export const pipelineOutputRates = [8000, 16000, 22050, 24000, 44100] as const;
 
 export type VoiceSettings = { stability?: number; similarity_boost?: number; style?: number; use_speaker_boost?: boolean; speed?: number };
 
