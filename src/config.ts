@@ -72,7 +72,7 @@ export function loadConfig(env: Env = process.env) {
       temporal: {
         address: str(env, "TEMPORAL_ADDRESS", "127.0.0.1:7233"),
         namespace: str(env, "TEMPORAL_NAMESPACE", "default"),
-        taskQueue: str(env, "HOOK_TASK_QUEUE", "hook-delivery-v1"),
+        taskQueue: str(env, "HOOK_TASK_QUEUE", "hook-delivery-v2"),
       },
       hooks: {
         backoffBaseMs: int(env, "HOOK_BACKOFF_BASE_MS", 60_000),

@@ -68,10 +68,20 @@ export async function startDispatcher(deps: DispatcherDeps) {
       // this run was started before (and has finished): it is dispatched, never started twice
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
+  };
+
+  /** Marks the runs Temporal accepted, in one statement for the whole batch. */
+  const markDispatched = async (rows: PendingRow[]) => {
+    if (rows.length === 0) return;
+    // the run is part of the key: a manual retry may have started run + 1 since the rows were read
+    const runs = sql.join(
+      rows.map((r) => sql`(${r.id}::uuid, ${r.run}::int)`),
+      sql`, `,
+    );
     await deps.db
       .update(hookDeliveries)
       .set({ dispatchedAt: sql`now()` })
-      .where(and(eq(hookDeliveries.id, row.id), eq(hookDeliveries.run, row.run), isNull(hookDeliveries.dispatchedAt)));
+      .where(and(sql`(${hookDeliveries.id}, ${hookDeliveries.run}) in (${runs})`, isNull(hookDeliveries.dispatchedAt)));
   };
 
   const sweepOnce = async (): Promise<number> => {
@@ -91,11 +101,16 @@ export async function startDispatcher(deps: DispatcherDeps) {
     if (rows.length === 0) return 0;
     const t = connect();
     let next = 0;
+    const started: PendingRow[] = [];
     const lane = async () => {
       // one failure stops the lane: when Temporal is down the remaining rows simply wait for the next sweep
-      for (let row = rows[next++]; row && !stopped; row = rows[next++]) await start(t, row);
+      for (let row = rows[next++]; row && !stopped; row = rows[next++]) {
+        await start(t, row);
+        started.push(row);
+      }
     };
     const lanes = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL_STARTS, rows.length) }, lane));
+    await markDispatched(started);
     const failed = lanes.find((l): l is PromiseRejectedResult => l.status === "rejected");
     if (failed) throw failed.reason;
     return rows.length;

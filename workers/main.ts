@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config";
 import { createSecretBox } from "../src/crypto/secrets";
 import { createDb } from "../src/db/client";
+import { inFlight } from "../src/lib/in-flight";
 import { log, setLogLevel } from "../src/log";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
 import { startMetricsServer } from "../src/metrics/serve";
@@ -26,8 +27,9 @@ Runtime.install({
   ),
 });
 
-const { db, client: sql, close: closeDb } = createDb(config.databaseUrl);
-const activities = createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config });
+const { db, client: sql, close: closeDb } = createDb(config.databaseUrl, { max: 20 });
+const attempts = inFlight();
+const activities = createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts);
 const workflowBundle = await bundleWorkflowCode({
   workflowsPath: fileURLToPath(new URL("../workflows/index.ts", import.meta.url)),
   logger: new DefaultLogger("WARN"),
@@ -42,9 +44,17 @@ let stopping = false;
 let worker: Worker | null = null;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    // a second signal, or one while the worker is not yet running or already draining, has nothing to add
+    if (stopping) return;
     log.info("worker stopping", { signal });
     stopping = true;
-    worker?.shutdown();
+    // no new starts; attempts in flight finish and are recorded before the worker stops polling
+    // (it does not wait for local activities itself: their workflow tasks would time out and re-send)
+    void (async () => {
+      await dispatcher.stop();
+      await attempts.idle(config.hooks.timeoutMs + 5_000);
+      if (worker?.getState() === "RUNNING") worker.shutdown();
+    })();
   });
 }
 
@@ -61,8 +71,11 @@ while (!stopping) {
       // attempts mostly wait on the network: more slots than the CPU-bound defaults (bench/hooks)
       maxConcurrentActivityTaskExecutions: 200,
       maxConcurrentActivityTaskPolls: 20,
-      maxConcurrentWorkflowTaskExecutions: 100,
+      // a workflow task holds its attempt (a local activity): taking more than the process can finish
+      // within the 10 s workflow task time-out would make Temporal re-run attempts
+      maxConcurrentWorkflowTaskExecutions: 50,
       maxConcurrentWorkflowTaskPolls: 20,
+      maxConcurrentLocalActivityExecutions: 50,
     });
     log.info("worker started", {
       taskQueue: config.temporal.taskQueue,
@@ -70,9 +83,9 @@ while (!stopping) {
       backoffBaseMs: config.hooks.backoffBaseMs,
       timeoutMs: config.hooks.timeoutMs,
     });
-    if (stopping) break;
     // eager starts are handed to a worker registered on this connection, so attach after creating it
     const searchAttributes = await ensureSearchAttributes(connection, config.temporal.namespace);
+    if (stopping) break;
     const running = worker.run();
     dispatcher.attach({ client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes });
     await running;

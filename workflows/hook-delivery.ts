@@ -1,10 +1,14 @@
-// One delivery run: an activity per attempt, a durable timer between attempts, so every attempt is an
-// event in the workflow history. Deterministic code only: no Node, no Bun, no clock, no database here.
+// One delivery run: an attempt, a durable timer, an attempt, ... (at most 20). Each attempt is a local
+// activity: it runs inside the workflow task that decided it, so a successful delivery is one workflow
+// task (eager on the dispatcher's start) and 7 history events, with no activity task queue in between.
+// Not replay-compatible with the runs of hook-delivery-v1 (activities): hence the task queue -v2.
+// Deterministic code only: no Node, no Bun, no clock, no database here.
 import {
   condition,
   defineSignal,
-  proxyActivities,
+  proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
 } from "@temporalio/workflow";
 import type { HookActivities } from "../workers/activities";
@@ -20,6 +24,11 @@ export type HookDeliveryInput = {
   attemptTimeoutMs: number;
   /** whether the server knows our custom search attributes (else only the memo is set) */
   searchAttributes: boolean;
+  /**
+   * Set when the reconciler starts again a run that Temporal lost: the attempts already recorded are
+   * kept, so the run goes on with attempt `attempt`, not before `at` (epoch ms) if that is later.
+   */
+  resume?: { attempt: number; at: number };
 };
 
 export type HookDeliveryResult = { status: "SUCCEEDED" | "FAILED" | "GONE"; attempts: number };
@@ -28,10 +37,10 @@ export type HookDeliveryResult = { status: "SUCCEEDED" | "FAILED" | "GONE"; atte
 export const retryNowSignal = defineSignal("retryNow");
 
 export async function hookDeliveryWorkflow(input: HookDeliveryInput): Promise<HookDeliveryResult> {
-  const { deliverAttempt } = proxyActivities<HookActivities>({
-    // the HTTP deadline is enforced inside the activity; this only catches a worker that died mid-attempt
-    startToCloseTimeout: input.attemptTimeoutMs + 30_000,
-    // infrastructure failures only (database, crashed worker): an endpoint failure is a returned value
+  const { deliverAttempt } = proxyLocalActivities<HookActivities>({
+    // the HTTP deadline is enforced inside the activity; this leaves room for reading and recording
+    startToCloseTimeout: input.attemptTimeoutMs + 10_000,
+    // infrastructure failures only (database down): an endpoint's failure is a returned value
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
   });
   let retryNow = false;
@@ -42,7 +51,8 @@ export async function hookDeliveryWorkflow(input: HookDeliveryInput): Promise<Ho
     return { status, attempts };
   };
 
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  if (input.resume) await sleep(Math.max(0, input.resume.at - Date.now()));
+  for (let attempt = input.resume?.attempt ?? 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const nextDelayMs = backoffAfterAttempt(attempt, input.backoffBaseMs);
     const outcome = await deliverAttempt({ deliveryId: input.deliveryId, run: input.run, attempt, nextDelayMs });
     if (outcome !== "PENDING") return finish(outcome, attempt);

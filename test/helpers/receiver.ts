@@ -10,8 +10,8 @@ export type ReceivedRequest = {
   receivedAt: number;
 };
 
-/** What to answer: a status (and body), or "hang" to never answer at all. */
-export type Reply = { status: number; body?: string; headers?: Record<string, string> } | "hang";
+/** What to answer: a status (and body, after `delayMs`), or "hang" to never answer at all. */
+export type Reply = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | "hang";
 export type Responder = (req: ReceivedRequest, index: number) => Reply;
 
 export type Receiver = {
@@ -49,7 +49,9 @@ export async function startReceiver(responder: Responder = always(200)): Promise
       waiters.splice(0).forEach((wake) => wake());
       const reply = current(received, index);
       if (reply === "hang") return void hung.push(res);
-      res.writeHead(reply.status, reply.headers).end(reply.body ?? "");
+      const answer = () => res.writeHead(reply.status, reply.headers).end(reply.body ?? "");
+      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

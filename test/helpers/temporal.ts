@@ -71,7 +71,10 @@ export type TestWorker = {
   taskQueue: string;
   /** log lines the worker printed, parsed */
   lines: Record<string, unknown>[];
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** the last 4,000 characters the current process wrote to stderr */
+  stderr(): string;
+  /** sends `signal` (each of them, in order, when several) and resolves with the exit code once it exited */
+  kill(...signals: NodeJS.Signals[]): Promise<number | null>;
   restart(): Promise<void>;
 };
 
@@ -91,6 +94,7 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
   };
   const lines: Record<string, unknown>[] = [];
   let child: ChildProcess | null = null;
+  let stderr = "";
 
   const spawnOnce = () =>
     new Promise<void>((resolve, reject) => {
@@ -98,7 +102,7 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
       child = proc;
       reapWithParent(proc.pid!, "KILL");
       let buffer = "";
-      let stderr = "";
+      stderr = "";
       proc.stdout!.on("data", (d: Buffer) => {
         buffer += d.toString();
         let nl: number;
@@ -118,14 +122,14 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
       proc.once("exit", (code) => reject(new Error(`worker exited (${code}) before starting: ${stderr}`)));
     });
 
-  const kill = async (signal: NodeJS.Signals = "SIGTERM") => {
+  const kill = async (...signals: NodeJS.Signals[]) => {
     const proc = child as ChildProcess | null;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((r) => proc.once("exit", r));
-    proc.kill(signal);
-    await exited;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return proc?.exitCode ?? null;
+    const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
+    for (const signal of signals.length ? signals : (["SIGTERM"] as const)) proc.kill(signal);
+    return exited;
   };
 
   await spawnOnce();
-  return { taskQueue, lines, kill, restart: spawnOnce };
+  return { taskQueue, lines, stderr: () => stderr, kill, restart: spawnOnce };
 }

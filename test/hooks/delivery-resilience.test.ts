@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hookDeliveries } from "../../src/db/schema";
+import { connectTemporal } from "../../src/temporal/client";
+import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, freePort, startDevServer, startWorker, type TestWorker } from "../helpers/temporal";
 import { at, attemptsOf, callConcluded, createAssistantWithHooks, deliveryRow, emit, emitOne, openDb, waitForStatus } from "./fixtures";
@@ -55,6 +57,56 @@ describe("worker crash", () => {
     expect(row.attemptCount).toBe(3);
     expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([500, 500, 200]);
     expect(receiver.requests).toHaveLength(3);
+  }, 60_000);
+});
+
+describe("an attempt cut by a lost worker", () => {
+  test("is sent again within seconds, not after the attempt time-out, with the same webhook-id", async () => {
+    const { address } = await ensureTemporal();
+    // a minute-long HTTP time-out and backoff: only a prompt re-run of the cut attempt delivers in time
+    const lost = await startWorker({ address, backoffBaseMs: 60_000, timeoutMs: 60_000 });
+    cleanup.push(() => lost.kill());
+    const receiver = await receiverFor((_req, i) => (i === 0 ? "hang" : { status: 200 }));
+    const a = await createAssistantWithHooks(db, [{ url: receiver.url, secret: "whsec_" + btoa("a 32 byte key for the crash test") }]);
+    const id = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+
+    await receiver.waitForRequests(1, 15_000);
+    await lost.kill("SIGKILL");
+    await lost.restart();
+    const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 30_000));
+    expect(row.attemptCount).toBe(1);
+    expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([id, id]);
+    expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
+  }, 60_000);
+});
+
+describe("SIGTERM", () => {
+  test("the worker finishes the attempt in flight and exits cleanly, even when signalled twice", async () => {
+    const { address } = await ensureTemporal();
+    const stopping = await startWorker({ address, backoffBaseMs: 1_000 });
+    cleanup.push(() => stopping.kill());
+    const receiver = await receiverFor(() => ({ status: 200, delayMs: 1_000 }));
+    const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
+    const id = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+
+    await receiver.waitForRequests(1, 15_000);
+    expect(await stopping.kill("SIGTERM", "SIGINT")).toBe(0);
+    expect(stopping.stderr()).not.toContain("Error");
+    expect(stopping.lines.filter((l) => l.level === "error")).toEqual([]);
+    expect(stopping.lines.some((l) => l.msg === "worker stopped")).toBe(true);
+    // recorded before the process ended: nothing was left for another worker to redo
+    const row = await deliveryRow(db, id);
+    expect(row.status).toBe("SUCCEEDED");
+    expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
+    expect(receiver.requests).toHaveLength(1);
+    // and its workflow task completed: no later worker re-runs the attempt
+    const temporal = await connectTemporal({ temporal: { address, namespace: "default", taskQueue: "" } });
+    try {
+      const run = await temporal.client.workflow.getHandle(hookDeliveryWorkflowId(id, 1)).describe();
+      expect(run.status.name).toBe("COMPLETED");
+    } finally {
+      await temporal.close();
+    }
   }, 60_000);
 });
 
