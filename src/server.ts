@@ -5,6 +5,7 @@ import { createDb } from "./db/client";
 import { createApp } from "./app";
 import { createOrganizationGate, createTokenResolver, hearRevocations } from "./services/auth";
 import { createSecretBox } from "./crypto/secrets";
+import { createOutboundGuard } from "./net/outbound-guard";
 import { isTemporalReachable } from "./temporal/health";
 import { log, setLogLevel } from "./log";
 import { exposeCredentialCaps, exposeCredentialUsage } from "./metrics/db-gauges";
@@ -23,6 +24,7 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
     tokens,
     organizations: createOrganizationGate(db),
     secrets: createSecretBox(config.encryptionKey),
+    guard: createOutboundGuard(config.outbound),
     checks: {
       database: () => db.execute(sql`select 1`).then(() => true, () => false),
       temporal: () => isTemporalReachable(config),

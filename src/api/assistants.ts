@@ -23,9 +23,9 @@ const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: str
     service: {
       list: ({ scope }, _, query) => service.listAssistants(deps.db, scope, kind, query),
       get: ({ scope }, _, id) => service.getAssistant(deps.db, scope, kind, id),
-      create: ({ scope }, _, body) => service.createAssistant(deps.db, deps.secrets, scope, kind, body),
+      create: ({ scope }, _, body) => service.createAssistant(deps.db, deps.secrets, scope, kind, body, deps.guard),
       update: async ({ scope }, _, id, body) => {
-        await service.updateAssistant(deps.db, deps.secrets, scope, kind, id, body);
+        await service.updateAssistant(deps.db, deps.secrets, scope, kind, id, body, deps.guard);
         return null;
       },
       remove: ({ scope }, _, id) => service.deleteAssistant(deps.db, scope, kind, id),

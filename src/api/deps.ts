@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import type { Config } from "../config";
 import type { OrganizationGate, TokenResolver } from "../services/auth";
 import type { SecretBox } from "../crypto/secrets";
+import type { OutboundGuard } from "../net/outbound-guard";
 
 /** Everything a controller may use, built once by the composition root. */
 export type Deps = {
@@ -10,5 +11,7 @@ export type Deps = {
   tokens: TokenResolver;
   organizations: OrganizationGate;
   secrets: SecretBox;
+  /** checks the destinations tenants configure (hook URLs, tool serverUrls, SIP hosts) */
+  guard: OutboundGuard;
   checks: { database: () => Promise<boolean>; temporal: () => Promise<boolean> };
 };

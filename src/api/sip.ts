@@ -17,8 +17,8 @@ export const sipCredentialsRoutes = (deps: Deps) =>
     service: {
       list: ({ scope }, _, query) => sip.listCredentials(deps.db, scope, query),
       get: ({ scope }, _, id) => sip.getCredential(deps.db, scope, id),
-      create: ({ scope }, _, body) => sip.createCredential(deps.db, deps.secrets, scope, body),
-      update: ({ scope }, _, id, body) => sip.updateCredential(deps.db, deps.secrets, scope, id, body),
+      create: ({ scope }, _, body) => sip.createCredential(deps.db, deps.secrets, scope, body, deps.guard),
+      update: ({ scope }, _, id, body) => sip.updateCredential(deps.db, deps.secrets, scope, id, body, deps.guard),
       remove: ({ scope }, _, id) => sip.deleteCredential(deps.db, scope, id),
     },
   });

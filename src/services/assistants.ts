@@ -10,6 +10,7 @@ import type { OrgScope } from "./auth";
 import { parsePaging, type Paging, type SortableColumns } from "./paging";
 import { planList } from "./nested-lists";
 import { throwIfAny, validateExtensions, validateHooks } from "./extension-rules";
+import type { OutboundGuard } from "../net/outbound-guard";
 
 const sortable: SortableColumns = {
   id: assistants.id,
@@ -90,8 +91,9 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
   return { data, page: paging.page, size: paging.size, totalElements, totalPages: Math.ceil(totalElements / paging.size) };
 }
 
-export async function createAssistant(db: Db, secrets: SecretBox, scope: OrgScope, kind: AssistantKind, input: AssistantInput) {
-  validate(input);
+/** `guard`: refuses hook and tool destinations it would not reach (400 naming the field). */
+export async function createAssistant(db: Db, secrets: SecretBox, scope: OrgScope, kind: AssistantKind, input: AssistantInput, guard: OutboundGuard) {
+  validate(input, guard);
   const id = await db.transaction(async (tx) => {
     await checkReferences(tx, scope, null, input);
     const [row] = await tx
@@ -104,9 +106,17 @@ export async function createAssistant(db: Db, secrets: SecretBox, scope: OrgScop
   return getAssistant(db, scope, kind, id);
 }
 
-export async function updateAssistant(db: Db, secrets: SecretBox, scope: OrgScope, kind: AssistantKind, id: string, input: AssistantInput) {
+export async function updateAssistant(
+  db: Db,
+  secrets: SecretBox,
+  scope: OrgScope,
+  kind: AssistantKind,
+  id: string,
+  input: AssistantInput,
+  guard: OutboundGuard,
+) {
   if (input.id !== undefined && input.id !== id) throw badRequest("id", "does not match the id in the path");
-  validate(input);
+  validate(input, guard);
   await db.transaction(async (tx) => {
     const [row] = await tx
       .select({ id: assistants.id })
@@ -137,8 +147,8 @@ export async function deleteAssistant(db: DbOrTx, scope: OrgScope, kind: Assista
   if (rows.length === 0) throw notFound(kind);
 }
 
-function validate(input: AssistantInput) {
-  throwIfAny([...validateExtensions(input.extensions ?? []), ...validateHooks(input.callEventHooks ?? [])]);
+function validate(input: AssistantInput, guard: OutboundGuard) {
+  throwIfAny([...validateExtensions(input.extensions ?? [], guard), ...validateHooks(input.callEventHooks ?? [], guard)]);
 }
 
 // PUT takes the full object: a scalar left out is cleared.

@@ -3,6 +3,9 @@ import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { callEventTypes } from "../db/schema";
 import { AppError, fieldName, type FieldError } from "../errors";
+import { headerProblems } from "../net/outbound-headers";
+import type { OutboundGuard } from "../net/outbound-guard";
+import { freeFormErrors } from "./free-form-limits";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
 import { CallHookParameters, ToolWebhookParameters, type ExtensionInput, type HookInput } from "../models/assistants";
 
@@ -22,15 +25,28 @@ export function toolSchemaErrors(json: string, field: string): FieldError[] {
   return parsed.ok ? [] : [{ field, message: parsed.message }];
 }
 
-export function validateExtensions(extensions: ExtensionInput[]) {
+/** A URL the outbound guard refuses to reach, and headers we would not send, named by field. */
+function destinationErrors(guard: OutboundGuard, url: string, urlField: string, headers: unknown, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const refusal = guard.configuredUrlRefusal(url);
+  if (refusal) errors.push({ field: urlField, message: `not an allowed destination: ${refusal}` });
+  for (const { name, message } of headerProblems((headers ?? {}) as Record<string, string>))
+    errors.push({ field: name ? `${prefix}.headers.${name}` : `${prefix}.headers`, message });
+  return errors;
+}
+
+export function validateExtensions(extensions: ExtensionInput[], guard: OutboundGuard) {
   const errors: FieldError[] = [];
   const toolNames = new Set<string>();
   extensions.forEach((ext, i) => {
-    if (ext.type !== "tool_webhook") return;
     const prefix = `extensions[${i}].parameters`;
+    const limitErrors = freeFormErrors(ext.parameters, prefix);
+    errors.push(...limitErrors);
+    if (ext.type !== "tool_webhook" || limitErrors.length > 0) return;
     const shapeErrors = schemaErrors(ToolWebhookParameters, ext.parameters, prefix);
     errors.push(...shapeErrors);
     if (shapeErrors.length > 0) return;
+    errors.push(...destinationErrors(guard, ext.parameters.serverUrl as string, `${prefix}.serverUrl`, ext.parameters.headers, prefix));
     errors.push(...toolSchemaErrors(ext.parameters.schema as string, `${prefix}.schema`));
     // the name the LLM sees must be unambiguous, and end_call is the call's own tool
     const name = ext.parameters.name as string;
@@ -41,11 +57,16 @@ export function validateExtensions(extensions: ExtensionInput[]) {
   return errors;
 }
 
-export function validateHooks(hooks: HookInput[]) {
+export function validateHooks(hooks: HookInput[], guard: OutboundGuard) {
   const errors: FieldError[] = [];
   hooks.forEach((hook, i) => {
-    if (callEventTypes.includes(hook.type as never))
-      errors.push(...schemaErrors(CallHookParameters, hook.parameters, `callEventHooks[${i}].parameters`));
+    const prefix = `callEventHooks[${i}].parameters`;
+    const limitErrors = freeFormErrors(hook.parameters, prefix);
+    errors.push(...limitErrors);
+    if (!callEventTypes.includes(hook.type as never) || limitErrors.length > 0) return;
+    const shapeErrors = schemaErrors(CallHookParameters, hook.parameters, prefix);
+    errors.push(...shapeErrors);
+    if (shapeErrors.length === 0) errors.push(...destinationErrors(guard, hook.parameters.url as string, `${prefix}.url`, hook.parameters.headers, prefix));
   });
   return errors;
 }

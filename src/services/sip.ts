@@ -4,6 +4,8 @@ import { agentTasks, sipCredentials, sipPhoneNumbers, sipRegistrations } from ".
 import type { DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
+import { badRequest } from "../errors";
+import type { OutboundGuard } from "../net/outbound-guard";
 import type { PhoneNumberInput, SipCredentialInput } from "../models/sip";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
@@ -64,7 +66,14 @@ const credentialRow = (secrets: SecretBox, input: SipCredentialInput) => ({
   maxAgentTasks: input.maxAgentTasks ?? 10,
 });
 
-export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, input: SipCredentialInput) {
+/** The registrar host must be one the outbound guard lets us reach (400 naming `hostname`). */
+function checkHostname(guard: OutboundGuard, hostname: string) {
+  const refusal = guard.configuredHostRefusal(hostname);
+  if (refusal) throw badRequest("hostname", `not an allowed destination: ${refusal}`);
+}
+
+export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, input: SipCredentialInput, guard: OutboundGuard) {
+  checkHostname(guard, input.hostname);
   const [row] = await db
     .insert(sipCredentials)
     .values({ organizationId: scope.organizationId, ...credentialRow(secrets, input) })
@@ -73,7 +82,8 @@ export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: Or
   return { ...row!, activeAgentTasks: 0, registration: null };
 }
 
-export async function updateCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput) {
+export async function updateCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput, guard: OutboundGuard) {
+  checkHostname(guard, input.hostname);
   await single(
     db.update(sipCredentials).set({ ...credentialRow(secrets, input), updatedAt: new Date() }).where(credentialById(scope, id)).returning(credentialColumns),
     CREDENTIAL,

@@ -7,6 +7,7 @@ import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
 import { orConflict, single } from "./rows";
 import { throwIfAny } from "./extension-rules";
+import { freeFormErrors } from "./free-form-limits";
 
 const columns = {
   id: llmStrategies.id,
@@ -31,7 +32,7 @@ export function listStrategies(db: DbOrTx, scope: OrgScope, query: PageRequest) 
 }
 
 export async function createStrategy(db: DbOrTx, scope: OrgScope, input: StrategyInput) {
-  throwIfAny(strategyErrors(input));
+  throwIfAny([...freeFormErrors(input.parameters, "parameters"), ...strategyErrors(input)]);
   const [row] = await db
     .insert(llmStrategies)
     .values({ organizationId: scope.organizationId, ...input })
@@ -40,7 +41,7 @@ export async function createStrategy(db: DbOrTx, scope: OrgScope, input: Strateg
 }
 
 export function updateStrategy(db: DbOrTx, scope: OrgScope, id: string, input: StrategyInput) {
-  throwIfAny(strategyErrors(input));
+  throwIfAny([...freeFormErrors(input.parameters, "parameters"), ...strategyErrors(input)]);
   return single(db.update(llmStrategies).set({ ...input, updatedAt: new Date() }).where(byId(scope, id)).returning(columns), WHAT);
 }
 
