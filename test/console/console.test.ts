@@ -29,8 +29,9 @@ let assistant: Awaited<ReturnType<typeof createAssistant>>;
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   const { address } = await ensureTemporal();
-  [world, worker, tools] = await Promise.all([startWorld(), startWorker({ address, backoffBaseMs: 1_000 }), startReceiver()]);
+  [world, worker, tools] = await Promise.all([startWorld(), startWorker({ address, backoffBaseMs: 1_000, env: { OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32" } }), startReceiver()]);
   tools.respond(() => ({ status: 200, body: "Order 42 ships tomorrow." }));
+  // the worker may reach 127.0.0.1 only: a hook to 127.0.0.2 is refused, so it fails at once (for Retry)
   // the console's API tells the page where the bridge is
   api = await startTestApi({ CONSOLE_BRIDGE_URL: world.bridge.url });
   assistant = await createAssistant(world, {
@@ -80,16 +81,21 @@ describe("the console", () => {
     expect(await page.evaluate<string>(`sessionStorage.getItem("vas-console")`)).toContain(tenant.orgToken);
     await shot("assistants");
 
-    // edit the greeting through the public API
+    // edit the greeting and add a hook through the public API
     await page.click(`#assistants-list a[href="#/assistants/${assistant.id}"]`);
     await page.waitForSelector("#systemPromptGreeting");
     await page.fill("#systemPromptGreeting", "Hello from the console.");
+    const hooks = JSON.parse(await page.locator("#callEventHooks").inputValue());
+    expect(hooks).toHaveLength(2);
+    hooks.push({ type: "call_concluded", parameters: { url: "http://127.0.0.2:9/refused" } });
+    await page.fill("#callEventHooks", JSON.stringify(hooks));
     await page.click("#save");
     await page.waitForSelector("#save-result:has-text('Saved.')");
     await shot("assistant");
     const saved = await tenant.org.get(`${tenant.P}/assistants/${assistant.id}`);
     expect(saved.body.data.systemPromptGreeting).toBe("Hello from the console.");
     expect(saved.body.data.extensions).toHaveLength(1);
+    expect(saved.body.data.callEventHooks.map((hook: any) => hook.parameters.url)).toContain("http://127.0.0.2:9/refused");
 
     // talk: the greeting is heard (the fake provider says its scripted one), the fake mic's question is transcribed, the tool runs
     await page.goto(`${api.url}/console#/talk/assistants/${assistant.id}`);
@@ -125,7 +131,8 @@ describe("the console", () => {
       await page.goto(`${api.url}/console#/calls/${task.id}`);
       await page.reload();
       await page.waitForSelector("#hook-deliveries");
-      if ((await page.locator("#hook-deliveries .state-SUCCEEDED").count()) === 2) break;
+      const states = page.locator("#hook-deliveries");
+      if ((await states.locator(".state-SUCCEEDED").count()) === 2 && (await states.locator(".state-FAILED").count()) === 1) break;
       if (i > 40) throw new Error("the hooks were not delivered");
       await Bun.sleep(500);
     }
@@ -137,6 +144,18 @@ describe("the console", () => {
     const recording = await page.waitForFunction(playable, undefined, { timeout: 10_000 });
     expect(Number(await recording.jsonValue())).toBeGreaterThan(3);
     await shot("call");
+
+    // the refused hook failed on its one attempt; Retry starts run 2, which the page then shows
+    const failed = page.locator("#hook-deliveries tr", { hasText: "127.0.0.2:9/refused" });
+    expect(await failed.textContent()).toContain("run 1 #1");
+    await failed.locator("button.retry").click();
+    for (let i = 0; !((await failed.textContent()) ?? "").includes("run 2 #1"); i++) {
+      if (i > 40) throw new Error("the retry's attempt did not show");
+      await Bun.sleep(500);
+      await page.reload();
+      await page.waitForSelector("#hook-deliveries");
+    }
+    await shot("call-retried");
 
     const after = await bridgeMetrics();
     const delta = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
