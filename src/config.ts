@@ -77,6 +77,8 @@ export function loadConfig(env: Env = process.env) {
       hooks: {
         backoffBaseMs: int(env, "HOOK_BACKOFF_BASE_MS", 60_000),
         timeoutMs: int(env, "HOOK_TIMEOUT_MS", 30_000),
+        // how often the worker looks for PENDING deliveries whose workflow Temporal no longer knows
+        reconcileIntervalMs: int(env, "HOOK_RECONCILE_INTERVAL_MS", 60_000),
       },
       bridge: bridgeConfig(env),
       voice: {

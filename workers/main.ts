@@ -12,6 +12,7 @@ import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
+import { startReconciler } from "./reconciler";
 import { Client } from "@temporalio/client";
 import { ensureSearchAttributes } from "../src/temporal/search-attributes";
 
@@ -35,6 +36,7 @@ const workflowBundle = await bundleWorkflowCode({
   logger: new DefaultLogger("WARN"),
 });
 const dispatcher = await startDispatcher({ db, sql, config });
+const reconciler = startReconciler({ db, config });
 exposeHookDeliveryStates(db);
 const metrics = await startMetricsServer(config.workerMetricsPort);
 log.info("worker metrics listening", { port: metrics.port });
@@ -51,7 +53,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     // no new starts; attempts in flight finish and are recorded before the worker stops polling
     // (it does not wait for local activities itself: their workflow tasks would time out and re-send)
     void (async () => {
-      await dispatcher.stop();
+      await Promise.all([dispatcher.stop(), reconciler.stop()]);
       await attempts.idle(config.hooks.timeoutMs + 5_000);
       if (worker?.getState() === "RUNNING") worker.shutdown();
     })();
@@ -87,19 +89,22 @@ while (!stopping) {
     const searchAttributes = await ensureSearchAttributes(connection, config.temporal.namespace);
     if (stopping) break;
     const running = worker.run();
-    dispatcher.attach({ client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes });
+    const target = { client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes };
+    dispatcher.attach(target);
+    reconciler.attach(target);
     await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
     await new Promise((r) => setTimeout(r, RECONNECT_DELAY_MS));
   } finally {
     dispatcher.attach(null);
+    reconciler.attach(null);
     worker = null;
     await connection?.close().catch(() => {});
   }
 }
 
-await dispatcher.stop();
+await Promise.all([dispatcher.stop(), reconciler.stop()]);
 await metrics.stop();
 stopCleanup();
 await closeDb();

@@ -51,7 +51,9 @@ export async function hookDeliveryWorkflow(input: HookDeliveryInput): Promise<Ho
     return { status, attempts };
   };
 
-  if (input.resume) await sleep(Math.max(0, input.resume.at - Date.now()));
+  // workflow time (Date.now is deterministic here): the wait the lost run had left
+  const resumeWaitMs = input.resume ? input.resume.at - Date.now() : 0;
+  if (resumeWaitMs > 0) await sleep(resumeWaitMs);
   for (let attempt = input.resume?.attempt ?? 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const nextDelayMs = backoffAfterAttempt(attempt, input.backoffBaseMs);
     const outcome = await deliverAttempt({ deliveryId: input.deliveryId, run: input.run, attempt, nextDelayMs });

@@ -110,6 +110,37 @@ describe("SIGTERM", () => {
   }, 60_000);
 });
 
+describe("a Temporal server that lost its workflows", () => {
+  test("deliveries waiting in it are started again on a fresh server, their attempt count kept", async () => {
+    const port = await freePort();
+    let server = await startDevServer({ port });
+    cleanup.push(() => server.stop());
+    const worker = await startWorker({ address: server.address, backoffBaseMs: 3_000, env: { HOOK_RECONCILE_INTERVAL_MS: "1000" } });
+    cleanup.push(() => worker.kill());
+
+    const receiver = await receiverFor((req) => {
+      const seen = receiver.requests.filter((r) => r.body.equals(req.body)).length;
+      return { status: seen === 1 ? 500 : 200 };
+    });
+    const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
+    const ids = await Promise.all(
+      Array.from({ length: 3 }, () => emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() })),
+    );
+    // each has failed attempt 1 and waits 3 s for attempt 2 inside Temporal, which then forgets them all
+    for (const id of ids) await until(async () => (await deliveryRow(db, id)).attemptCount === 1, 15_000, "attempt 1");
+    await server.stop();
+    server = await startDevServer({ port });
+
+    const rows = await waitForStatus(db, ids, ["SUCCEEDED"], 40_000);
+    expect(rows.map((r) => r.attemptCount)).toEqual([2, 2, 2]);
+    for (const id of ids) {
+      expect((await attemptsOf(db, id)).map((x) => [x.attempt, x.statusCode])).toEqual([[1, 500], [2, 200]]);
+    }
+    expect(receiver.requests).toHaveLength(6);
+    expect(worker.lines.filter((l) => l.msg === "hook delivery restarted")).toHaveLength(3);
+  }, 90_000);
+});
+
 describe("Temporal outage", () => {
   test("events emitted while Temporal is down are all delivered once it is back", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hooks-temporal-"));
