@@ -16,6 +16,7 @@ import type { PortPool } from "../media/port-pool";
 import { RtpSession } from "../media/rtp-session";
 import { callerIdentity } from "./caller-identity";
 import { reserveAgentTask } from "./reserve-task";
+import { negotiate, parseSdp } from "./sdp";
 import { routeCall } from "./route-call";
 import { sipCallerTransport } from "./sip-caller-transport";
 import { originalUserHeader } from "./sip-transport";
@@ -32,6 +33,9 @@ export type InboundContext = {
 
 export async function handleInvite(ctx: InboundContext, invitation: Invitation): Promise<void> {
   const received = performance.now();
+  // only a CANCEL is the caller's doing: sip.js also ends the session when our answer fails
+  let callerCancelled = false;
+  invitation.delegate = { ...invitation.delegate, onCancel: () => void (callerCancelled = true) };
   const since = () => Math.round(performance.now() - received);
   const { db, config } = ctx.deps;
   const request = invitation.request;
@@ -59,6 +63,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const digits = new DigitCollector((d) => call?.callerDtmf(d));
   let media: RtpSession | null = null;
   try {
+    if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
     media = await RtpSession.open(ctx.pool, {
       onAudio: (pcm) => call?.callerAudio(pcm),
       onDigit: (digit) => digits.push(digit),
@@ -71,8 +76,8 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   } catch (error) {
     media?.close();
     ctx.media.delete(invitation.id);
-    const cancelled = invitation.state === SessionState.Terminated;
-    if (!cancelled) await invitation.reject({ statusCode: 500 }).catch(() => {});
+    const cancelled = callerCancelled;
+    if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
     const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
     log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
     await closeUnanswered(ctx, task, { status: cancelled ? "completed" : "failed", error: why, event: unanswered(callId, transport) });
@@ -95,6 +100,19 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     rtp.close();
     ctx.media.delete(invitation.id);
   });
+}
+
+class UnusableOffer extends Error {
+  constructor() {
+    super("no audio stream with PCMU or PCMA in the offer");
+  }
+}
+
+/** An INVITE without SDP (late offer) is fine: we offer in the 200 OK. */
+function usableOffer(body: string, contentType: string | undefined): boolean {
+  if (!body.trim() || !/application\/sdp/i.test(contentType ?? "")) return true;
+  const offer = parseSdp(body);
+  return offer !== null && negotiate(offer) !== null;
 }
 
 function untilTerminated(invitation: Invitation): Promise<never> {

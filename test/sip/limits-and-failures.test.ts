@@ -162,3 +162,19 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
   await world.updateCredential(credentialId, { password: "cappass" });
   await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
 }, 60_000);
+
+test("an offer with no usable codec: 488, and the reserved task is recorded as failed, not as cancelled", async () => {
+  const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
+  const result = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550300001",
+    vars: { ...callVars(9, 1000), PT: 18, CODEC: "G729" },
+  });
+  expect(result.logs.join("\n")).toContain("REFUSED 488");
+  const task = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status !== "offered"))[0], "the task closed");
+  expect(task.status).toBe("failed");
+  expect(task.error).toContain("answer failed");
+  expect(task.error).toContain("PCMU or PCMA");
+  await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+}, 30_000);
