@@ -126,6 +126,18 @@ describe("the console", () => {
     expect(list.body.data).toHaveLength(1);
     await page.goto(`${api.url}/console#/calls`);
     await page.waitForSelector(`#calls-list a[href="#/calls/${task.id}"]`);
+    // filters: this assistant's websocket calls hold it, its SIP calls do not
+    await page.selectOption("select[name=owner]", `assistantId:${assistant.id}`);
+    await page.selectOption("select[name=transport]", "sip");
+    await page.click(".filters button[type=submit]");
+    await page.waitForFunction(`location.hash.includes("transport=sip")`);
+    await page.waitForSelector("#calls-list");
+    expect(await page.locator(`#calls-list a[href="#/calls/${task.id}"]`).count()).toBe(0);
+    await page.selectOption("select[name=transport]", "websocket");
+    await page.click(".filters button[type=submit]");
+    await page.waitForSelector(`#calls-list a[href="#/calls/${task.id}"]`);
+    expect(await page.locator("#calls-list tr").count()).toBe(2); // the header and this call
+    expect(await page.locator("#calls-list").textContent()).toContain("front desk");
     await shot("calls");
     for (let i = 0; ; i++) {
       await page.goto(`${api.url}/console#/calls/${task.id}`);

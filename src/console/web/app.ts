@@ -11,7 +11,7 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
   [/^#\/assistants$/, assistantsPage],
   [/^#\/(assistants|agents)\/([\w-]+)$/, (kind, id) => assistantPage(kind as Kind, id!)],
   [/^#\/talk\/(assistants|agents)\/([\w-]+)$/, (kind, id) => talkPage(kind as Kind, id!)],
-  [/^#\/calls$/, callsPage],
+  [/^#\/calls(?:\?.*)?$/, callsPage],
   [/^#\/calls\/([\w-]+)$/, (id) => callPage(id!)],
   [/^#\/sip$/, sipPage],
 ];
@@ -185,28 +185,57 @@ async function talkPage(kind: Kind, id: string) {
   return h("div", {}, h("h2", {}, "Talk to ", a.name), h("div", {}, start, hangUp, " agent level ", level), status, transcript);
 }
 
+type Owner = { kind: Kind; name: string };
+
+/** Assistants and agents by id, to show names instead of ids. */
+async function owners(): Promise<Map<string, Owner>> {
+  const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
+  const byId = new Map<string, Owner>();
+  for (const a of assistants) byId.set(a.id, { kind: "assistants", name: a.name });
+  for (const a of agents) byId.set(a.id, { kind: "agents", name: a.name });
+  return byId;
+}
+
+function ownerLink(byId: Map<string, Owner>, task: { assistantId: string | null; agentId: string | null }) {
+  const id = task.assistantId ?? task.agentId;
+  const owner = id ? byId.get(id) : undefined;
+  if (!id) return "(deleted)";
+  return owner ? h("a", { href: `#/${owner.kind}/${id}` }, owner.name) : id;
+}
+
 async function callsPage() {
   const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
   const filter = (name: string, el: HTMLInputElement | HTMLSelectElement) => ((el.value = params.get(name) ?? ""), h("label", {}, name, " ", el));
+  const byId = await owners();
   const status = h("select", { name: "status" }, ["", "offered", "active", "completed", "failed"].map((s) => h("option", { value: s }, s || "any")));
   const transport = h("select", { name: "transport" }, ["", "websocket", "sip"].map((s) => h("option", { value: s }, s || "any")));
-  const assistant = h("input", { name: "assistantId", placeholder: "assistant id", size: 36 });
+  // the option's value names the filter: assistantId for an assistant, agentId for an agent
+  const owner = h(
+    "select",
+    { name: "owner" },
+    h("option", { value: "" }, "any"),
+    [...byId].map(([id, o]) => h("option", { value: `${o.kind === "agents" ? "agentId" : "assistantId"}:${id}` }, `${o.name} (${o.kind.slice(0, -1)})`)),
+  );
   const after = h("input", { name: "createdAfter", type: "datetime-local" });
   const before = h("input", { name: "createdBefore", type: "datetime-local" });
   const query = new URLSearchParams({ size: "50", sort: "createdAt,desc" });
-  for (const [key, value] of params) if (value) query.set(key, key.startsWith("created") ? new Date(value).toISOString() : value);
+  for (const [key, value] of params) {
+    if (!value) continue;
+    if (key === "owner") query.set(value.split(":")[0]!, value.split(":")[1]!);
+    else query.set(key, key.startsWith("created") ? new Date(value).toISOString() : value);
+  }
   const tasks: any[] = await api("GET", `/agent-tasks?${query}`);
   const apply = (event: Event) => {
     event.preventDefault();
     const next = new URLSearchParams();
-    for (const el of [status, transport, assistant, after, before]) if (el.value) next.set(el.name, el.value);
+    for (const el of [status, transport, owner, after, before]) if (el.value) next.set(el.name, el.value);
     location.hash = `#/calls?${next}`;
   };
   return h(
     "div",
     {},
     h("h2", {}, "Calls"),
-    h("form", { className: "filters", onsubmit: apply }, filter("status", status), filter("transport", transport), filter("assistantId", assistant), filter("createdAfter", after), filter("createdBefore", before), h("button", { type: "submit" }, "Filter")),
+    h("form", { className: "filters", onsubmit: apply }, filter("status", status), filter("transport", transport), filter("owner", owner), filter("createdAfter", after), filter("createdBefore", before), h("button", { type: "submit" }, "Filter")),
     h(
       "table",
       { id: "calls-list" },
@@ -218,7 +247,7 @@ async function callsPage() {
           h("td", {}, h("a", { href: `#/calls/${t.id}` }, when(t.createdAt))),
           h("td", { className: `state-${t.status}` }, t.status),
           h("td", {}, transportText(t.transport)),
-          h("td", {}, t.assistantId ?? t.agentId ?? ""),
+          h("td", {}, ownerLink(byId, t)),
           h("td", {}, t.startedAt && t.endedAt ? `${Math.round((Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000)} s` : ""),
         ),
       ),
@@ -230,7 +259,7 @@ const transportText = (t: { type: string; callingNumber?: string; calledNumber?:
   [t.type, t.callingNumber && `from ${t.callingNumber}`, t.calledNumber && `to ${t.calledNumber}`].filter(Boolean).join(" ");
 
 async function callPage(id: string) {
-  const task = await api("GET", `/agent-tasks/${id}`);
+  const [task, byId] = await Promise.all([api("GET", `/agent-tasks/${id}`), owners()]);
   const deliveries: any[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
   const details = await Promise.all(deliveries.map((d) => api("GET", `/hook-deliveries/${d.id}`)));
   const audio = h("audio", { id: "recording", controls: true });
@@ -252,7 +281,7 @@ async function callPage(id: string) {
       [
         ["Status", h("span", { className: `state-${task.status}` }, task.status, task.error ? ` (${task.error})` : "")],
         ["Transport", transportText(task.transport)],
-        ["Assistant/agent", task.assistantId ?? task.agentId ?? ""],
+        ["Assistant/agent", ownerLink(byId, task)],
         ["SIP credential / number", [task.credentialId, task.phoneNumberId].filter(Boolean).join(" / ")],
         ["Started", when(task.startedAt)],
         ["Ended", when(task.endedAt)],
