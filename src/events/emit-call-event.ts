@@ -3,7 +3,7 @@
 // to Temporal after commit.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { callEventHooks, hookDeliveries, hookMethods } from "../db/schema";
+import { callEventHooks, hookDeliveries, hookEventBodies, hookMethods } from "../db/schema";
 import { log } from "../log";
 import { serializePayload, type CallConcludedPayload, type CallStartedPayload } from "./payloads";
 
@@ -36,7 +36,7 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   });
   if (targets.length === 0) return { deliveryIds: [] };
 
-  const payload = serializePayload(event);
+  const bodyId = await storeBody(tx, input.organizationId, event);
   const inserted = await tx
     .insert(hookDeliveries)
     .values(
@@ -51,7 +51,7 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
         method,
         headers,
         secretEncrypted: hook.secretEncrypted,
-        payload,
+        bodyId,
       })),
     )
     .onConflictDoNothing({ target: [hookDeliveries.callId, hookDeliveries.hookKey, hookDeliveries.eventType] })
@@ -75,6 +75,22 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   // in the hooks' order, so callers can pair deliveries with hooks
   const byHook = new Map(rows.map((r) => [r.hookKey, r.id]));
   return { deliveryIds: targets.flatMap((t) => byHook.get(t.hook.id) ?? []) };
+}
+
+/** Stores the event's body once for all its hooks; an event emitted again keeps the first body. */
+async function storeBody(tx: DbOrTx, organizationId: string, event: EmitCallEventInput["event"]): Promise<string> {
+  const [inserted] = await tx
+    .insert(hookEventBodies)
+    .values({ organizationId, callId: event.callId, eventType: event.type, payload: serializePayload(event) })
+    .onConflictDoNothing({ target: [hookEventBodies.callId, hookEventBodies.eventType] })
+    .returning({ id: hookEventBodies.id });
+  if (inserted) return inserted.id;
+  const [existing] = await tx
+    .select({ id: hookEventBodies.id })
+    .from(hookEventBodies)
+    .where(and(eq(hookEventBodies.callId, event.callId), eq(hookEventBodies.eventType, event.type)));
+  if (!existing) throw new Error(`the body of ${event.type} for call ${event.callId} vanished`);
+  return existing.id;
 }
 
 /** The hook's method in upper case; anything unknown falls back to the default, POST. */

@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { and, eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
-import { hookDeliveries } from "../../src/db/schema";
+import { hookDeliveries, hookEventBodies } from "../../src/db/schema";
 import { at } from "../hooks/fixtures";
 import { freePort, reapWithParent } from "../helpers/temporal";
 import { dialNative } from "../helpers/ws-caller";
@@ -61,8 +61,9 @@ test("a restarted bridge fails and concludes the calls a crash left active", asy
   const task = await agentTask(world, callId);
   expect(task).toMatchObject({ status: "failed", error: "bridge restarted" });
   const deliveries = await db
-    .select()
+    .select({ payload: hookEventBodies.payload })
     .from(hookDeliveries)
+    .innerJoin(hookEventBodies, eq(hookEventBodies.id, hookDeliveries.bodyId))
     .where(and(eq(hookDeliveries.callId, callId), eq(hookDeliveries.eventType, "call_concluded")));
   expect(JSON.parse(at(deliveries).payload)).toEqual({
     type: "call_concluded",

@@ -3,9 +3,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { eq, like } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createSecretBox } from "../../src/crypto/secrets";
-import { hookDeliveries } from "../../src/db/schema";
+import { hookDeliveries, hookEventBodies } from "../../src/db/schema";
 import { emitCallEvent } from "../../src/events/emit-call-event";
-import { at, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
+import { at, bodyOf, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
 
 const { db, client, close } = openDb();
 // these deliveries point nowhere: keep them from workers that later test files start
@@ -31,8 +31,12 @@ describe("emitCallEvent", () => {
     expect(createSecretBox(loadConfig().encryptionKey).decrypt(put.secretEncrypted!)).toBe("whsec_AAEC");
     const plain = rows.find((r) => r.url.endsWith("/c"))!;
     expect(plain).toMatchObject({ method: "POST", headers: {}, secretEncrypted: null, callId: event.callId });
-    expect(JSON.parse(plain.payload)).not.toHaveProperty("summary");
-    expect(JSON.parse(plain.payload).callId).toBe(event.callId);
+    const body = JSON.parse(await bodyOf(db, plain.id));
+    expect(body).not.toHaveProperty("summary");
+    expect(body.callId).toBe(event.callId);
+    // one stored body for both hooks, not a copy per delivery
+    expect(put.bodyId).toBe(plain.bodyId);
+    expect(await db.select().from(hookEventBodies).where(eq(hookEventBodies.callId, event.callId))).toHaveLength(1);
   });
 
   test("emitting the same event again adds nothing and returns the same ids", async () => {
@@ -44,7 +48,7 @@ describe("emitCallEvent", () => {
     expect(second.deliveryIds).toEqual(first.deliveryIds);
     const rows = await db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, event.callId));
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(at(rows).payload).startedAt).toBe(event.startedAt);
+    expect(JSON.parse(await bodyOf(db, at(rows).id)).startedAt).toBe(event.startedAt);
   });
 
   test("an assistant without hooks of that type gets no delivery", async () => {

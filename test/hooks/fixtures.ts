@@ -10,6 +10,7 @@ import {
   callEventHooks,
   hookDeliveries,
   hookDeliveryAttempts,
+  hookEventBodies,
   organizations,
   vendors,
   type DeliveryStatus,
@@ -114,6 +115,16 @@ export function emit(db: Db, input: Parameters<typeof emitCallEvent>[1]) {
 
 export async function deliveryRow(db: Db, id: string): Promise<HookDeliveryRow> {
   return at(await db.select().from(hookDeliveries).where(eq(hookDeliveries.id, id)));
+}
+
+/** The body a delivery sends (stored once per event, shared by its hooks). */
+export async function bodyOf(db: Db, deliveryId: string): Promise<string> {
+  const rows = await db
+    .select({ payload: hookEventBodies.payload })
+    .from(hookDeliveries)
+    .innerJoin(hookEventBodies, eq(hookEventBodies.id, hookDeliveries.bodyId))
+    .where(eq(hookDeliveries.id, deliveryId));
+  return at(rows).payload;
 }
 
 export function attemptsOf(db: Db, id: string) {

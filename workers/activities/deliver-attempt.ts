@@ -1,6 +1,6 @@
 // One delivery attempt: build the signed request from the frozen row, send it, record the outcome.
 import { eq } from "drizzle-orm";
-import { hookDeliveries, type DeliveryStatus, type HookDeliveryRow } from "../../src/db/schema";
+import { hookDeliveries, hookEventBodies, type DeliveryStatus, type HookDeliveryRow } from "../../src/db/schema";
 import { sendHook, type HookResponse } from "../../src/events/send-hook";
 import { signWebhook } from "../../src/events/sign";
 import { log } from "../../src/log";
@@ -16,11 +16,16 @@ export type AttemptOutcome = DeliveryStatus | "GONE";
 export function createDeliverAttempt(deps: ActivityDeps) {
   const guard = createOutboundGuard(deps.config.outbound);
   return async function deliverAttempt(input: AttemptInput): Promise<AttemptOutcome> {
-    const [row] = await deps.db.select().from(hookDeliveries).where(eq(hookDeliveries.id, input.deliveryId));
-    if (!row || row.run !== input.run) return "GONE";
+    const [found] = await deps.db
+      .select({ row: hookDeliveries, payload: hookEventBodies.payload })
+      .from(hookDeliveries)
+      .innerJoin(hookEventBodies, eq(hookEventBodies.id, hookDeliveries.bodyId))
+      .where(eq(hookDeliveries.id, input.deliveryId));
+    if (!found || found.row.run !== input.run) return "GONE";
+    const { row, payload } = found;
 
     const startedAt = new Date();
-    const res = await send(deps, guard, row);
+    const res = await send(deps, guard, row, payload);
     // a destination the outbound guard refuses stays refused: the delivery fails now, not after 20 tries
     const status: DeliveryStatus = res.ok ? "SUCCEEDED" : input.nextDelayMs === null || res.refused ? "FAILED" : "PENDING";
     const nextAttemptAt = status === "PENDING" ? new Date(Date.now() + input.nextDelayMs!) : null;
@@ -41,8 +46,8 @@ export function createDeliverAttempt(deps: ActivityDeps) {
   };
 }
 
-async function send(deps: ActivityDeps, guard: OutboundGuard, row: HookDeliveryRow): Promise<HookResponse> {
-  const body = Buffer.from(row.payload, "utf8");
+async function send(deps: ActivityDeps, guard: OutboundGuard, row: HookDeliveryRow, payload: string): Promise<HookResponse> {
+  const body = Buffer.from(payload, "utf8");
   let signature = {};
   if (row.secretEncrypted) {
     let secret: string;

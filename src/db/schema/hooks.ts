@@ -8,8 +8,23 @@ export const callEventTypes = ["call_started", "call_concluded"] as const;
 export type CallEventType = (typeof callEventTypes)[number];
 export const hookMethods = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
 
+// The body of one call event, stored once however many hooks it goes to (a call_concluded with its
+// recording can be tens of MB). Frozen at emit time: every attempt of every hook sends these bytes.
+export const hookEventBodies = pgTable(
+  "hook_event_bodies",
+  {
+    ...ownedByOrganization(),
+    callId: uuid("call_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: text("payload").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("hook_event_bodies_uq").on(t.callId, t.eventType)],
+);
+
 // The outbox: one row per (call, hook, event type), written in the transaction that changes the call.
-// The target and the body are frozen here so every retry sends the same bytes to the same place.
+// The target is frozen here and the body in hook_event_bodies, so every retry sends the same bytes to
+// the same place.
 export const hookDeliveries = pgTable(
   "hook_deliveries",
   {
@@ -24,7 +39,9 @@ export const hookDeliveries = pgTable(
     method: text("method").notNull(),
     headers: jsonb("headers").$type<Record<string, string>>().notNull(),
     secretEncrypted: text("secret_encrypted"),
-    payload: text("payload").notNull(),
+    bodyId: uuid("body_id")
+      .notNull()
+      .references(() => hookEventBodies.id, { onDelete: "cascade" }),
     status: text("status").$type<DeliveryStatus>().notNull().default("PENDING"),
     // 1 for the first run; each manual retry starts run + 1 under a new workflow id
     run: integer("run").notNull().default(1),
