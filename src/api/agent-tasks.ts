@@ -29,7 +29,8 @@ export const agentTasksRoutes = (deps: Deps) => {
     async ({ access, params }) => {
       const id = assertUuid(params.agentTaskId, "agent task");
       const { contentType, audio } = await tasks.getAgentTaskRecording(deps.db, access.scope, id, retentionDays);
-      return new Response(audio, { headers: { "content-type": contentType } });
+      // a recording is personal data: no shared cache keeps it
+      return new Response(audio, { headers: { "content-type": contentType, "cache-control": "private, no-store" } });
     },
     {
       response: errorResponses,

@@ -51,10 +51,11 @@ export const AgentTaskModel = {
     shortSummary: Nullable(t.String()),
     summary: Nullable(t.String()),
     recording: Nullable(
-      t.Object(
-        { contentType: t.String(), bytes: Integer() },
-        { description: "the audio itself is at GET …/agent-tasks/{agentTaskId}/recording (same token)" },
-      ),
+      t.Object({
+        contentType: t.String(),
+        bytes: Integer(),
+        path: t.String({ description: "where to GET the audio itself (with the same token)" }),
+      }),
     ),
   }),
 };

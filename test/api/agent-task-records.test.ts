@@ -53,7 +53,7 @@ describe("a finished call through the API", () => {
     expect(texts).toContain("ASSISTANT: Hello, Acme here.");
     expect(texts).toContain("ASSISTANT: We open at nine.");
     expect(texts.some((t) => t.startsWith("USER: "))).toBe(true);
-    expect(task.recording).toEqual({ contentType: "audio/wav", bytes: expect.any(Number) });
+    expect(task.recording).toEqual({ contentType: "audio/wav", bytes: expect.any(Number), path: `${tenant.P}/agent-tasks/${taskId}/recording` });
 
     // the same messages the hook received
     const concluded = await hookFor(world, callId, "call_concluded");
@@ -65,6 +65,7 @@ describe("a finished call through the API", () => {
     const res = await fetch(`${world.api.url}${tenant.P}/agent-tasks/${taskId}/recording`, { headers: { authorization: `Bearer ${tenant.orgToken}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("audio/wav");
+    expect(res.headers.get("cache-control")).toBe("private, no-store");
     const bytes = Buffer.from(await res.arrayBuffer());
     const task = (await tenant.org.get(`${tenant.P}/agent-tasks/${taskId}`)).body.data;
     expect(bytes.length).toBe(task.recording.bytes);
