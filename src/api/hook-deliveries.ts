@@ -5,10 +5,11 @@ import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
 import { Envelope, errorResponses } from "../models/common";
 import { ok } from "../models/envelope";
-import { HookDeliveryModel } from "../models/hook-deliveries";
+import { HookDeliveryModel, HookDeliveryRecoverModel, HookDeliveryStatsModel } from "../models/hook-deliveries";
 import * as service from "../services/hook-deliveries";
 
 const tags = ["Hook deliveries"];
+const OrgParams = t.Object({ vendorId: t.String(), organizationId: t.String() });
 
 export const hookDeliveriesRoutes = (deps: Deps) =>
   resourceRoutes({
@@ -40,4 +41,31 @@ export const hookDeliveriesRoutes = (deps: Deps) =>
           "Starts the next run (run + 1, a new workflow, the full 20-attempt schedule). 409 unless the delivery is FAILED.",
       },
     },
-  );
+  )
+  .post(
+    "/recover",
+    async ({ access, body, status }) =>
+      status(202, ok(await service.recoverHookDeliveries(deps.db, access.scope, body), "re-deliveries started")),
+    {
+      params: OrgParams,
+      body: HookDeliveryRecoverModel.body,
+      response: { 202: Envelope(HookDeliveryRecoverModel.out), ...errorResponses },
+      detail: {
+        tags,
+        summary: "Re-deliver every FAILED delivery of a time window",
+        description:
+          "Starts the next run of each FAILED delivery created in [createdAfter, createdBefore), of one hook when " +
+          "hookId is given, exactly as the single retry does. Deliveries in other states are left alone.",
+      },
+    },
+  )
+  .get("/stats", async ({ access, query }) => ok(await service.hookDeliveryStats(deps.db, access.scope, query)), {
+    params: OrgParams,
+    query: HookDeliveryStatsModel.query,
+    response: { 200: Envelope(HookDeliveryStatsModel.out), ...errorResponses },
+    detail: {
+      tags,
+      summary: "Delivery counts by state and success rate per hook over a time window",
+      description: "Over deliveries created in [createdAfter, createdBefore); successRate counts finished ones only.",
+    },
+  });

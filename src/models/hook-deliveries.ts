@@ -46,3 +46,41 @@ export const HookDeliveryModel = {
   detail: t.Object({ ...Delivery, attempts: t.Array(Attempt) }),
 };
 export type HookDeliveryQuery = typeof HookDeliveryModel.query.static;
+
+// A window of delivery creation times: [createdAfter, createdBefore), createdBefore defaulting to now.
+const Window = {
+  createdAfter: t.String({ format: "date-time", description: "deliveries created at or after this time" }),
+  createdBefore: t.Optional(t.String({ format: "date-time", description: "deliveries created before this time (default: now)" })),
+  hookId: t.Optional(Uuid),
+};
+
+const StatusCounts = t.Object({ PENDING: Integer({ minimum: 0 }), SUCCEEDED: Integer({ minimum: 0 }), FAILED: Integer({ minimum: 0 }) });
+
+export const HookDeliveryRecoverModel = {
+  body: t.Object(Window, Strict),
+  out: t.Object({
+    restarted: Integer({ minimum: 0, description: "FAILED deliveries in the window started again" }),
+    deliveryIds: t.Array(Uuid),
+  }),
+};
+export type HookDeliveryWindow = typeof HookDeliveryRecoverModel.body.static;
+
+export const HookDeliveryStatsModel = {
+  query: t.Object(Window, Strict),
+  out: t.Object({
+    createdAfter: t.Date(),
+    createdBefore: t.Date(),
+    total: Integer({ minimum: 0 }),
+    byStatus: StatusCounts,
+    hooks: t.Array(
+      t.Object({
+        hookId: Uuid,
+        total: Integer({ minimum: 0 }),
+        byStatus: StatusCounts,
+        successRate: Nullable(
+          t.Number({ minimum: 0, maximum: 1, description: "SUCCEEDED / (SUCCEEDED + FAILED); null while none has finished" }),
+        ),
+      }),
+    ),
+  }),
+};

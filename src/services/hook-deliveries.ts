@@ -1,9 +1,10 @@
-// Hook deliveries as the API shows them: state, every attempt, and a manual re-delivery of a FAILED one.
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
-import { callEventHooks, hookDeliveries, hookDeliveryAttempts } from "../db/schema";
-import { conflict } from "../errors";
-import type { HookDeliveryQuery } from "../models/hook-deliveries";
+// Hook deliveries as the API shows them: state, every attempt, counts over a window, and re-delivery of
+// FAILED ones (one, or all of a window).
+import { and, asc, count, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../db/client";
+import { callEventHooks, hookDeliveries, hookDeliveryAttempts, type DeliveryStatus } from "../db/schema";
+import { badRequest, conflict } from "../errors";
+import type { HookDeliveryQuery, HookDeliveryWindow } from "../models/hook-deliveries";
 import { HOOK_DELIVERIES_CHANNEL, normalizeMethod } from "../events/emit-call-event";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import type { OrgScope } from "./auth";
@@ -85,11 +86,85 @@ export async function getHookDelivery(db: DbOrTx, scope: OrgScope, id: string) {
 export async function retryHookDelivery(db: DbOrTx, scope: OrgScope, id: string) {
   await db.transaction(async (tx) => {
     const row = await single(
-      tx.select({ status: hookDeliveries.status, hookId: hookDeliveries.hookId }).from(hookDeliveries).where(inOrg(scope, id)).for("update"),
+      tx.select({ id: hookDeliveries.id, status: hookDeliveries.status, hookId: hookDeliveries.hookId }).from(hookDeliveries).where(inOrg(scope, id)).for("update"),
       "hook delivery",
     );
     if (row.status !== "FAILED") throw conflict(`only a FAILED delivery can be retried; this one is ${row.status}`);
-    const [hook] = row.hookId ? await tx.select().from(callEventHooks).where(eq(callEventHooks.id, row.hookId)) : [];
+    await startNextRuns(tx, [row]);
+  });
+  return getHookDelivery(db, scope, id);
+}
+
+/** Starts the next run of every FAILED delivery created in the window (of one hook, if given), as retry does. */
+export async function recoverHookDeliveries(db: DbOrTx, scope: OrgScope, window: HookDeliveryWindow) {
+  const where = windowFilter(scope, window);
+  const deliveryIds = await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ id: hookDeliveries.id, hookId: hookDeliveries.hookId })
+      .from(hookDeliveries)
+      .where(and(where, eq(hookDeliveries.status, "FAILED")))
+      .orderBy(asc(hookDeliveries.createdAt))
+      .for("update");
+    await startNextRuns(tx, rows);
+    return rows.map((r) => r.id);
+  });
+  return { restarted: deliveryIds.length, deliveryIds };
+}
+
+/** Counts by state over the window, overall and per hook, with each hook's success rate. */
+export async function hookDeliveryStats(db: DbOrTx, scope: OrgScope, window: HookDeliveryWindow) {
+  const createdBefore = window.createdBefore ? new Date(window.createdBefore) : new Date();
+  const rows = await db
+    .select({ hookId: hookDeliveries.hookKey, status: hookDeliveries.status, n: count() })
+    .from(hookDeliveries)
+    .where(windowFilter(scope, { ...window, createdBefore: createdBefore.toISOString() }))
+    .groupBy(hookDeliveries.hookKey, hookDeliveries.status)
+    .orderBy(asc(hookDeliveries.hookKey));
+  const zero = (): Record<DeliveryStatus, number> => ({ PENDING: 0, SUCCEEDED: 0, FAILED: 0 });
+  const byStatus = zero();
+  const perHook = new Map<string, Record<DeliveryStatus, number>>();
+  for (const { hookId, status, n } of rows) {
+    byStatus[status] += n;
+    const counts = perHook.get(hookId) ?? zero();
+    counts[status] += n;
+    perHook.set(hookId, counts);
+  }
+  const sum = (c: Record<DeliveryStatus, number>) => c.PENDING + c.SUCCEEDED + c.FAILED;
+  return {
+    createdAfter: new Date(window.createdAfter),
+    createdBefore,
+    total: sum(byStatus),
+    byStatus,
+    hooks: [...perHook].map(([hookId, counts]) => {
+      const finished = counts.SUCCEEDED + counts.FAILED;
+      return { hookId, total: sum(counts), byStatus: counts, successRate: finished ? counts.SUCCEEDED / finished : null };
+    }),
+  };
+}
+
+function windowFilter(scope: OrgScope, window: HookDeliveryWindow): SQL | undefined {
+  const after = new Date(window.createdAfter);
+  const before = window.createdBefore ? new Date(window.createdBefore) : null;
+  if (before && before <= after) throw badRequest("createdBefore", "must be later than createdAfter");
+  return and(
+    eq(hookDeliveries.organizationId, scope.organizationId),
+    gte(hookDeliveries.createdAt, after),
+    before ? lt(hookDeliveries.createdAt, before) : undefined,
+    window.hookId ? eq(hookDeliveries.hookKey, window.hookId) : undefined,
+  );
+}
+
+/**
+ * Resets each delivery to PENDING as run + 1 and wakes the dispatcher, which starts the new workflows.
+ * Target, headers and secret come from the hook again when it still exists.
+ */
+async function startNextRuns(tx: Tx, rows: { id: string; hookId: string | null }[]) {
+  if (rows.length === 0) return;
+  const hookIds = [...new Set(rows.flatMap((r) => (r.hookId ? [r.hookId] : [])))];
+  const hooks = hookIds.length ? await tx.select().from(callEventHooks).where(inArray(callEventHooks.id, hookIds)) : [];
+  const byId = new Map(hooks.map((h) => [h.id, h]));
+  for (const row of rows) {
+    const hook = row.hookId ? byId.get(row.hookId) : undefined;
     const target = hook?.parameters.url
       ? { url: hook.parameters.url, method: normalizeMethod(hook.parameters.method), headers: hook.parameters.headers ?? {}, secretEncrypted: hook.secretEncrypted }
       : {};
@@ -104,8 +179,7 @@ export async function retryHookDelivery(db: DbOrTx, scope: OrgScope, id: string)
         dispatchedAt: null,
         updatedAt: sql`now()`,
       })
-      .where(eq(hookDeliveries.id, id));
-    await tx.execute(sql`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`);
-  });
-  return getHookDelivery(db, scope, id);
+      .where(eq(hookDeliveries.id, row.id));
+  }
+  await tx.execute(sql`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`);
 }
