@@ -60,6 +60,11 @@ function bridgeConfig(env: Env) {
     instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
     maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),
     toolTimeoutMs: int(env, "TOOL_TIMEOUT_MS", 10_000),
+    // call ends not yet written (spool/<instance>) and recordings of calls in progress live under it
+    dataDir: str(env, "BRIDGE_DATA_DIR", ".data/bridge"),
+    // every bridge beats this often; one silent for heartbeatTtlMs is lost and its calls are concluded
+    heartbeatMs: int(env, "BRIDGE_HEARTBEAT_MS", 2_000),
+    heartbeatTtlMs: int(env, "BRIDGE_HEARTBEAT_TTL_MS", 10_000),
   };
 }
 

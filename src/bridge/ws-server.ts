@@ -11,6 +11,8 @@ import { createTokenResolver, hearRevocations } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
+import { ConclusionSpool } from "../calls/conclusion-spool";
+import { ConclusionWriter, spoolDirOf } from "../calls/conclusion-writer";
 import { startCall, type CallDeps } from "../calls/run-call";
 import { authorizeCall } from "./authorize-call";
 import { nativeProtocol, nativeSampleRates } from "./protocol-native";
@@ -30,9 +32,12 @@ export async function startBridge(config: Config, options: { port?: number } = {
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = await hearRevocations(client, tokens);
-  const deps: CallDeps = { db, config };
+  const conclusions = new ConclusionWriter(db, new ConclusionSpool(spoolDirOf(config)));
+  const deps: CallDeps = { db, config, conclusions };
   const calls = new Set<CallHandle>();
 
+  // the ends a previous run could not write carry the calls' history: they go before the recovery's bare ones
+  await conclusions.replay();
   const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
   if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId: config.bridge.instanceId });
 
@@ -109,9 +114,13 @@ export async function startBridge(config: Config, options: { port?: number } = {
     get activeCalls() {
       return calls.size;
     },
-    async stop() {
-      const ending = [...calls].map((call) => (call.end("bridge-shutdown"), call.done));
-      await Promise.allSettled(ending);
+    /** Ends every call; a conclusion that cannot be written within `graceMs` stays in the spool. */
+    async stop({ graceMs = 10_000 }: { graceMs?: number } = {}) {
+      const ending = Promise.allSettled([...calls].map((call) => (call.end("bridge-shutdown"), call.done)));
+      const grace = setTimeout(() => conclusions.stop(), graceMs);
+      await ending;
+      clearTimeout(grace);
+      conclusions.stop();
       server.stop(true);
       await revocations.unlisten();
       await closeDb();

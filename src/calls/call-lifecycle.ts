@@ -1,6 +1,6 @@
 // The agent task row of a call and its events: each change and the event it causes are written in one
 // transaction (emitCallEvent is an outbox), so a hook fires exactly when the change is committed.
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentTasks, type AgentTaskStatus, type Transport } from "../db/schema";
 import { emitCallEvent } from "../events/emit-call-event";
@@ -28,16 +28,39 @@ export async function activateCallTask(db: Db, callId: string) {
   if (rows.length === 0) throw new Error("the call's reserved task is no longer open");
 }
 
-/** Audio has begun: startedAt and call_started together. */
+/**
+ * Audio has begun: startedAt and call_started together, once (a retry after a commit whose answer was
+ * lost, or a replay from the spool, writes nothing twice).
+ */
 export async function markCallStarted(db: Db, task: CallTask, startedAt: number) {
   await db.transaction(async (tx) => {
-    await tx.update(agentTasks).set({ startedAt: new Date(startedAt) }).where(eq(agentTasks.callId, task.callId));
+    const marked = await tx
+      .update(agentTasks)
+      .set({ startedAt: new Date(startedAt) })
+      .where(and(eq(agentTasks.callId, task.callId), isNull(agentTasks.startedAt), inArray(agentTasks.status, openStatuses)))
+      .returning({ id: agentTasks.id });
+    if (marked.length === 0) return;
     await emitCallEvent(tx, {
       organizationId: task.organizationId,
       assistantId: task.assistantId,
       event: { type: "call_started", callId: task.callId, startedAt, transport: task.transport },
     });
   });
+}
+
+/** call_concluded with only what the task row knows; a call's own conclusion adds its history to it. */
+export function bareConcludedEvent(task: Pick<CallTask, "callId" | "transport">, startedAt: number | null, endedAt = Date.now()): CallConcludedPayload {
+  return {
+    type: "call_concluded",
+    callId: task.callId,
+    startedAt,
+    endedAt,
+    shortSummary: null,
+    summary: null,
+    callRecording: null,
+    transport: task.transport,
+    messages: [],
+  };
 }
 
 export type Conclusion = { status: Extract<AgentTaskStatus, "completed" | "failed">; error: string | null; event: CallConcludedPayload };
@@ -74,22 +97,8 @@ export async function recoverOrphanedTasks(db: Db, bridgeId: string, scope: { cr
       ),
     );
   for (const task of orphans) {
-    const endedAt = Date.now();
-    await concludeCallTask(db, task, {
-      status: "failed",
-      error: scope.error ?? "bridge restarted",
-      event: {
-        type: "call_concluded",
-        callId: task.callId,
-        startedAt: task.startedAt?.getTime() ?? null,
-        endedAt,
-        shortSummary: null,
-        summary: null,
-        callRecording: null,
-        transport: task.transport,
-        messages: [],
-      },
-    });
+    const event = bareConcludedEvent(task, task.startedAt?.getTime() ?? null);
+    await concludeCallTask(db, task, { status: "failed", error: scope.error ?? "bridge restarted", event });
     log.info("call", { callId: task.callId, event: "recovered", bridgeId });
   }
   return orphans.length;

@@ -30,8 +30,6 @@ export type CallSessionOptions = {
   /** every tool server is reached through it */
   toolGuard: OutboundGuard;
   maxCallMs: number;
-  /** The moment audio began (Unix ms): the call_started event. */
-  onStarted: (startedAt: number) => void;
   ticker?: FrameTicker;
 };
 
@@ -41,7 +39,10 @@ const maxUtteranceSeconds = 30;
 
 export class CallSession {
   readonly callId: string;
+  /** The moment audio began (Unix ms), or null when the call ended before that. */
+  readonly started: Promise<number | null>;
   readonly ended: Promise<CallOutcome>;
+  private resolveStarted!: (startedAt: number | null) => void;
   private resolveEnded!: (outcome: CallOutcome) => void;
   private readonly transport: CallerTransport;
   private readonly playout: Playout;
@@ -57,6 +58,7 @@ export class CallSession {
   constructor(private readonly options: CallSessionOptions) {
     this.callId = options.callId;
     this.transport = options.transport;
+    this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.messages = new CallMessages(options.transport.sampleRate * maxUtteranceSeconds);
     this.playout = new Playout(options.transport.sampleRate, (frame) => this.playFrame(frame), options.ticker ?? sharedTicker);
@@ -103,6 +105,7 @@ export class CallSession {
   end(reason: EndReason, error: string | null = null) {
     if (this.ending) return;
     this.ending = true;
+    this.resolveStarted(null); // no-op once started
     const endedAt = Date.now();
     const recording = this.recorder?.finish() ?? null;
     this.timers.forEach(clearTimeout);
@@ -123,7 +126,7 @@ export class CallSession {
     this.recorder = createCallRecorder({ sampleRate: this.transport.sampleRate });
     this.playout.start();
     log.info("call", { callId: this.callId, event: "started" });
-    this.options.onStarted(this.startedAt);
+    this.resolveStarted(this.startedAt);
   }
 
   private playFrame(frame: Int16Array) {

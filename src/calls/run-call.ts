@@ -5,23 +5,32 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
-import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
 import { createOutboundGuard } from "../net/outbound-guard";
+import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
 import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
 import { toolWebhooksFromExtensions, type ToolWebhook } from "../voice/tools";
+import type { CallConcludedPayload } from "../events/payloads";
 import { CallMessages } from "./call-messages";
 import { CallSession, type CallOutcome } from "./call-session";
-import { activateCallTask, concludeCallTask, markCallStarted, openCallTask, type CallTask } from "./call-lifecycle";
+import { activateCallTask, bareConcludedEvent, markCallStarted, openCallTask, type CallTask } from "./call-lifecycle";
+import { ConclusionSpool } from "./conclusion-spool";
+import { ConclusionWriter, spoolDirOf } from "./conclusion-writer";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import type { FrameTicker } from "./frame-ticker";
 import type { CallAssistant } from "./load-assistant";
 
-export type CallDeps = { db: Db; config: Config; ticker?: FrameTicker };
+export type CallDeps = {
+  db: Db;
+  config: Config;
+  ticker?: FrameTicker;
+  /** writes each call's end until it lands; by default one per database handle, spooling under the config's data dir */
+  conclusions?: ConclusionWriter;
+};
 
 /** `reserved`: the call's task already exists as `offered` (SIP reserves it before answering). */
 export function startCall(deps: CallDeps, assistant: CallAssistant, transport: CallerTransport, reserved?: { callId: string }): CallHandle {
-  const { db, config } = deps;
+  const { config } = deps;
   const task: CallTask = {
     callId: reserved?.callId ?? randomUUID(),
     organizationId: assistant.organizationId,
@@ -30,8 +39,6 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     bridgeId: config.bridge.instanceId,
   };
   const tools = toolWebhooksFromExtensions(assistant.extensions);
-  // task writes run in order: call_started is never written after (or instead of) the conclusion
-  let records: Promise<unknown> = reserved ? activateCallTask(db, task.callId) : openCallTask(db, task);
   const session = new CallSession({
     callId: task.callId,
     transport,
@@ -40,26 +47,10 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     toolGuard: createOutboundGuard(config.outbound),
     maxCallMs: config.bridge.maxCallMs,
     ticker: deps.ticker,
-    onStarted: (startedAt) => {
-      records = records.then(() => markCallStarted(db, task, startedAt)).catch((error) => recordFailed(task, "call_started", error));
-    },
   });
   const setupDone = startCallSetup(task.transport.type);
   log.info("call", { callId: task.callId, event: "accepted", organizationId: task.organizationId, assistantId: assistant.id, kind: assistant.kind, transport: task.transport.type, sampleRate: transport.sampleRate });
-
-  records.then(
-    () => connectVoice(deps, assistant, tools, transport.sampleRate).then((voice) => (setupDone(), session.attachVoice(voice))),
-    (error) => session.end("bridge-error", `the call could not be recorded: ${describeError(error)}`),
-  ).catch((error: Error) => session.end("voice-unavailable", error.message));
-
-  const done = session.ended.then(async (outcome) => {
-    const event = await concludedEvent(config, task, outcome);
-    await records.catch(() => {});
-    const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
-    recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
-    await concludeCallTask(db, task, { status, error: outcome.error, event }).catch((error) => recordFailed(task, "call_concluded", error));
-    log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null });
-  });
+  const done = runCall(deps, { assistant, task, tools, session, sampleRate: transport.sampleRate, setupDone, reserved: reserved !== undefined });
 
   recordCallActive(task.transport.type, done);
   return {
@@ -72,30 +63,81 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
   };
 }
 
-function connectVoice(deps: CallDeps, assistant: CallAssistant, tools: ToolWebhook[], sampleRate: number) {
-  if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
-  return createVoiceSession(assistant.strategy, {
-    instructions: assistant.systemPrompt ?? "",
-    greeting: assistant.greeting,
-    tools: tools.map((w) => w.tool),
-    sampleRate,
-    config: deps.config,
-  });
+type RunningCall = {
+  assistant: CallAssistant;
+  task: CallTask;
+  tools: ToolWebhook[];
+  session: CallSession;
+  sampleRate: number;
+  /** stops the call-setup timer (accepted -> voice ready) */
+  setupDone: () => void;
+  reserved: boolean;
+};
+
+/**
+ * The call's writes, one after the other: its task, call_started once audio flows, then (after the
+ * summary) the conclusion, which is written until it lands. The voice connects alongside.
+ */
+async function runCall(deps: CallDeps, call: RunningCall) {
+  const { task, session } = call;
+  const { db, config } = deps;
+  try {
+    await (call.reserved ? activateCallTask(db, task.callId) : openCallTask(db, task));
+    void connectVoice(deps, call);
+  } catch (error) {
+    session.end("bridge-error", `the call could not be recorded: ${describeError(error)}`);
+  }
+
+  const startedAt = await session.started;
+  if (startedAt !== null) {
+    // not lost when this fails: the conclusion writes call_started first when it is still missing
+    await markCallStarted(db, task, startedAt).catch((error) => recordFailed(task, "call_started", error));
+  }
+
+  const outcome = await session.ended;
+  const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
+  recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
+  const event = await concludedEvent(config, task, outcome);
+  const writer = deps.conclusions ?? defaultWriter(db, config);
+  const landed = await writer.conclude({ task, startedAt: outcome.startedAt, conclusion: { status, error: outcome.error, event } });
+  log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null, landed });
 }
 
-async function concludedEvent(config: Config, task: CallTask, outcome: CallOutcome) {
+/** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
+async function connectVoice(deps: CallDeps, { assistant, tools, session, sampleRate, setupDone }: RunningCall) {
+  try {
+    if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
+    const voice = await createVoiceSession(assistant.strategy, {
+      instructions: assistant.systemPrompt ?? "",
+      greeting: assistant.greeting,
+      tools: tools.map((w) => w.tool),
+      sampleRate,
+      config: deps.config,
+    });
+    setupDone();
+    session.attachVoice(voice);
+  } catch (error) {
+    session.end("voice-unavailable", (error as Error).message);
+  }
+}
+
+async function concludedEvent(config: Config, task: CallTask, outcome: CallOutcome): Promise<CallConcludedPayload> {
   const { shortSummary, summary } = await summarizeCall({ transcript: CallMessages.transcriptOf(outcome.messages), config });
   return {
-    type: "call_concluded" as const,
-    callId: task.callId,
-    startedAt: outcome.startedAt,
-    endedAt: outcome.endedAt,
+    ...bareConcludedEvent(task, outcome.startedAt, outcome.endedAt),
     shortSummary,
     summary,
     callRecording: outcome.recording?.toString("base64") ?? null,
-    transport: task.transport,
     messages: outcome.messages,
   };
+}
+
+const writers = new WeakMap<Db, ConclusionWriter>();
+
+function defaultWriter(db: Db, config: Config) {
+  let writer = writers.get(db);
+  if (!writer) writers.set(db, (writer = new ConclusionWriter(db, new ConclusionSpool(spoolDirOf(config)))));
+  return writer;
 }
 
 function recordFailed(task: CallTask, what: string, error: unknown) {

@@ -1,5 +1,5 @@
-// Runs one sendHook in Node (the hook worker's runtime) with a scripted resolver, and prints the
-// outcome and the number of lookups as JSON: the guard must hold in Node as it does in Bun.
+// Runs one sendHook in a child process (Node, the hook worker's runtime, or Bun) with a scripted
+// resolver, and prints the outcome and the number of lookups as JSON: the guard must hold in both.
 // argv[2]: {"url": string, "allowCidrs": string[], "answers": string[][]} (answers[i]: the i-th lookup)
 import { sendHook } from "../../src/events/send-hook";
 import { createOutboundGuard } from "../../src/net/outbound-guard";

@@ -1,0 +1,109 @@
+// The end of a call is written until it lands: kept in the spool first, then written (call_started if
+// still missing, then the conclusion) with a growing delay between attempts while the database cannot
+// be reached. A stop (shutdown) leaves what has not landed in the spool for the next start to replay.
+import { join } from "node:path";
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { describeError } from "../errors";
+import { log } from "../log";
+import { concludeCallTask, markCallStarted } from "./call-lifecycle";
+import { ConclusionSpool, type PendingEnd } from "./conclusion-spool";
+
+export type ConclusionWriterOptions = { retryBaseMs?: number; retryMaxMs?: number; attemptTimeoutMs?: number };
+
+export class ConclusionWriter {
+  private readonly stopping = new AbortController();
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly attemptTimeoutMs: number;
+
+  constructor(
+    private readonly db: Db,
+    readonly spool: ConclusionSpool,
+    options: ConclusionWriterOptions = {},
+  ) {
+    this.retryBaseMs = options.retryBaseMs ?? 250;
+    this.retryMaxMs = options.retryMaxMs ?? 5_000;
+    this.attemptTimeoutMs = options.attemptTimeoutMs ?? 5_000;
+  }
+
+  /**
+   * Resolves true once the end is in the database (or the task was already closed by someone else),
+   * false when the writer was stopped first: then the end stays in the spool. Never throws.
+   */
+  async conclude(pending: PendingEnd): Promise<boolean> {
+    const callId = pending.task.callId;
+    const kept = await this.spool.keep(pending).then(
+      () => true,
+      (error) => (log.error("call end not spooled", { callId, error: describeError(error) }), false),
+    );
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.attempt(pending);
+        if (attempt > 1) log.info("call", { callId, event: "conclusion_landed", attempts: attempt });
+        if (kept) await this.spool.drop(callId).catch((error) => log.warn("spool file not removed", { callId, error: describeError(error) }));
+        return true;
+      } catch (error) {
+        if (attempt === 1 || attempt % 10 === 0) log.warn("call", { callId, event: "conclusion_retry", attempt, error: describeError(error) });
+      }
+      if (!(await this.pause(Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (attempt - 1))))) {
+        log.warn("call", { callId, event: "conclusion_spooled", spooled: kept });
+        return false;
+      }
+    }
+  }
+
+  /** The ends a previous run of this instance kept: each written (retried until it lands or stop). */
+  async replay(): Promise<number> {
+    const kept = await this.spool.list();
+    let landed = 0;
+    for (const { callId, read } of kept) {
+      const pending = await read().catch((error) => (log.error("spool file unreadable", { callId, error: describeError(error) }), null));
+      if (pending && (await this.conclude(pending))) landed++;
+    }
+    if (kept.length > 0) log.info("call ends replayed from the spool", { kept: kept.length, landed, dir: this.spool.dir });
+    return landed;
+  }
+
+  /** Stops retrying: ends still waiting stay in the spool. */
+  stop() {
+    this.stopping.abort();
+  }
+
+  /**
+   * One write, given up after the time-out or at stop: a connection to a database that went away can
+   * hang instead of failing. The write may still commit later; writing the end again is harmless.
+   */
+  private attempt(pending: PendingEnd): Promise<void> {
+    const write = this.write(pending);
+    write.catch(() => {}); // its failure is reported through the race below, or no longer matters
+    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.attemptTimeoutMs)]);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new Error(this.stopping.signal.aborted ? "stopped" : `no answer within ${this.attemptTimeoutMs} ms`));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      write.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  private async write({ task, startedAt, conclusion }: PendingEnd) {
+    if (startedAt !== null) await markCallStarted(this.db, task, startedAt);
+    await concludeCallTask(this.db, task, conclusion);
+  }
+
+  /** Waits `ms`; false when stopped meanwhile. */
+  private pause(ms: number): Promise<boolean> {
+    const signal = this.stopping.signal;
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => (signal.removeEventListener("abort", onAbort), resolve(true)), ms);
+      const onAbort = () => (clearTimeout(timer), resolve(false));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+/** Where an instance keeps its unwritten call ends: its own folder, so instances never share one. */
+export function spoolDirOf(config: Config) {
+  return join(config.bridge.dataDir, "spool", config.bridge.instanceId.replace(/[^\w.-]/g, "_"));
+}
