@@ -3,6 +3,8 @@
 // port), so a test shows which one a request reached, not only what the guard said.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import https from "node:https";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { callToolWebhook, toolFailureMessage } from "../../src/calls/tool-webhook";
@@ -142,7 +144,7 @@ describe("names are resolved once and every answer is checked", () => {
     // async: the listeners live in this process and must keep answering while node runs
     const run = async (answers: string[][]) => {
       const arg = JSON.stringify({ url: `http://rebind.example:${port}/node`, allowCidrs: ["127.0.0.2/32"], answers });
-      const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "test/security/node-exchange.ts", arg], { cwd: repoRoot });
+      const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "test/security/child-exchange.ts", arg], { cwd: repoRoot });
       return JSON.parse(stdout) as { ok: boolean; refused?: boolean; lookups: number; runtime: string };
     };
     const before = internal.requests.length;
@@ -151,6 +153,35 @@ describe("names are resolved once and every answer is checked", () => {
     expect(await run([["127.0.0.1"], ["127.0.0.2"]])).toMatchObject({ ok: false, refused: true, lookups: 1 });
     expect(internal.requests.length).toBe(before);
   });
+});
+
+describe("TLS through the checked address", () => {
+  // a self-signed certificate for tls.example, for this test only (fixtures/), trusted by the children
+  const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+  let server: https.Server;
+  let tlsPort: number;
+  beforeAll(async () => {
+    const tls = { cert: readFileSync(`${fixtures}tls-example.crt`), key: readFileSync(`${fixtures}tls-example.key`) };
+    server = https.createServer(tls, (req, res) => res.end(`tls ${req.headers.host}`));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", resolve));
+    tlsPort = (server.address() as { port: number }).port;
+  });
+  afterAll(() => server.close());
+
+  const exchange = async (runtime: string[], name: string) => {
+    const arg = JSON.stringify({ url: `https://${name}:${tlsPort}/tls`, allowCidrs: ["127.0.0.2/32"], answers: [["127.0.0.2"]] });
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: `${fixtures}tls-example.crt` };
+    const { stdout } = await promisify(execFile)(runtime[0]!, [...runtime.slice(1), "test/security/child-exchange.ts", arg], { cwd: repoRoot, env });
+    return JSON.parse(stdout) as { ok: boolean; error: string | null; responseExcerpt: string | null; lookups: number };
+  };
+
+  for (const runtime of [["node", "--import", "tsx"], ["bun"]])
+    test(`${runtime[0]}: the certificate is verified against the URL's name, not the address connected to`, async () => {
+      expect(await exchange(runtime, "tls.example")).toMatchObject({ ok: true, responseExcerpt: `tls tls.example:${tlsPort}`, lookups: 1 });
+      const other = await exchange(runtime, "other.example");
+      expect(other.ok).toBe(false);
+      expect(other.error).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
+    });
 });
 
 describe("OUTBOUND_ALLOW_CIDRS opens ranges explicitly", () => {
