@@ -4,6 +4,7 @@ export * from "./sip";
 export * from "./sip-runtime";
 export * from "./assistants";
 export * from "./calls";
+export * from "./bridges";
 export * from "./call-records";
 export * from "./hooks";
 export * from "./relations";
