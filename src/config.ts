@@ -78,6 +78,9 @@ export function loadConfig(env: Env = process.env) {
         address: str(env, "TEMPORAL_ADDRESS", "127.0.0.1:7233"),
         namespace: str(env, "TEMPORAL_NAMESPACE", "default"),
         taskQueue: str(env, "HOOK_TASK_QUEUE", "hook-delivery-v2"),
+        // Temporal Cloud (or any server behind TLS with API keys): the key implies TLS
+        apiKey: env.TEMPORAL_API_KEY || null,
+        tls: env.TEMPORAL_TLS === "true" || Boolean(env.TEMPORAL_API_KEY),
       },
       hooks: {
         backoffBaseMs: int(env, "HOOK_BACKOFF_BASE_MS", 60_000),

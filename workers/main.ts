@@ -14,6 +14,7 @@ import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
 import { Client } from "@temporalio/client";
+import { temporalConnectionOptions } from "../src/temporal/connection-options";
 import { ensureSearchAttributes } from "../src/temporal/search-attributes";
 
 const RECONNECT_DELAY_MS = 1_000;
@@ -63,7 +64,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 while (!stopping) {
   let connection: NativeConnection | null = null;
   try {
-    connection = await NativeConnection.connect({ address: config.temporal.address });
+    connection = await NativeConnection.connect(temporalConnectionOptions(config));
     worker = await Worker.create({
       connection,
       namespace: config.temporal.namespace,

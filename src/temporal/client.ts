@@ -1,10 +1,11 @@
 // A Temporal client for the configured server; callers own the connection and close it.
 import { Client, Connection } from "@temporalio/client";
 import type { Config } from "../config";
+import { temporalConnectionOptions } from "./connection-options";
 
 export async function connectTemporal(config: Pick<Config, "temporal">, options: { connectTimeoutMs?: number } = {}) {
   const connection = await Connection.connect({
-    address: config.temporal.address,
+    ...temporalConnectionOptions(config),
     connectTimeout: options.connectTimeoutMs ?? 5_000,
   });
   const client = new Client({ connection, namespace: config.temporal.namespace });

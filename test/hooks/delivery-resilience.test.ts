@@ -4,6 +4,7 @@ import { inArray } from "drizzle-orm";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../../src/config";
 import { hookDeliveries } from "../../src/db/schema";
 import { connectTemporal } from "../../src/temporal/client";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
@@ -100,7 +101,7 @@ describe("SIGTERM", () => {
     expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
     expect(receiver.requests).toHaveLength(1);
     // and its workflow task completed: no later worker re-runs the attempt
-    const temporal = await connectTemporal({ temporal: { address, namespace: "default", taskQueue: "" } });
+    const temporal = await connectTemporal({ temporal: { ...loadConfig().temporal, address } });
     try {
       const run = await temporal.client.workflow.getHandle(hookDeliveryWorkflowId(id, 1)).describe();
       expect(run.status.name).toBe("COMPLETED");
