@@ -25,8 +25,11 @@ type Utterance = {
   chunks: Chunk[];
   stream: TtsStream | null;
   opening: Promise<TtsStream> | null;
-  textDone: boolean;
-  ttsDone: boolean;
+  /** Settles once all of its audio has been emitted (or it will have none). */
+  generated: Promise<void>;
+  markGenerated: () => void;
+  /** Its final transcript went out before it finished playing (it preceded tool calls). */
+  reported: boolean;
   message: ChatMessage | null;
   finishTimer: ReturnType<typeof setTimeout> | null;
 };
@@ -163,6 +166,10 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       this.history.push(utterance.message);
       this.endText(utterance);
       if (toolCalls.length === 0) break;
+      // what the agent says before the tools is in the record before them: wait for its audio
+      await utterance.generated;
+      if (reply.cancelled) return;
+      this.report(utterance);
       const outputs = await Promise.all(toolCalls.map((call) => this.runTool(call, reply)));
       toolCalls.forEach((call, i) => this.history.push({ role: "tool", tool_call_id: call.id, content: outputs[i] ?? "" }));
       if (toolCalls.some((c) => c.name === endCallToolName)) break; // the agent said goodbye: nothing follows
@@ -190,7 +197,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   }
 
   private newUtterance(): Utterance {
-    const utterance: Utterance = { text: "", chunks: [], stream: null, opening: null, textDone: false, ttsDone: false, message: null, finishTimer: null };
+    let markGenerated = () => {};
+    const generated = new Promise<void>((resolve) => (markGenerated = resolve));
+    const utterance: Utterance = { text: "", chunks: [], stream: null, opening: null, generated, markGenerated, reported: false, message: null, finishTimer: null };
     this.utterances.push(utterance);
     return utterance;
   }
@@ -212,7 +221,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       this.emit("audio", audio);
     });
     stream.on("done", () => {
-      utterance.ttsDone = true;
+      utterance.markGenerated();
       this.scheduleFinish(utterance);
     });
     stream.on("failed", (reason) => this.closeWith(reason));
@@ -220,10 +229,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   }
 
   private endText(utterance: Utterance) {
-    utterance.textDone = true;
     if (utterance.opening) void utterance.opening.then((stream) => stream.end(), () => {});
     else {
-      utterance.ttsDone = true; // nothing to say (a round that only called tools)
+      utterance.markGenerated(); // nothing to say (a round that only called tools)
       this.scheduleFinish(utterance);
     }
   }
@@ -240,8 +248,14 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private finishUtterance(utterance: Utterance) {
     if (!this.utterances.includes(utterance)) return;
     this.utterances = this.utterances.filter((u) => u !== utterance);
-    if (utterance.text) this.emit("transcript", { role: "ASSISTANT", text: utterance.text, final: true });
+    this.report(utterance);
     this.maybeReplyDone();
+  }
+
+  private report(utterance: Utterance, text = utterance.text) {
+    if (utterance.reported) return;
+    utterance.reported = true;
+    if (text) this.emit("transcript", { role: "ASSISTANT", text, final: true });
   }
 
   private maybeReplyDone() {
@@ -271,8 +285,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     for (const utterance of this.utterances.splice(0)) {
       if (utterance.finishTimer) clearTimeout(utterance.finishTimer);
       utterance.stream?.cancel();
+      utterance.markGenerated();
       const heard = heardText(utterance.text, utterance.chunks, now);
-      if (heard) this.emit("transcript", { role: "ASSISTANT", text: heard, final: true });
+      this.report(utterance, heard);
       this.keepHeard(utterance, heard);
     }
     this.clock.flush();
@@ -297,6 +312,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     for (const utterance of this.utterances.splice(0)) {
       if (utterance.finishTimer) clearTimeout(utterance.finishTimer);
       utterance.stream?.cancel();
+      utterance.markGenerated();
     }
     this.detector?.stop();
     this.stt.close();
