@@ -41,6 +41,7 @@ child("bridge", process.execPath, ["src/bridge/main.ts"]);
 log.info("service started", {
   api: `http://127.0.0.1:${config.port}`,
   swagger: `http://127.0.0.1:${config.port}/swagger`,
+  console: `http://127.0.0.1:${config.port}/console`,
   bridge: `ws://127.0.0.1:${config.bridge.port}`,
   adminTokenFile: process.env.ADMIN_TOKEN ? undefined : `${dataDir}admin-token`,
 });
