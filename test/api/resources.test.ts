@@ -67,7 +67,7 @@ describe("SIP credentials", () => {
     const created = await a.org.post(`${a.P}/sip/credentials`, cred);
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    expect(created.body.data).toEqual({ id, hostname: "sip.trunk.example", port: 5060, username: "acme", maxAgentTasks: 10, registration: null });
+    expect(created.body.data).toEqual({ id, hostname: "sip.trunk.example", port: 5060, username: "acme", maxAgentTasks: 10, activeAgentTasks: 0, registration: null });
     const all = [created, await a.org.get(`${a.P}/sip/credentials/${id}`), await a.org.get(`${a.P}/sip/credentials`)];
     const updated = await a.org.put(`${a.P}/sip/credentials/${id}`, { ...cred, password: "n3w-pw", port: 5080, maxAgentTasks: 3 });
     expect(updated.body.data).toMatchObject({ port: 5080, maxAgentTasks: 3 });
