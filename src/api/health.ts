@@ -4,11 +4,16 @@ import type { Deps } from "./deps";
 import { Envelope } from "../models/common";
 import { ok } from "../models/envelope";
 
-const Health = Envelope(t.Object({ status: t.String(), database: t.Optional(t.Boolean()), temporal: t.Optional(t.Boolean()) }));
+const Health = Envelope(
+  t.Object({ status: t.String(), database: t.Optional(t.Boolean()), temporal: t.Optional(t.Boolean()) }),
+);
 
 export const healthRoutes = (deps: Deps) =>
   new Elysia()
-    .get("/healthz", () => ok({ status: "ok" }), { response: Health, detail: { tags: ["Health"], summary: "The process is up" } })
+    .get("/healthz", () => ok({ status: "ok" }), {
+      response: Health,
+      detail: { tags: ["Health"], summary: "The process is up" },
+    })
     .get(
       "/readyz",
       async ({ set }) => {
@@ -20,6 +25,9 @@ export const healthRoutes = (deps: Deps) =>
       },
       {
         response: { 200: Health, 503: Health },
-        detail: { tags: ["Health"], summary: "Database and Temporal are reachable (503 with the failing one otherwise)" },
+        detail: {
+          tags: ["Health"],
+          summary: "Database and Temporal are reachable (503 with the failing one otherwise)",
+        },
       },
     );

@@ -30,7 +30,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new AppError("BAD_REQUEST", "malformed request body: expected JSON", [{ field: "body", message: "not valid JSON" }]);
+    throw new AppError("BAD_REQUEST", "malformed request body: expected JSON", [
+      { field: "body", message: "not valid JSON" },
+    ]);
   }
 }
 
@@ -71,10 +73,12 @@ export function depthViolation(text: string, maxDepth: number): FieldError | nul
       // a string followed by ':' is a key; only its raw text is needed for naming
       if (depth <= NAMED) lastKey = text.slice(start, Math.min(i, start + 64));
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (depth > 0 && depth <= NAMED) path.push(isArrayAt(arrayIndex, depth) ? String(arrayIndex[depth - 1]) : lastKey);
+      if (depth > 0 && depth <= NAMED)
+        path.push(isArrayAt(arrayIndex, depth) ? String(arrayIndex[depth - 1]) : lastKey);
       depth++;
       arrayIndex[depth - 1] = c === 0x5b ? 0 : -1;
-      if (depth > maxDepth) return { field: fieldName(`/${path.join("/")}`), message: `nested deeper than ${maxDepth} levels` };
+      if (depth > maxDepth)
+        return { field: fieldName(`/${path.join("/")}`), message: `nested deeper than ${maxDepth} levels` };
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
       if (depth > 0 && depth <= NAMED) path.pop();

@@ -17,7 +17,11 @@ export type CallCredentials = {
 };
 
 /** The assistant to connect to; throws AppError 401 / 400 / 404, or 429 for an address that failed too often. */
-export async function authorizeCall(db: Db, tokens: TokenResolver, credentials: CallCredentials): Promise<CallAssistant> {
+export async function authorizeCall(
+  db: Db,
+  tokens: TokenResolver,
+  credentials: CallCredentials,
+): Promise<CallAssistant> {
   const authorization = credentials.authorization ?? (credentials.token ? `Bearer ${credentials.token}` : null);
   tokens.admit(credentials.source, authorization);
   const principal = await tokens.resolve(authorization).catch((error: unknown) => {
@@ -37,7 +41,8 @@ export async function authorizeCall(db: Db, tokens: TokenResolver, credentials: 
 }
 
 function target({ assistantId, agentId }: CallCredentials): { kind: AssistantKind; id: string } {
-  if ((assistantId === null) === (agentId === null)) throw badRequest("assistantId", "give exactly one of assistantId and agentId");
+  if ((assistantId === null) === (agentId === null))
+    throw badRequest("assistantId", "give exactly one of assistantId and agentId");
   const [kind, id] = assistantId !== null ? (["assistant", assistantId] as const) : (["agent", agentId!] as const);
   if (!isUuid(id)) throw badRequest(`${kind}Id`, "must be a UUID");
   return { kind, id };

@@ -17,7 +17,13 @@ export type ToolWebhookRequest = {
 };
 
 /** `output` is what the LLM receives; the rest is for logs (never the headers: they may hold secrets). */
-export type ToolWebhookResult = { output: string; ok: boolean; status: number | null; durationMs: number; error?: string };
+export type ToolWebhookResult = {
+  output: string;
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  error?: string;
+};
 
 export const toolFailureMessage = "Error: the tool failed to respond. Tell the caller you couldn't complete that.";
 
@@ -27,7 +33,9 @@ const MAX_OUTPUT_BYTES = 256 * 1024;
 export async function callToolWebhook(request: ToolWebhookRequest): Promise<ToolWebhookResult> {
   const { serverUrl, headers = {}, name, callId, transport, parameters, guard, timeoutMs = 10_000 } = request;
   // the body is always JSON, whatever content type the configuration says
-  const staticHeaders = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type"));
+  const staticHeaders = Object.fromEntries(
+    Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type"),
+  );
   const body = Buffer.from(JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }));
   const res = await guardedExchange(guard, {
     url: serverUrl,
@@ -38,12 +46,20 @@ export async function callToolWebhook(request: ToolWebhookRequest): Promise<Tool
     maxResponseBytes: MAX_OUTPUT_BYTES,
   });
   const { statusCode: status, durationMs } = res;
-  const failed = (error?: string): ToolWebhookResult => ({ output: toolFailureMessage, ok: false, status, durationMs, ...(error ? { error } : {}) });
+  const failed = (error?: string): ToolWebhookResult => ({
+    output: toolFailureMessage,
+    ok: false,
+    status,
+    durationMs,
+    ...(error ? { error } : {}),
+  });
   // the LLM only ever sees the generic failure; the reason goes to the log through `error`
   if (res.timedOut) return failed(`timed out after ${timeoutMs} ms`);
   if (res.error !== null) return failed(res.error);
   if (status === null || status < 200 || status >= 300) {
-    return failed(status !== null && status >= 300 && status < 400 ? `redirect not followed (status ${status})` : undefined);
+    return failed(
+      status !== null && status >= 300 && status < 400 ? `redirect not followed (status ${status})` : undefined,
+    );
   }
   if (res.truncated) return failed(`response larger than ${MAX_OUTPUT_BYTES} bytes`);
   if (!res.complete) return failed(`response body not complete within ${timeoutMs} ms`);

@@ -35,11 +35,16 @@ export type Exchange = {
   durationMs: number;
 };
 
-type LookupCallback = (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+type LookupCallback = (
+  err: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
 
 export async function guardedExchange(guard: OutboundGuard, req: ExchangeRequest): Promise<Exchange> {
   const started = performance.now();
-  const failed = (error: string, flags: { refused?: boolean; timedOut?: boolean } = {}) => noAnswer(started, error, flags);
+  const failed = (error: string, flags: { refused?: boolean; timedOut?: boolean } = {}) =>
+    noAnswer(started, error, flags);
 
   let target: URL;
   try {
@@ -47,7 +52,8 @@ export async function guardedExchange(guard: OutboundGuard, req: ExchangeRequest
   } catch (err) {
     return failed(`invalid url: ${(err as Error).message}`);
   }
-  if (target.protocol !== "http:" && target.protocol !== "https:") return failed(`invalid url: unsupported scheme ${target.protocol}`);
+  if (target.protocol !== "http:" && target.protocol !== "https:")
+    return failed(`invalid url: unsupported scheme ${target.protocol}`);
   const hostname = target.hostname.replace(/^\[|\]$/g, "");
 
   let addresses: string[];
@@ -126,7 +132,13 @@ function send(
     }
 
     const timer = setTimeout(
-      () => finish(statusCode === null ? `no response within ${req.timeoutMs} ms` : null, false, false, statusCode === null),
+      () =>
+        finish(
+          statusCode === null ? `no response within ${req.timeoutMs} ms` : null,
+          false,
+          false,
+          statusCode === null,
+        ),
       remainingMs,
     );
 
@@ -152,5 +164,14 @@ function send(
 function noAnswer(started: number, error: string, flags: { refused?: boolean; timedOut?: boolean } = {}): Exchange {
   const { refused = false, timedOut = false } = flags;
   const durationMs = Math.round(performance.now() - started);
-  return { statusCode: null, body: Buffer.alloc(0), complete: false, truncated: false, error, refused, timedOut, durationMs };
+  return {
+    statusCode: null,
+    body: Buffer.alloc(0),
+    complete: false,
+    truncated: false,
+    error,
+    refused,
+    timedOut,
+    durationMs,
+  };
 }

@@ -26,7 +26,10 @@ type Cidr = [Address, number];
 export type Resolver = (host: string) => Promise<string[]>;
 
 export class OutboundRefusedError extends Error {
-  constructor(readonly host: string, readonly reason: string) {
+  constructor(
+    readonly host: string,
+    readonly reason: string,
+  ) {
     super(`destination refused: ${reason}`);
     this.name = "OutboundRefusedError";
   }
@@ -34,7 +37,8 @@ export class OutboundRefusedError extends Error {
 
 export type OutboundGuard = ReturnType<typeof createOutboundGuard>;
 
-const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 // Names that stand for this machine (RFC 6761): judged as its loopback addresses.
 const LOOPBACK_NAMES = /(^|\.)localhost$|^localhost\.localdomain$|^ip6-localhost$|^ip6-loopback$/;
@@ -142,7 +146,10 @@ export function createOutboundGuard(options: { allowCidrs: string[]; resolve?: R
     try {
       answers = await resolve(normalized);
     } catch (err) {
-      throw new OutboundRefusedError(host, `${normalized} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new OutboundRefusedError(
+        host,
+        `${normalized} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
     if (answers.length === 0) throw new OutboundRefusedError(host, `${normalized} has no address`);
     // every answer is checked: a name with one private answer among public ones is refused outright

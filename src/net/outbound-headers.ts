@@ -34,12 +34,15 @@ export function headerProblems(headers: Record<string, string>): { name: string;
   const seen = new Set<string>();
   for (const [name, value] of entries) {
     const lower = name.toLowerCase();
-    if (!TOKEN.test(name)) problems.push({ name, message: "a header name is a token: letters, digits and !#$%&'*+.^_`|~-" });
+    if (!TOKEN.test(name))
+      problems.push({ name, message: "a header name is a token: letters, digits and !#$%&'*+.^_`|~-" });
     else if (RESERVED.has(lower) || RESERVED_PREFIXES.some((prefix) => lower.startsWith(prefix)))
       problems.push({ name, message: `${name} is set by the service and cannot be configured` });
     else if (seen.has(lower)) problems.push({ name, message: "given twice (header names are case-insensitive)" });
-    else if (!FIELD_VALUE.test(value)) problems.push({ name, message: "the value may not contain CR, LF, NUL or other control characters" });
-    else if (value.length > MAX_HEADER_VALUE_LENGTH) problems.push({ name, message: `the value is longer than ${MAX_HEADER_VALUE_LENGTH} characters` });
+    else if (!FIELD_VALUE.test(value))
+      problems.push({ name, message: "the value may not contain CR, LF, NUL or other control characters" });
+    else if (value.length > MAX_HEADER_VALUE_LENGTH)
+      problems.push({ name, message: `the value is longer than ${MAX_HEADER_VALUE_LENGTH} characters` });
     seen.add(lower);
   }
   return problems;

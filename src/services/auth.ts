@@ -150,7 +150,10 @@ export function createOrganizationGate(db: DbOrTx) {
     known.set(key, Date.now() + ORG_CACHE_TTL_MS);
     return { vendorId, organizationId };
   }
-  return { require, forget: (vendorId: string, organizationId: string) => known.delete(`${vendorId}/${organizationId}`) };
+  return {
+    require,
+    forget: (vendorId: string, organizationId: string) => known.delete(`${vendorId}/${organizationId}`),
+  };
 }
 
 export type OrganizationGate = ReturnType<typeof createOrganizationGate>;

@@ -18,7 +18,9 @@ let bridgeHttp: string;
 
 beforeAll(async () => {
   api = await startTestApi();
-  bridge = await startBridge(loadConfig({ ...process.env, BRIDGE_INSTANCE_ID: `security-${process.pid}` }), { port: 0 });
+  bridge = await startBridge(loadConfig({ ...process.env, BRIDGE_INSTANCE_ID: `security-${process.pid}` }), {
+    port: 0,
+  });
   bridgeHttp = `http://127.0.0.1:${bridge.port}`;
 });
 afterAll(async () => {
@@ -26,7 +28,8 @@ afterAll(async () => {
   await api?.stop();
 });
 
-const bridgeCall = (token: string) => `${bridgeHttp}/v1/calls?assistantId=${randomUUID()}&token=${encodeURIComponent(token)}`;
+const bridgeCall = (token: string) =>
+  `${bridgeHttp}/v1/calls?assistantId=${randomUUID()}&token=${encodeURIComponent(token)}`;
 
 /**
  * A call request to the bridge as a plain HTTP GET (refusals come before the websocket upgrade).
@@ -39,16 +42,26 @@ async function callBridge(token: string) {
 
 type Answer = { status: number; retryAfter: string | null; body: any };
 /** GETs in order from `localAddress` (each 127.0.0.x is another client for the per-address throttle). */
-async function from(localAddress: string, requests: { url: string; headers?: Record<string, string> }[]): Promise<Answer[]> {
+async function from(
+  localAddress: string,
+  requests: { url: string; headers?: Record<string, string> }[],
+): Promise<Answer[]> {
   const list = JSON.stringify(requests.map((r) => ({ headers: {}, ...r })));
-  const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "test/security/requests-from.ts", localAddress, list], { cwd: repoRoot });
+  const { stdout } = await promisify(execFile)(
+    "node",
+    ["--import", "tsx", "test/security/requests-from.ts", localAddress, list],
+    { cwd: repoRoot },
+  );
   return JSON.parse(stdout) as Answer[];
 }
 
 describe("revocation", () => {
   test("a token revoked through the API is refused by the bridge within a second", async () => {
     const tenant = await createTenant(api.url, "revoke");
-    const created = await tenant.admin.post(`/api/v1/vendors/${tenant.vendorId}/api-tokens`, { name: "to revoke", organizationId: tenant.organizationId });
+    const created = await tenant.admin.post(`/api/v1/vendors/${tenant.vendorId}/api-tokens`, {
+      name: "to revoke",
+      organizationId: tenant.organizationId,
+    });
     const { id, token } = created.body.data as { id: string; token: string };
     // valid, and now in the bridge's 30 s cache
     expect((await callBridge(token)).status).toBe(404);
@@ -57,11 +70,16 @@ describe("revocation", () => {
     const revoked = await tenant.admin.delete(`/api/v1/vendors/${tenant.vendorId}/api-tokens/${id}`);
     expect(revoked.status).toBeLessThan(300);
     const start = Date.now();
-    let status = 0;
-    while (Date.now() - start < 1_000 && (status = (await callBridge(token)).status) !== 401) await Bun.sleep(20);
+    let status = (await callBridge(token)).status;
+    while (status !== 401 && Date.now() - start < 1_000) {
+      await Bun.sleep(20);
+      status = (await callBridge(token)).status;
+    }
     expect(status).toBe(401);
     expect(Date.now() - start).toBeLessThan(1_000);
-    expect((await fetch(`${api.url}${tenant.P}/assistants`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${api.url}${tenant.P}/assistants`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(401);
   });
 });
 
@@ -75,7 +93,11 @@ describe("failed-authentication throttle", () => {
     const valid = { authorization: `Bearer ${tenant.orgToken}` };
     const answers = await from("127.0.0.2", [
       { url: path, headers: valid },
-      ...wrong(AUTH_FAILURE_LIMIT + 3, () => path, (i) => ({ authorization: `Bearer vas_wrong_${i}` })),
+      ...wrong(
+        AUTH_FAILURE_LIMIT + 3,
+        () => path,
+        (i) => ({ authorization: `Bearer vas_wrong_${i}` }),
+      ),
       // no token at all is refused the same way
       { url: path },
       // the token this process knows valid passes from the throttled address; so does the admin token
@@ -89,11 +111,18 @@ describe("failed-authentication throttle", () => {
     const throttled = answers[AUTH_FAILURE_LIMIT + 1]!;
     expect(Number(throttled.retryAfter)).toBeGreaterThan(0);
     expect(Number(throttled.retryAfter)).toBeLessThanOrEqual(60);
-    expect(throttled.body).toMatchObject({ success: false, data: null, message: expect.stringContaining("too many failed authentication") });
+    expect(throttled.body).toMatchObject({
+      success: false,
+      data: null,
+      message: expect.stringContaining("too many failed authentication"),
+    });
     expect(throttled.body.traceId).toBeString();
 
     // another address is not throttled: a wrong token there is a plain 401, a valid one works
-    const other = await from("127.0.0.3", [{ url: path, headers: { authorization: "Bearer vas_wrong" } }, { url: path, headers: valid }]);
+    const other = await from("127.0.0.3", [
+      { url: path, headers: { authorization: "Bearer vas_wrong" } },
+      { url: path, headers: valid },
+    ]);
     expect(other.map((a) => a.status)).toEqual([401, 200]);
   });
 
@@ -107,7 +136,11 @@ describe("failed-authentication throttle", () => {
     expect(answers.map((a) => a.status)).toEqual([404, ...Array(AUTH_FAILURE_LIMIT).fill(401), 429, 429, 404]);
     const throttled = answers[AUTH_FAILURE_LIMIT + 1]!;
     expect(Number(throttled.retryAfter)).toBeGreaterThan(0);
-    expect(throttled.body).toMatchObject({ success: false, data: null, message: expect.stringContaining("too many failed authentication") });
+    expect(throttled.body).toMatchObject({
+      success: false,
+      data: null,
+      message: expect.stringContaining("too many failed authentication"),
+    });
     expect((await from("127.0.0.5", [{ url: bridgeCall("wrong") }]))[0]?.status).toBe(401);
   });
 });

@@ -4,7 +4,11 @@
 import { sendHook } from "../../src/events/send-hook";
 import { createOutboundGuard } from "../../src/net/outbound-guard";
 
-const { url, allowCidrs, answers } = JSON.parse(process.argv[2] ?? "{}") as { url: string; allowCidrs: string[]; answers: string[][] };
+const { url, allowCidrs, answers } = JSON.parse(process.argv[2] ?? "{}") as {
+  url: string;
+  allowCidrs: string[];
+  answers: string[][];
+};
 let lookups = 0;
 const resolve = async () => answers[Math.min(lookups++, answers.length - 1)] ?? [];
 const guard = createOutboundGuard({ allowCidrs, resolve });

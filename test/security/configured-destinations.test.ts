@@ -13,8 +13,12 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const hook = (parameters: Record<string, unknown>) => ({ type: "call_concluded", parameters });
-const tool = (parameters: Record<string, unknown>) => ({ type: "tool_webhook", parameters: { name: "t", schema: toolSchema("t"), ...parameters } });
-const createAssistant = (body: Record<string, unknown>) => tenant.org.post(`${tenant.P}/assistants`, { name: "a", ...body });
+const tool = (parameters: Record<string, unknown>) => ({
+  type: "tool_webhook",
+  parameters: { name: "t", schema: toolSchema("t"), ...parameters },
+});
+const createAssistant = (body: Record<string, unknown>) =>
+  tenant.org.post(`${tenant.P}/assistants`, { name: "a", ...body });
 
 const refusedHosts = [
   "127.0.0.1",
@@ -45,12 +49,17 @@ describe("hook urls", () => {
     test(`http://${host}/ is refused, naming callEventHooks[0].parameters.url`, async () => {
       const res = await createAssistant({ callEventHooks: [hook({ url: `http://${host}:8080/hook` })] });
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([{ field: "callEventHooks[0].parameters.url", message: expect.stringContaining("not an allowed destination: ") }]);
+      expect(res.body.errors).toEqual([
+        { field: "callEventHooks[0].parameters.url", message: expect.stringContaining("not an allowed destination: ") },
+      ]);
     });
 
   test("an allowed range and a public name are accepted (names are checked again when sent)", async () => {
     const res = await createAssistant({
-      callEventHooks: [hook({ url: "http://127.0.0.2:8080/hook" }), { type: "call_started", parameters: { url: "https://hooks.example.com/in" } }],
+      callEventHooks: [
+        hook({ url: "http://127.0.0.2:8080/hook" }),
+        { type: "call_started", parameters: { url: "https://hooks.example.com/in" } },
+      ],
     });
     expect(res.status).toBe(201);
   });
@@ -68,14 +77,25 @@ describe("tool serverUrls and SIP hostnames", () => {
 
   test("a refused SIP registrar names hostname, on create and on update", async () => {
     const credential = { port: 5060, username: "u", password: "p" };
-    for (const hostname of ["127.0.0.1", "0x7f000001", "2130706433", "localhost", "[::1]", "10.1.1.1", "169.254.169.254"]) {
+    for (const hostname of [
+      "127.0.0.1",
+      "0x7f000001",
+      "2130706433",
+      "localhost",
+      "[::1]",
+      "10.1.1.1",
+      "169.254.169.254",
+    ]) {
       const res = await tenant.org.post(`${tenant.P}/sip/credentials`, { ...credential, hostname });
       expect(res.status).toBe(400);
       expect(res.body.errors[0].field).toBe("hostname");
     }
     const created = await tenant.org.post(`${tenant.P}/sip/credentials`, { ...credential, hostname: "127.0.0.2" });
     expect(created.status).toBe(201);
-    const updated = await tenant.org.put(`${tenant.P}/sip/credentials/${created.body.data.id}`, { ...credential, hostname: "127.0.0.1" });
+    const updated = await tenant.org.put(`${tenant.P}/sip/credentials/${created.body.data.id}`, {
+      ...credential,
+      hostname: "127.0.0.1",
+    });
     expect(updated.status).toBe(400);
     expect(updated.body.errors[0].field).toBe("hostname");
   });
@@ -104,19 +124,26 @@ describe("headers (point 3)", () => {
     test(`header name ${JSON.stringify(name)} is refused, naming it`, async () => {
       const res = await createAssistant({ callEventHooks: [hook({ url, headers: { [name]: "v" } })] });
       expect(res.status).toBe(400);
-      expect(res.body.errors[0].field).toBe(name ? `callEventHooks[0].parameters.headers.${name}` : "callEventHooks[0].parameters.headers");
+      expect(res.body.errors[0].field).toBe(
+        name ? `callEventHooks[0].parameters.headers.${name}` : "callEventHooks[0].parameters.headers",
+      );
     });
 
   for (const value of ["a\r\nX-Injected: 1", "a\nb", "a\rb", "nul\u0000", "bell\u0007", "wide\u2028"])
     test(`header value ${JSON.stringify(value)} is refused, naming the header`, async () => {
       const res = await createAssistant({ extensions: [tool({ serverUrl: url, headers: { "X-Token": value } })] });
       expect(res.status).toBe(400);
-      expect(res.body.errors[0]).toEqual({ field: "extensions[0].parameters.headers.X-Token", message: expect.stringContaining("CR, LF, NUL") });
+      expect(res.body.errors[0]).toEqual({
+        field: "extensions[0].parameters.headers.X-Token",
+        message: expect.stringContaining("CR, LF, NUL"),
+      });
     });
 
   test("ordinary headers pass, and one name given in two spellings is refused", async () => {
     const ok = await createAssistant({
-      callEventHooks: [hook({ url, headers: { Authorization: "Bearer abc", "X-Api-Key": "k\tv", "x-trace_id.1": "é" } })],
+      callEventHooks: [
+        hook({ url, headers: { Authorization: "Bearer abc", "X-Api-Key": "k\tv", "x-trace_id.1": "é" } }),
+      ],
     });
     expect(ok.status).toBe(201);
     const twice = await createAssistant({ callEventHooks: [hook({ url, headers: { "X-Key": "a", "x-key": "b" } })] });

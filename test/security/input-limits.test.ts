@@ -19,11 +19,21 @@ let tenant: Tenant;
 // the API as its own process, so its memory is its own
 beforeAll(async () => {
   const port = await freePort();
-  proc = spawn("bun", ["src/index.ts"], { cwd: repoRoot, env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn" }, stdio: "ignore" });
+  proc = spawn("bun", ["src/index.ts"], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn" },
+    stdio: "ignore",
+  });
   reapWithParent(proc.pid!);
   url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 200) throw new Error("the API did not start");
     await Bun.sleep(50);
   }
@@ -45,7 +55,7 @@ const post = (path: string, body: string | ReadableStream<Uint8Array>, headers: 
 /** A JSON assistant body whose text is `bytes` long, as one string (or as a stream with no Content-Length). */
 function bigAssistant(bytes: number): string {
   const head = '{"name":"big","systemPrompt":"';
-  return head + "x".repeat(bytes - head.length - 2) + '"}';
+  return `${head + "x".repeat(bytes - head.length - 2)}"}`;
 }
 
 function streamOf(text: string, chunk = 64 * 1024): ReadableStream<Uint8Array> {
@@ -54,13 +64,14 @@ function streamOf(text: string, chunk = 64 * 1024): ReadableStream<Uint8Array> {
   return new ReadableStream({
     pull(controller) {
       if (offset >= bytes.length) return controller.close();
-      controller.enqueue(bytes.subarray(offset, (offset += chunk)));
+      controller.enqueue(bytes.subarray(offset, offset + chunk));
+      offset += chunk;
     },
   });
 }
 
 const jsonOf = (res: Response): Promise<any> => res.json();
-const deepParameters = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+const deepParameters = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 
 describe("body size", () => {
   test("a 20 MB body with Content-Length: 413 in the envelope, before it is read", async () => {
@@ -95,28 +106,50 @@ describe("nesting and free-form parameters", () => {
     const res = await post(`${tenant.P}/assistants`, body);
     expect(res.status).toBe(400);
     const json = await jsonOf(res);
-    expect(json.errors[0]).toEqual({ field: "extensions[0].parameters.a.a.a.a.a", message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(json.errors[0]).toEqual({
+      field: "extensions[0].parameters.a.a.a.a.a",
+      message: `nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
   });
 
   test("parameters within the body's depth but over their own: 400 naming the parameters", async () => {
-    const body = { name: "deep", callEventHooks: [{ type: "custom_hook", parameters: JSON.parse(deepParameters(MAX_PARAMETERS_DEPTH + 1)) }] };
+    const body = {
+      name: "deep",
+      callEventHooks: [{ type: "custom_hook", parameters: JSON.parse(deepParameters(MAX_PARAMETERS_DEPTH + 1)) }],
+    };
     const res = await post(`${tenant.P}/assistants`, JSON.stringify(body));
     expect(res.status).toBe(400);
-    expect((await jsonOf(res)).errors).toContainEqual({ field: "callEventHooks[0].parameters", message: `nested deeper than ${MAX_PARAMETERS_DEPTH} levels` });
+    expect((await jsonOf(res)).errors).toContainEqual({
+      field: "callEventHooks[0].parameters",
+      message: `nested deeper than ${MAX_PARAMETERS_DEPTH} levels`,
+    });
   });
 
   test("parameters larger than their limit: 400 naming them", async () => {
-    const body = { name: "wide", extensions: [{ type: "custom", parameters: { blob: "x".repeat(MAX_PARAMETERS_BYTES) } }] };
+    const body = {
+      name: "wide",
+      extensions: [{ type: "custom", parameters: { blob: "x".repeat(MAX_PARAMETERS_BYTES) } }],
+    };
     const res = await post(`${tenant.P}/assistants`, JSON.stringify(body));
     expect(res.status).toBe(400);
-    expect((await jsonOf(res)).errors).toContainEqual({ field: "extensions[0].parameters", message: `larger than ${MAX_PARAMETERS_BYTES} bytes as JSON` });
+    expect((await jsonOf(res)).errors).toContainEqual({
+      field: "extensions[0].parameters",
+      message: `larger than ${MAX_PARAMETERS_BYTES} bytes as JSON`,
+    });
   });
 
   test("strategy parameters are bounded the same way", async () => {
-    const body = { name: "s", type: "openai_realtime", parameters: JSON.parse(deepParameters(MAX_PARAMETERS_DEPTH + 1)) };
+    const body = {
+      name: "s",
+      type: "openai_realtime",
+      parameters: JSON.parse(deepParameters(MAX_PARAMETERS_DEPTH + 1)),
+    };
     const res = await post(`${tenant.P}/llm-generation-strategies`, JSON.stringify(body));
     expect(res.status).toBe(400);
-    expect((await jsonOf(res)).errors).toContainEqual({ field: "parameters", message: `nested deeper than ${MAX_PARAMETERS_DEPTH} levels` });
+    expect((await jsonOf(res)).errors).toContainEqual({
+      field: "parameters",
+      message: `nested deeper than ${MAX_PARAMETERS_DEPTH} levels`,
+    });
   });
 });
 
@@ -127,7 +160,10 @@ test("memory: rounds of four 20 MB bodies at once (declared and streamed) and de
       post(`${tenant.P}/assistants`, bigAssistant(20 * MB)).then((r) => r.status),
       post(`${tenant.P}/assistants`, streamOf(bigAssistant(20 * MB))).then((r) => r.status),
       post(`${tenant.P}/assistants`, streamOf(bigAssistant(20 * MB))).then((r) => r.status),
-      post(`${tenant.P}/assistants`, `{"name":"d","extensions":[{"type":"c","parameters":${deepParameters(100_000)}}]}`).then((r) => r.status),
+      post(
+        `${tenant.P}/assistants`,
+        `{"name":"d","extensions":[{"type":"c","parameters":${deepParameters(100_000)}}]}`,
+      ).then((r) => r.status),
     ]);
   // the first rounds of a fresh process allocate for code paths and buffers it keeps, not per body
   for (let i = 0; i < 3; i++) expect(await burst()).toEqual([413, 413, 413, 413, 400]);
@@ -136,7 +172,9 @@ test("memory: rounds of four 20 MB bodies at once (declared and streamed) and de
   for (let i = 0; i < rounds; i++) expect(await burst()).toEqual([413, 413, 413, 413, 400]);
   const grown = rssBytes() - before;
   // 100 MB offered per round; before the limits, four 20 MB bodies grew it by about 950 MB
-  console.error(`[input-limits] API RSS ${(before / MB).toFixed(1)} MB, after ${rounds} more rounds +${(grown / MB).toFixed(1)} MB`);
+  console.error(
+    `[input-limits] API RSS ${(before / MB).toFixed(1)} MB, after ${rounds} more rounds +${(grown / MB).toFixed(1)} MB`,
+  );
   // 25 refused requests (500 MB offered): about a body limit each at most; RSS itself moves by ~10 MB either way
   expect(grown).toBeLessThan(32 * MAX_BODY_BYTES);
 }, 60_000);

@@ -11,7 +11,11 @@ export type Listener = {
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string };
 
-export async function listen(host: string, port = 0, answer: (path: string) => Answer = () => ({ status: 200, body: "ok" })): Promise<Listener> {
+export async function listen(
+  host: string,
+  port = 0,
+  answer: (path: string) => Answer = () => ({ status: 200, body: "ok" }),
+): Promise<Listener> {
   const requests: Listener["requests"] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ path: req.url ?? "", headers: req.headers });

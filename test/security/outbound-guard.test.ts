@@ -22,7 +22,9 @@ let port: number;
 
 beforeAll(async () => {
   pair = await listenPair((path) =>
-    path === "/redirect" ? { status: 302, headers: { location: `http://127.0.0.1:${port}/secret` } } : { status: 200, body: "reached" },
+    path === "/redirect"
+      ? { status: 302, headers: { location: `http://127.0.0.1:${port}/secret` } }
+      : { status: 200, body: "reached" },
   );
   ({ allowed, internal, port } = pair);
 });
@@ -100,7 +102,10 @@ describe("names are resolved once and every answer is checked", () => {
   test("a name that resolves to loopback is refused", async () => {
     const resolve = scripted(["127.0.0.1"]);
     const res = await hook(`http://internal.example:${port}/x`, createOutboundGuard({ allowCidrs: [], resolve }));
-    expect(res).toMatchObject({ refused: true, error: expect.stringContaining("internal.example resolves to 127.0.0.1") });
+    expect(res).toMatchObject({
+      refused: true,
+      error: expect.stringContaining("internal.example resolves to 127.0.0.1"),
+    });
     expect(internal.requests).toHaveLength(0);
   });
 
@@ -144,7 +149,11 @@ describe("names are resolved once and every answer is checked", () => {
     // async: the listeners live in this process and must keep answering while node runs
     const run = async (answers: string[][]) => {
       const arg = JSON.stringify({ url: `http://rebind.example:${port}/node`, allowCidrs: ["127.0.0.2/32"], answers });
-      const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "test/security/child-exchange.ts", arg], { cwd: repoRoot });
+      const { stdout } = await promisify(execFile)(
+        "node",
+        ["--import", "tsx", "test/security/child-exchange.ts", arg],
+        { cwd: repoRoot },
+      );
       return JSON.parse(stdout) as { ok: boolean; refused?: boolean; lookups: number; runtime: string };
     };
     const before = internal.requests.length;
@@ -169,15 +178,27 @@ describe("TLS through the checked address", () => {
   afterAll(() => server.close());
 
   const exchange = async (runtime: string[], name: string) => {
-    const arg = JSON.stringify({ url: `https://${name}:${tlsPort}/tls`, allowCidrs: ["127.0.0.2/32"], answers: [["127.0.0.2"]] });
+    const arg = JSON.stringify({
+      url: `https://${name}:${tlsPort}/tls`,
+      allowCidrs: ["127.0.0.2/32"],
+      answers: [["127.0.0.2"]],
+    });
     const env = { ...process.env, NODE_EXTRA_CA_CERTS: `${fixtures}tls-example.crt` };
-    const { stdout } = await promisify(execFile)(runtime[0]!, [...runtime.slice(1), "test/security/child-exchange.ts", arg], { cwd: repoRoot, env });
+    const { stdout } = await promisify(execFile)(
+      runtime[0]!,
+      [...runtime.slice(1), "test/security/child-exchange.ts", arg],
+      { cwd: repoRoot, env },
+    );
     return JSON.parse(stdout) as { ok: boolean; error: string | null; responseExcerpt: string | null; lookups: number };
   };
 
   for (const runtime of [["node", "--import", "tsx"], ["bun"]])
     test(`${runtime[0]}: the certificate is verified against the URL's name, not the address connected to`, async () => {
-      expect(await exchange(runtime, "tls.example")).toMatchObject({ ok: true, responseExcerpt: `tls tls.example:${tlsPort}`, lookups: 1 });
+      expect(await exchange(runtime, "tls.example")).toMatchObject({
+        ok: true,
+        responseExcerpt: `tls tls.example:${tlsPort}`,
+        lookups: 1,
+      });
       const other = await exchange(runtime, "other.example");
       expect(other.ok).toBe(false);
       expect(other.error).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
@@ -201,7 +222,9 @@ describe("OUTBOUND_ALLOW_CIDRS opens ranges explicitly", () => {
   });
 
   test("a malformed entry stops the process at start-up with its name", () => {
-    expect(() => parseAllowCidrs("10.0.0.0/8,not-a-range")).toThrow('OUTBOUND_ALLOW_CIDRS: "not-a-range" is not a CIDR');
+    expect(() => parseAllowCidrs("10.0.0.0/8,not-a-range")).toThrow(
+      'OUTBOUND_ALLOW_CIDRS: "not-a-range" is not a CIDR',
+    );
   });
 });
 
@@ -225,7 +248,12 @@ describe("redirects are not followed", () => {
       parameters: {},
       guard,
     });
-    expect(res).toMatchObject({ ok: false, status: 302, output: toolFailureMessage, error: "redirect not followed (status 302)" });
+    expect(res).toMatchObject({
+      ok: false,
+      status: 302,
+      output: toolFailureMessage,
+      error: "redirect not followed (status 302)",
+    });
     expect(internal.requests.length).toBe(before);
   });
 });
@@ -255,7 +283,11 @@ describe("the hook worker (Node, real Temporal)", () => {
         { url: `http://127.0.0.2:${port}/allowed` },
       ]);
       const before = internal.requests.length;
-      const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+      const { deliveryIds } = await emit(db, {
+        organizationId: a.organizationId,
+        assistantId: a.assistantId,
+        event: callConcluded(),
+      });
       const rows = await waitForStatus(db, deliveryIds, ["SUCCEEDED", "FAILED"], 20_000);
       const refused = rows.find((r) => r.url.endsWith("/internal"))!;
       const delivered = rows.find((r) => r.url.endsWith("/allowed"))!;
@@ -263,7 +295,10 @@ describe("the hook worker (Node, real Temporal)", () => {
       expect(delivered).toMatchObject({ status: "SUCCEEDED" });
       const attempts = await attemptsOf(db, refused.id);
       expect(attempts).toHaveLength(1);
-      expect(attempts[0]).toMatchObject({ statusCode: null, error: "destination refused: 127.0.0.1 is in the loopback range" });
+      expect(attempts[0]).toMatchObject({
+        statusCode: null,
+        error: "destination refused: 127.0.0.1 is in the loopback range",
+      });
       expect(internal.requests.length).toBe(before);
       expect(allowed.requests.some((r) => r.path === "/allowed")).toBe(true);
     } finally {

@@ -4,14 +4,23 @@
 import http from "node:http";
 
 type Answer = { status: number; retryAfter: string | null; body: unknown };
-const [localAddress, list] = [process.argv[2]!, JSON.parse(process.argv[3] ?? "[]") as { url: string; headers: Record<string, string> }[]];
+const [localAddress, list] = [
+  process.argv[2]!,
+  JSON.parse(process.argv[3] ?? "[]") as { url: string; headers: Record<string, string> }[],
+];
 
 function get(url: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers, localAddress, agent: false }, (res) => {
       let text = "";
       res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers["retry-after"] as string) ?? null, body: JSON.parse(text) }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          retryAfter: (res.headers["retry-after"] as string) ?? null,
+          body: JSON.parse(text),
+        }),
+      );
     });
     req.on("error", reject);
   });
