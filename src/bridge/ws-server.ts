@@ -4,12 +4,14 @@ import type { ServerWebSocket } from "bun";
 import type { Config } from "../config";
 import { createDb } from "../db/client";
 import { AppError, badRequest, describeError } from "../errors";
+import { within } from "../lib/within";
 import { log } from "../log";
 import { metricsResponse } from "../metrics/serve";
 import { failure } from "../models/envelope";
 import { createTokenResolver, hearRevocations } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
+import { BridgeReaper } from "../calls/bridge-reaper";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
 import { ConclusionSpool } from "../calls/conclusion-spool";
 import { ConclusionWriter, spoolDirOf } from "../calls/conclusion-writer";
@@ -40,6 +42,9 @@ export async function startBridge(config: Config, options: { port?: number } = {
   await conclusions.replay();
   const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
   if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId: config.bridge.instanceId });
+  // alive (and reaping the calls of bridges that are not) before the first call
+  const reaper = new BridgeReaper(db, config.bridge.instanceId, { intervalMs: config.bridge.heartbeatMs, ttlMs: config.bridge.heartbeatTtlMs });
+  await reaper.start();
 
   const track = (call: CallHandle) => {
     calls.add(call);
@@ -121,6 +126,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
       await ending;
       clearTimeout(grace);
       conclusions.stop();
+      // a database that went away must not hold the stop: the row then simply expires
+      await within(reaper.stop(), 2_000, "removing the heartbeat").catch((error) => log.warn("bridge heartbeat not removed", { error: describeError(error) }));
       server.stop(true);
       await revocations.unlisten();
       await closeDb();

@@ -1,15 +1,16 @@
 // A crashed bridge must not leave calls active forever: the real start:bridge process is killed with
 // SIGKILL mid-call, started again, and closes the call it owned with a call_concluded event.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { hostname } from "node:os";
 import { and, eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
 import { hookDeliveries, hookEventBodies } from "../../src/db/schema";
 import { at } from "../hooks/fixtures";
-import { freePort, reapWithParent } from "../helpers/temporal";
+import { freePort } from "../helpers/temporal";
 import { dialNative } from "../helpers/ws-caller";
+import { startBridgeProcess, killHard } from "./bridge-process";
 import { agentTask, createAssistant, startWorld, type World } from "./fixtures";
 
 const { db, close } = createDb(process.env.DATABASE_URL!, { max: 2 });
@@ -17,18 +18,8 @@ let world: World;
 let port: number;
 let bridge: ChildProcess | null = null;
 
-/** `bun src/bridge/main.ts` on `port`, resolved once it listens. */
-function startBridgeProcess(): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, OPENAI_REALTIME_URL: world.realtime.url, BRIDGE_PORT: String(port), LOG_LEVEL: "info", BRIDGE_INSTANCE_ID: "" };
-    const proc = spawn("bun", ["src/bridge/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    reapWithParent(proc.pid!, "KILL");
-    let stderr = "";
-    proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    proc.stdout!.on("data", (d: Buffer) => d.toString().includes('"bridge listening"') && resolve(proc));
-    proc.once("exit", (code) => reject(new Error(`bridge exited (${code}): ${stderr}`)));
-  });
-}
+/** `bun src/bridge/main.ts` on `port` with the default instance id (host and port). */
+const startBridge = () => startBridgeProcess({ OPENAI_REALTIME_URL: world.realtime.url, BRIDGE_PORT: String(port), BRIDGE_INSTANCE_ID: "" });
 
 beforeAll(async () => {
   [world, port] = await Promise.all([startWorld(), freePort()]);
@@ -45,19 +36,17 @@ test("the instance id is stable across restarts by default: host and port", () =
 
 test("a restarted bridge fails and concludes the calls a crash left active", async () => {
   const assistant = await createAssistant(world, { greeting: "Hello." });
-  bridge = await startBridgeProcess();
+  bridge = await startBridge();
   const caller = await dialNative(`ws://127.0.0.1:${port}`, { assistantId: assistant.id, sampleRate: "8000", token: world.tenant.orgToken });
   const { callId } = await caller.waitFor((e) => e.type === "ready");
   caller.startStreaming();
   await caller.waitForAgentAudio();
-  const exited = new Promise((resolve) => bridge!.once("exit", resolve));
-  bridge.kill("SIGKILL");
-  await Promise.all([exited, caller.closed]);
+  await Promise.all([killHard(bridge), caller.closed]);
   const left = await agentTask(world, callId);
   expect(left).toMatchObject({ status: "active", endedAt: null });
   expect(left.startedAt).not.toBeNull();
 
-  bridge = await startBridgeProcess(); // recovery runs before it listens
+  bridge = await startBridge(); // recovery runs before it listens
   const task = await agentTask(world, callId);
   expect(task).toMatchObject({ status: "failed", error: "bridge restarted" });
   const deliveries = await db
