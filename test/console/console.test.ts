@@ -105,7 +105,9 @@ describe("the console", () => {
     expect(total(during, "vas_calls_active", { transport: "websocket" }) - total(before, "vas_calls_active", { transport: "websocket" })).toBe(1);
     await page.waitForSelector("#transcript .assistant:has-text('Hello, Acme here.')", { timeout: 15_000 });
     await page.waitForSelector("#transcript .user:has-text('Where is my order forty two?')", { timeout: 30_000 });
-    await page.waitForSelector("#transcript .tool:has-text('lookup_order')", { timeout: 15_000 });
+    // the bridge's tool_call and tool_result notices, as they happen
+    await page.waitForSelector(`#transcript .tool:has-text('→ lookup_order({"orderId":"42"})')`, { timeout: 15_000 });
+    await page.waitForSelector("#transcript .tool:has-text('← lookup_order: Order 42 ships tomorrow.')", { timeout: 15_000 });
     await page.waitForSelector("#transcript .assistant:has-text('Order 42 ships tomorrow.')", { timeout: 15_000 });
     await Bun.sleep(1500); // let the reply play out
     await shot("talk");
