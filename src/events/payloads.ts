@@ -59,12 +59,18 @@ export function stripNulls(value: unknown): unknown {
   return value;
 }
 
-/** The exact JSON body sent for an event: nulls omitted, messages in chronological order. */
+/** A message without its null fields; a tool call's parameters are the LLM's arguments and keep theirs. */
+function messageWithoutNulls(message: CallMessage): unknown {
+  if (message.type !== "tool_call") return stripNulls(message);
+  const { parameters, ...fields } = message;
+  return { ...(stripNulls(fields) as object), parameters };
+}
+
+/** The exact JSON body sent for an event: null fields omitted, messages in chronological order. */
 export function serializePayload(event: CallEventPayload): string {
-  const ordered =
-    event.type === "call_concluded"
-      ? // a stable sort keeps the bridge's order for messages with the same timestamp
-        { ...event, messages: [...event.messages].sort((a, b) => a.timestamp - b.timestamp) }
-      : event;
-  return JSON.stringify(stripNulls(ordered));
+  if (event.type === "call_started") return JSON.stringify(stripNulls(event));
+  const { messages, ...fields } = event;
+  // a stable sort keeps the bridge's order for messages with the same timestamp
+  const ordered = [...messages].sort((a, b) => a.timestamp - b.timestamp).map(messageWithoutNulls);
+  return JSON.stringify({ ...(stripNulls(fields) as object), messages: ordered });
 }
