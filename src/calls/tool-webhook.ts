@@ -1,5 +1,6 @@
 // Calls a tool_webhook extension's server while the LLM waits for the result, through the outbound guard.
 import { guardedExchange } from "../net/guarded-request";
+import { headersRefusal } from "../net/outbound-headers";
 import type { OutboundGuard } from "../net/outbound-guard";
 
 export type ToolTransport = { type: "sip" | "websocket"; calledNumber?: string; callingNumber?: string };
@@ -36,6 +37,8 @@ export async function callToolWebhook(request: ToolWebhookRequest): Promise<Tool
   const staticHeaders = Object.fromEntries(
     Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type"),
   );
+  const badHeaders = headersRefusal(staticHeaders);
+  if (badHeaders) return { output: toolFailureMessage, ok: false, status: null, durationMs: 0, error: badHeaders };
   const body = Buffer.from(JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }));
   const res = await guardedExchange(guard, {
     url: serverUrl,

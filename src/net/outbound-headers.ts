@@ -3,7 +3,9 @@
 // node:http would refuse at send time), and the headers that frame the message, steer the connection
 // or proxies, or carry our signature are ours alone.
 //
-// API: headerProblems(headers) -> [{ name, message }] (empty when all are fine)
+// API: headerProblems(headers) -> [{ name, message }] (empty when all are fine), for the API's 400s;
+//      headersRefusal(headers) -> why stored headers cannot be sent, or null, for the senders (rows
+//      written before these checks existed are refused, not sent).
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // field-vchar, SP and HTAB (RFC 9110 5.5); obs-text (0x80-0xFF) as node:http accepts it
@@ -46,4 +48,11 @@ export function headerProblems(headers: Record<string, string>): { name: string;
     seen.add(lower);
   }
   return problems;
+}
+
+export function headersRefusal(headers: Record<string, string>): string | null {
+  const [first] = headerProblems(headers);
+  return first
+    ? `configured header ${first.name ? `${JSON.stringify(first.name)} ` : ""}not sent: ${first.message}`
+    : null;
 }

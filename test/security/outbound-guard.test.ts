@@ -307,3 +307,41 @@ describe("the hook worker (Node, real Temporal)", () => {
     }
   }, 60_000);
 });
+
+test("headers stored before the API checked them are refused at send time, not sent", async () => {
+  const guard = createOutboundGuard({ allowCidrs: ["127.0.0.2/32"] });
+  const before = allowed.requests.length;
+  const hookRes = await sendHook({
+    url: `http://127.0.0.2:${port}/stored`,
+    method: "POST",
+    headers: { Host: "internal.admin" },
+    signature: { "webhook-id": "msg_1" },
+    body: Buffer.from("{}"),
+    timeoutMs: 2_000,
+    guard,
+  });
+  expect(hookRes).toMatchObject({ ok: false, refused: true, error: expect.stringContaining('"Host"') });
+  const toolRes = await callToolWebhook({
+    serverUrl: `http://127.0.0.2:${port}/stored`,
+    headers: { "X-Evil": "a\r\nHost: internal.admin" },
+    name: "t",
+    callId: "c",
+    transport: { type: "websocket" },
+    parameters: {},
+    guard,
+  });
+  expect(toolRes).toMatchObject({ ok: false, output: toolFailureMessage, error: expect.stringContaining('"X-Evil"') });
+  expect(allowed.requests.length).toBe(before);
+  // our own signature headers still go out with a hook's ordinary headers
+  const signed = await sendHook({
+    url: `http://127.0.0.2:${port}/signed`,
+    method: "POST",
+    headers: { authorization: "Bearer t" },
+    signature: { "webhook-id": "msg_2" },
+    body: Buffer.from("{}"),
+    timeoutMs: 2_000,
+    guard,
+  });
+  expect(signed.ok).toBe(true);
+  expect(allowed.requests.at(-1)?.headers["webhook-id"]).toBe("msg_2");
+});

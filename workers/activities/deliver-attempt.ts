@@ -62,7 +62,8 @@ async function send(deps: ActivityDeps, guard: OutboundGuard, row: HookDeliveryR
   return sendHook({
     url: row.url,
     method: row.method,
-    headers: { ...row.headers, ...signature },
+    headers: row.headers,
+    signature,
     body,
     timeoutMs: deps.config.hooks.timeoutMs,
     guard,
