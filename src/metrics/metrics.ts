@@ -4,7 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: "vas_process_" });
+collectDefaultMetrics({ register: registry, prefix: "vas_" });
 
 // latency buckets in seconds: from sub-millisecond API reads to multi-second provider handshakes
 const fast = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -163,7 +163,7 @@ export function registerCollectedGauge<L extends string>(options: {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const { labels, value } of await read()) this.set(labels as never, value);
+      for (const { labels, value } of await read()) this.set(labels, value);
     },
   });
 }
