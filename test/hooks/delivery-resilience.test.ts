@@ -10,7 +10,17 @@ import { connectTemporal } from "../../src/temporal/client";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, freePort, startDevServer, startWorker, type TestWorker } from "../helpers/temporal";
-import { at, attemptsOf, callConcluded, createAssistantWithHooks, deliveryRow, emit, emitOne, openDb, waitForStatus } from "./fixtures";
+import {
+  at,
+  attemptsOf,
+  callConcluded,
+  createAssistantWithHooks,
+  deliveryRow,
+  emit,
+  emitOne,
+  openDb,
+  waitForStatus,
+} from "./fixtures";
 
 const { db, close } = openDb();
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -23,6 +33,16 @@ async function receiverFor(responder: Parameters<typeof startReceiver>[0]): Prom
   const r = await startReceiver(responder);
   cleanup.push(() => r.close());
   return r;
+}
+
+/** Runs `fn` with a worker of its own, stopped when `fn` ends (pass or fail): one dispatcher at a time. */
+async function withWorker(options: Parameters<typeof startWorker>[0], fn: (worker: TestWorker) => Promise<void>) {
+  const worker = await startWorker(options);
+  try {
+    await fn(worker);
+  } finally {
+    await worker.kill("SIGKILL");
+  }
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string) {
@@ -45,7 +65,11 @@ describe("worker crash", () => {
   test("a worker killed in the middle of a backoff is replaced and the delivery completes", async () => {
     const receiver = await receiverFor(failTimes(2));
     const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
-    const id = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    const id = await emitOne(db, {
+      organizationId: a.organizationId,
+      assistantId: a.assistantId,
+      event: callConcluded(),
+    });
 
     // attempt 2 failed and recorded: a 2 s wait has begun
     await until(async () => (await deliveryRow(db, id)).attemptCount === 2, 15_000, "attempt 2");
@@ -65,49 +89,59 @@ describe("an attempt cut by a lost worker", () => {
   test("is sent again within seconds, not after the attempt time-out, with the same webhook-id", async () => {
     const { address } = await ensureTemporal();
     // a minute-long HTTP time-out and backoff: only a prompt re-run of the cut attempt delivers in time
-    const lost = await startWorker({ address, backoffBaseMs: 60_000, timeoutMs: 60_000 });
-    cleanup.push(() => lost.kill());
-    const receiver = await receiverFor((_req, i) => (i === 0 ? "hang" : { status: 200 }));
-    const a = await createAssistantWithHooks(db, [{ url: receiver.url, secret: "whsec_" + btoa("a 32 byte key for the crash test") }]);
-    const id = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    await withWorker({ address, backoffBaseMs: 60_000, timeoutMs: 60_000 }, async (lost) => {
+      const receiver = await receiverFor((_req, i) => (i === 0 ? "hang" : { status: 200 }));
+      const a = await createAssistantWithHooks(db, [
+        { url: receiver.url, secret: "whsec_" + btoa("a 32 byte key for the crash test") },
+      ]);
+      const id = await emitOne(db, {
+        organizationId: a.organizationId,
+        assistantId: a.assistantId,
+        event: callConcluded(),
+      });
 
-    await receiver.waitForRequests(1, 15_000);
-    await lost.kill("SIGKILL");
-    await lost.restart();
-    const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 30_000));
-    expect(row.attemptCount).toBe(1);
-    expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([id, id]);
-    expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
-  }, 60_000);
+      await receiver.waitForRequests(1, 15_000);
+      await lost.kill("SIGKILL");
+      await lost.restart();
+      const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 40_000));
+      expect(row.attemptCount).toBe(1);
+      expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([id, id]);
+      expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
+    });
+  }, 120_000);
 });
 
 describe("SIGTERM", () => {
   test("the worker finishes the attempt in flight and exits cleanly, even when signalled twice", async () => {
     const { address } = await ensureTemporal();
-    const stopping = await startWorker({ address, backoffBaseMs: 1_000 });
-    cleanup.push(() => stopping.kill());
-    const receiver = await receiverFor(() => ({ status: 200, delayMs: 1_000 }));
-    const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
-    const id = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    await withWorker({ address, backoffBaseMs: 1_000 }, async (stopping) => {
+      const receiver = await receiverFor(() => ({ status: 200, delayMs: 1_000 }));
+      const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
+      const id = await emitOne(db, {
+        organizationId: a.organizationId,
+        assistantId: a.assistantId,
+        event: callConcluded(),
+      });
 
-    await receiver.waitForRequests(1, 15_000);
-    expect(await stopping.kill("SIGTERM", "SIGINT")).toBe(0);
-    expect(stopping.stderr()).not.toContain("Error");
-    expect(stopping.lines.filter((l) => l.level === "error")).toEqual([]);
-    expect(stopping.lines.some((l) => l.msg === "worker stopped")).toBe(true);
-    // recorded before the process ended: nothing was left for another worker to redo
-    const row = await deliveryRow(db, id);
-    expect(row.status).toBe("SUCCEEDED");
-    expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
-    expect(receiver.requests).toHaveLength(1);
-    // and its workflow task completed: no later worker re-runs the attempt
-    const temporal = await connectTemporal({ temporal: { ...loadConfig().temporal, address } });
-    try {
-      const run = await temporal.client.workflow.getHandle(hookDeliveryWorkflowId(id, 1)).describe();
-      expect(run.status.name).toBe("COMPLETED");
-    } finally {
-      await temporal.close();
-    }
+      await receiver.waitForRequests(1, 15_000);
+      expect(await stopping.kill("SIGTERM", "SIGINT")).toBe(0);
+      expect(stopping.stderr()).not.toContain("Error");
+      expect(stopping.lines.filter((l) => l.level === "error")).toEqual([]);
+      expect(stopping.lines.some((l) => l.msg === "worker stopped")).toBe(true);
+      // recorded before the process ended: nothing was left for another worker to redo
+      const row = await deliveryRow(db, id);
+      expect(row.status).toBe("SUCCEEDED");
+      expect((await attemptsOf(db, id)).map((x) => x.statusCode)).toEqual([200]);
+      expect(receiver.requests).toHaveLength(1);
+      // and its workflow task completed: no later worker re-runs the attempt
+      const temporal = await connectTemporal({ temporal: { ...loadConfig().temporal, address } });
+      try {
+        const run = await temporal.client.workflow.getHandle(hookDeliveryWorkflowId(id, 1)).describe();
+        expect(run.status.name).toBe("COMPLETED");
+      } finally {
+        await temporal.close();
+      }
+    });
   }, 60_000);
 });
 
@@ -116,29 +150,39 @@ describe("a Temporal server that lost its workflows", () => {
     const port = await freePort();
     let server = await startDevServer({ port });
     cleanup.push(() => server.stop());
-    const worker = await startWorker({ address: server.address, backoffBaseMs: 3_000, env: { HOOK_RECONCILE_INTERVAL_MS: "1000" } });
-    cleanup.push(() => worker.kill());
+    const options = { address: server.address, backoffBaseMs: 3_000, env: { HOOK_RECONCILE_INTERVAL_MS: "1000" } };
+    await withWorker(options, async (worker) => {
+      const receiver = await receiverFor((req) => {
+        const seen = receiver.requests.filter((r) => r.body.equals(req.body)).length;
+        return { status: seen === 1 ? 500 : 200 };
+      });
+      const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
+      const ids = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() }),
+        ),
+      );
+      // each has failed attempt 1 and waits 3 s for attempt 2 inside Temporal, which then forgets them all
+      for (const id of ids)
+        await until(async () => (await deliveryRow(db, id)).attemptCount === 1, 15_000, "attempt 1");
+      await server.stop();
+      server = await startDevServer({ port });
 
-    const receiver = await receiverFor((req) => {
-      const seen = receiver.requests.filter((r) => r.body.equals(req.body)).length;
-      return { status: seen === 1 ? 500 : 200 };
+      const rows = await waitForStatus(db, ids, ["SUCCEEDED"], 40_000);
+      expect(rows.map((r) => r.attemptCount)).toEqual([2, 2, 2]);
+      for (const id of ids) {
+        expect((await attemptsOf(db, id)).map((x) => [x.attempt, x.statusCode])).toEqual([
+          [1, 500],
+          [2, 200],
+        ]);
+      }
+      expect(receiver.requests).toHaveLength(6);
+      // each of ours once (deliveries other test files left PENDING on other servers may be restarted too)
+      const restarted = worker.lines.filter(
+        (l) => l.msg === "hook delivery restarted" && ids.includes(l.deliveryId as string),
+      );
+      expect(restarted.map((l) => l.deliveryId).sort()).toEqual([...ids].sort());
     });
-    const a = await createAssistantWithHooks(db, [{ url: receiver.url }]);
-    const ids = await Promise.all(
-      Array.from({ length: 3 }, () => emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() })),
-    );
-    // each has failed attempt 1 and waits 3 s for attempt 2 inside Temporal, which then forgets them all
-    for (const id of ids) await until(async () => (await deliveryRow(db, id)).attemptCount === 1, 15_000, "attempt 1");
-    await server.stop();
-    server = await startDevServer({ port });
-
-    const rows = await waitForStatus(db, ids, ["SUCCEEDED"], 40_000);
-    expect(rows.map((r) => r.attemptCount)).toEqual([2, 2, 2]);
-    for (const id of ids) {
-      expect((await attemptsOf(db, id)).map((x) => [x.attempt, x.statusCode])).toEqual([[1, 500], [2, 200]]);
-    }
-    expect(receiver.requests).toHaveLength(6);
-    expect(worker.lines.filter((l) => l.msg === "hook delivery restarted")).toHaveLength(3);
   }, 90_000);
 });
 
@@ -156,7 +200,11 @@ describe("Temporal outage", () => {
     // one delivery is waiting out a backoff inside Temporal when it goes down
     const flaky = await receiverFor(failTimes(1));
     const a = await createAssistantWithHooks(db, [{ url: flaky.url }]);
-    const waiting = await emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    const waiting = await emitOne(db, {
+      organizationId: a.organizationId,
+      assistantId: a.assistantId,
+      event: callConcluded(),
+    });
     await until(async () => (await deliveryRow(db, waiting)).attemptCount === 1, 15_000, "the first failed attempt");
     await server.stop();
 
@@ -164,7 +212,9 @@ describe("Temporal outage", () => {
     const b = await createAssistantWithHooks(db, [{ url: receiver.url }]);
     const events = Array.from({ length: 5 }, () => callConcluded());
     const ids = (
-      await Promise.all(events.map((event) => emit(db, { organizationId: b.organizationId, assistantId: b.assistantId, event })))
+      await Promise.all(
+        events.map((event) => emit(db, { organizationId: b.organizationId, assistantId: b.assistantId, event })),
+      )
     ).flatMap((r) => r.deliveryIds);
     expect(ids).toHaveLength(5);
 
