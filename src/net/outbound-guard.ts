@@ -7,7 +7,9 @@
 //   guard.configuredHostRefusal(h) -> configuration time, no DNS: why a URL host / hostname is refused, or null
 //   guard.configuredUrlRefusal(u)  -> the same for a URL
 //   guard.resolveAllowed(host)     -> send time: resolves once, checks every answer, returns the checked
-//                                     addresses to connect to; throws OutboundRefusedError
+//                                     addresses to connect to; throws OutboundRefusedError when the policy
+//                                     refuses (permanent), a plain Error when the name does not resolve
+//                                     (DNS may answer later: retryable)
 //   parseAllowCidrs(raw)           -> config.ts: the CIDR list, throws on a malformed entry
 //
 // Refused unless an allowed CIDR covers it: every IPv4 range that is not public unicast (loopback,
@@ -146,12 +148,11 @@ export function createOutboundGuard(options: { allowCidrs: string[]; resolve?: R
     try {
       answers = await resolve(normalized);
     } catch (err) {
-      throw new OutboundRefusedError(
-        host,
+      throw new Error(
         `${normalized} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
       );
     }
-    if (answers.length === 0) throw new OutboundRefusedError(host, `${normalized} has no address`);
+    if (answers.length === 0) throw new Error(`${normalized} has no address`);
     // every answer is checked: a name with one private answer among public ones is refused outright
     for (const answer of answers) {
       const why = refusalOf(answer);
