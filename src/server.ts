@@ -8,14 +8,13 @@ import { createSecretBox } from "./crypto/secrets";
 import { createOutboundGuard } from "./net/outbound-guard";
 import { isTemporalReachable } from "./temporal/health";
 import { log, setLogLevel } from "./log";
-import { exposeCredentialCaps, exposeCredentialUsage } from "./metrics/db-gauges";
+import { exposeCredentialGauges } from "./metrics/db-gauges";
 
 export async function startApi(config: Config, options: { port?: number } = {}) {
   setLogLevel(config.logLevel);
   const { db, client, close } = createDb(config.databaseUrl);
   const tokens = createTokenResolver(db, config.adminToken);
-  exposeCredentialUsage(db);
-  exposeCredentialCaps(db);
+  const releaseGauges = exposeCredentialGauges(db);
   // Revocations made by other API instances reach this one's token cache here.
   const listener = await hearRevocations(client, tokens);
   const app = createApp({
@@ -38,6 +37,7 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
     url: `http://127.0.0.1:${port}`,
     async stop() {
       await app.stop();
+      releaseGauges();
       await listener.unlisten();
       await close();
     },

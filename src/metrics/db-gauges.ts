@@ -6,13 +6,22 @@ import { registerCollectedGauge } from "./metrics";
 
 type Row = Record<string, unknown>;
 
-/** Registers the gauge once per process; a later call (another app in the same process) swaps the database. */
-function collected(name: string, help: string, labelNames: readonly string[], query: (db: Db) => Promise<{ labels: Record<string, string>; value: number }[]>) {
-  let source: Db | null = null;
+type Read = (db: Db) => Promise<{ labels: Record<string, string>; value: number }[]>;
+
+/**
+ * Registers the gauge once per process. Each caller lends its database until it calls the returned
+ * release (on stop); a scrape reads through the newest database still lent, and reports nothing when none is.
+ */
+function collected(name: string, help: string, labelNames: readonly string[], query: Read) {
+  const sources: Db[] = [];
+  let registered = false;
   return (db: Db) => {
-    const registered = source !== null;
-    source = db;
-    if (!registered) registerCollectedGauge({ name, help, labelNames, read: () => query(source!) });
+    sources.push(db);
+    if (!registered) {
+      registered = true;
+      registerCollectedGauge({ name, help, labelNames, read: async () => (sources.length ? query(sources.at(-1)!) : []) });
+    }
+    return () => void sources.splice(sources.lastIndexOf(db), 1);
   };
 }
 
@@ -30,21 +39,26 @@ function credentialUsage(db: Db): Promise<Row[]> {
   return inFlight;
 }
 
-/** Open SIP agent tasks of every credential, across all bridges (the count maxAgentTasks is checked against). */
-export const exposeCredentialUsage = collected(
+// open SIP agent tasks of every credential, across all bridges (the count maxAgentTasks is checked against)
+const exposeCredentialUsage = collected(
   "vas_sip_credential_agent_tasks",
   "open (offered or active) agent tasks of each SIP credential across all bridges",
   ["credential"],
   async (db) => (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.active) })),
 );
 
-/** maxAgentTasks of each SIP credential: the cap for vas_sip_credential_agent_tasks. */
-export const exposeCredentialCaps = collected(
+const exposeCredentialCaps = collected(
   "vas_sip_credential_max_agent_tasks",
   "maxAgentTasks of each SIP credential",
   ["credential"],
   async (db) => (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.cap) })),
 );
+
+/** Both SIP credential gauges (live use and its cap) through `db`; returns their release. */
+export function exposeCredentialGauges(db: Db) {
+  const releases = [exposeCredentialUsage(db), exposeCredentialCaps(db)];
+  return () => releases.forEach((release) => release());
+}
 
 /** Hook deliveries by state (PENDING, SUCCEEDED, FAILED), all organizations. */
 export const exposeHookDeliveryStates = collected(

@@ -2,6 +2,7 @@
 // real call (fake voice provider, real tool server, hooks delivered through Temporal by a worker).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InterarrivalJitter } from "../../src/media/interarrival-jitter";
+import { startTestApi } from "../helpers/api";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
@@ -57,6 +58,9 @@ describe("API", () => {
     const created = await tenant.org.post(`${tenant.P}/sip/credentials`, { hostname: "127.0.0.1", port: 5999, username: "u", password: "p", maxAgentTasks: 3 });
     expect(created.status).toBe(201);
     const credential = created.body.data.id;
+    // another API in this process came and went: the gauges still read through a live connection
+    const other = await startTestApi();
+    await other.stop();
     const samples = await scrape(`${world.api.url}/metrics`);
     expect(total(samples, "vas_sip_credential_max_agent_tasks", { credential })).toBe(3);
     expect(samples.some((s) => s.name === "vas_sip_credential_agent_tasks" && s.labels.credential === credential && s.value === 0)).toBe(true);
