@@ -1,5 +1,5 @@
 // The only module that reads the environment: everything else receives a Config.
-import { hostname, networkInterfaces } from "node:os";
+import { availableParallelism, hostname, networkInterfaces } from "node:os";
 import { parseAllowCidrs } from "./net/outbound-guard";
 
 type Env = Record<string, string | undefined>;
@@ -65,6 +65,31 @@ function bridgeConfig(env: Env) {
     // every bridge beats this often; one silent for heartbeatTtlMs is lost and its calls are concluded
     heartbeatMs: int(env, "BRIDGE_HEARTBEAT_MS", 2_000),
     heartbeatTtlMs: int(env, "BRIDGE_HEARTBEAT_TTL_MS", 10_000),
+    // worker processes `start:bridge` runs (one event loop per core); 1 runs the bridge in the process itself
+    workers: Math.max(1, int(env, "BRIDGE_WORKERS", availableParallelism())),
+    // set by the supervisor in each worker it starts: which one this is (src/bridge/supervisor.ts)
+    workerIndex: env.BRIDGE_WORKER_INDEX ? int(env, "BRIDGE_WORKER_INDEX", 0) : null,
+  };
+}
+
+/**
+ * The environment of bridge worker `index` of `workers`: its own instance id, SIP port and slice of the
+ * RTP range; the websocket port is shared (SO_REUSEPORT).
+ */
+export function bridgeWorkerEnv(config: Config, index: number, env: Env = process.env): Record<string, string> {
+  const { bridge } = config;
+  const min = bridge.rtpPortMin + (bridge.rtpPortMin % 2);
+  // whole RTP/RTCP port pairs per worker
+  const pairs = Math.floor((bridge.rtpPortMax - min + 1) / 2 / bridge.workers);
+  if (pairs < 1) throw new Error(`RTP_PORT_MIN..RTP_PORT_MAX is too small for ${bridge.workers} bridge workers`);
+  const base = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  return {
+    ...base,
+    BRIDGE_WORKER_INDEX: String(index),
+    BRIDGE_INSTANCE_ID: `${bridge.instanceId}#${index}`,
+    SIP_PORT: String(bridge.sip.port === 0 ? 0 : bridge.sip.port + index),
+    RTP_PORT_MIN: String(min + index * pairs * 2),
+    RTP_PORT_MAX: String(min + (index + 1) * pairs * 2 - 1),
   };
 }
 

@@ -15,6 +15,8 @@ process.env.LOG_LEVEL ||= "warn";
 setLogLevel(loadConfig().logLevel);
 // the receivers tests start listen on loopback, which the outbound guard refuses by default
 process.env.OUTBOUND_ALLOW_CIDRS ||= "127.0.0.0/8";
+// a spawned start:bridge is one process (tests kill it by pid); test/bridge/workers.test.ts sets more
+process.env.BRIDGE_WORKERS ||= "1";
 
 await migrateDatabase(databaseUrl);
 

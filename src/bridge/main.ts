@@ -1,18 +1,38 @@
-// start:bridge — the call bridge alone: migrations, recovery of calls a crash left open, then listen.
+// start:bridge — migrations, then either the call bridge itself (BRIDGE_WORKERS=1, or a worker the
+// supervisor started: recovery of calls a crash left open, then listen) or the supervisor of
+// BRIDGE_WORKERS worker processes (src/bridge/supervisor.ts).
 import { loadConfig } from "../config";
 import { migrateDatabase } from "../db/migrate";
 import { log, setLogLevel } from "../log";
 import { startSipStack } from "../sip/sip-stack";
+import { exitWithSupervisor, superviseBridgeWorkers } from "./supervisor";
 import { startBridge } from "./ws-server";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
-await migrateDatabase(config.databaseUrl);
-const bridge = await startBridge(config);
-const sip = config.bridge.sip.enabled ? await startSipStack(config) : null;
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, async () => {
-    log.info("bridge stopping", { signal, calls: bridge.activeCalls + (sip?.activeCalls ?? 0) });
+const worker = config.bridge.workerIndex;
+// the supervisor migrates once for all its workers, before any starts
+if (worker === null) await migrateDatabase(config.databaseUrl);
+
+if (worker === null && config.bridge.workers > 1) {
+  const supervisor = superviseBridgeWorkers(config);
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, async () => {
+      log.info("bridge supervisor stopping", { signal });
+      await supervisor.stop(signal);
+      process.exit(0);
+    });
+} else {
+  const bridge = await startBridge(config);
+  const sip = config.bridge.sip.enabled ? await startSipStack(config) : null;
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("bridge stopping", { reason, worker, calls: bridge.activeCalls + (sip?.activeCalls ?? 0) });
     await Promise.all([bridge.stop(), sip?.stop()]);
     process.exit(0);
-  });
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal));
+  if (worker !== null) exitWithSupervisor(() => void stop("supervisor gone"));
+}

@@ -84,6 +84,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
   const server = Bun.serve({
     port: options.port ?? config.bridge.port,
     hostname: "0.0.0.0",
+    // the workers of one `start:bridge` share the port; the kernel spreads connections over them
+    reusePort: config.bridge.workerIndex !== null,
     async fetch(req, server) {
       const url = new URL(req.url);
       if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });

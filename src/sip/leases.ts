@@ -8,6 +8,12 @@ import { sipRegistrations } from "../db/schema";
 import type { RegistrationReport } from "./registration";
 
 export type Heartbeat = { owned: string[]; takenOver: { credentialId: string; previousOwner: string }[] };
+/**
+ * Claim no more than a fair share: the credentials over the live bridges (bridge_heartbeats), counting
+ * at least `bridges` until `untilMs` (performance.now()), so the workers of one start:bridge, which
+ * start together, do not let the first one to beat take everything.
+ */
+export type LeaseShare = { bridges: number; untilMs: number };
 
 export class LeaseKeeper {
   /** The last state write per credential: writes are chained so they commit in the order reported. */
@@ -17,6 +23,7 @@ export class LeaseKeeper {
     private readonly db: Db,
     readonly bridgeId: string,
     private readonly ttlMs: number,
+    private readonly share: LeaseShare | null = null,
   ) {}
 
   /** Renews our leases and claims free or expired ones. */
@@ -27,16 +34,19 @@ export class LeaseKeeper {
       const renewed = await tx.execute<{ credential_id: string }>(
         sql`update sip_registrations set lease_expires_at = ${until} where owner_bridge_id = ${me} returning credential_id`,
       );
+      const room = await this.room(tx, renewed.length);
+      const limit = room === null ? sql`` : sql`limit ${room}`;
       const claimed = await tx.execute<{ credential_id: string }>(sql`
         insert into sip_registrations (credential_id, owner_bridge_id, lease_expires_at)
         select id, ${me}, ${until} from sip_credentials c
         where not exists (select 1 from sip_registrations r where r.credential_id = c.id)
+        ${limit}
         on conflict do nothing returning credential_id`);
       const taken = await tx.execute<{ credential_id: string; previous: string | null }>(sql`
         with expired as (
           select credential_id, owner_bridge_id from sip_registrations
           where lease_expires_at < now() and owner_bridge_id is distinct from ${me}
-          for update skip locked)
+          ${limit} for update skip locked)
         update sip_registrations r set owner_bridge_id = ${me}, lease_expires_at = ${until}, state = 'unregistered', updated_at = now()
         from expired where r.credential_id = expired.credential_id
         returning r.credential_id, expired.owner_bridge_id as previous`);
@@ -45,6 +55,16 @@ export class LeaseKeeper {
         takenOver: taken.flatMap((r) => (r.previous ? [{ credentialId: r.credential_id, previousOwner: r.previous }] : [])),
       };
     });
+  }
+
+  /** How many more credentials this bridge may claim now (null: no limit). */
+  private async room(tx: Pick<Db, "execute">, owned: number): Promise<number | null> {
+    if (!this.share) return null;
+    const [counts] = await tx.execute<{ total: number; live: number }>(
+      sql`select (select count(*) from sip_credentials)::int as total, (select count(*) from bridge_heartbeats where expires_at > now())::int as live`,
+    );
+    const bridges = Math.max(counts?.live ?? 1, performance.now() < this.share.untilMs ? this.share.bridges : 1, 1);
+    return Math.max(0, Math.ceil((counts?.total ?? 0) / bridges) - owned);
   }
 
   /** Gives our credentials up at once (clean shutdown), so another bridge need not wait for expiry. */

@@ -30,7 +30,9 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const deps: CallDeps = { db, config, ticker: options.ticker };
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const pool = new PortPool(config.bridge.rtpPortMin, config.bridge.rtpPortMax, sip.bindHost);
-  const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs);
+  // a worker of start:bridge claims its share of the credentials, so their calls spread over the workers
+  const share = config.bridge.workerIndex === null ? null : { bridges: config.bridge.workers, untilMs: performance.now() + 2 * sip.leaseMs };
+  const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share);
   const leases = new LeaseSync(db, leaseKeeper);
 
   const secrets = createSecretBox(config.encryptionKey);
