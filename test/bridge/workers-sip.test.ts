@@ -1,0 +1,106 @@
+// `start:bridge` with BRIDGE_WORKERS=2 and SIP: each worker has its own SIP port and claims its share
+// of the credentials' leases, registering them with its own Contact, so Kamailio (the trunk) sends a
+// credential's calls to the worker that holds it.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createSocket } from "node:dgram";
+import { eq, inArray } from "drizzle-orm";
+import { createDb } from "../../src/db/client";
+import { agentTasks, sipRegistrations } from "../../src/db/schema";
+import { freePort, reapWithParent } from "../helpers/temporal";
+import { startRtpPeer } from "../sip/helpers/rtp-peer";
+import { eventually, startSipWorld, type SipWorld } from "../sip/helpers/sip-world";
+import { runSipp } from "../sip/helpers/sipp";
+
+const users = { wk1: "wkpass1", wk2: "wkpass2", wk3: "wkpass3", wk4: "wkpass4" };
+const dids = { "+15550500001": "wk1", "+15550500002": "wk2", "+15550500003": "wk3", "+15550500004": "wk4" };
+const instanceId = `sip-workers-${process.pid}`;
+const { db, close } = createDb(process.env.DATABASE_URL!, { max: 2 });
+let world: SipWorld;
+let supervisor: ChildProcess | null = null;
+
+beforeAll(async () => {
+  world = await startSipWorld(users, dids);
+}, 60_000);
+afterAll(async () => {
+  supervisor?.kill("SIGTERM");
+  await new Promise((r) => (supervisor ? supervisor.once("exit", r) : r(null)));
+  await world?.stop();
+  await close();
+}, 60_000);
+
+/** A port p with p and p + 1 free for UDP and TCP (the workers' SIP ports). */
+async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const socket = createSocket("udp4");
+    const free = await new Promise<boolean>((resolve) => {
+      socket.once("error", () => resolve(false));
+      socket.bind(port + 1, "127.0.0.1", () => resolve(true));
+    });
+    socket.close();
+    if (free) return port;
+  }
+}
+
+test("credentials spread over the workers, and a call through Kamailio reaches the worker holding its credential", async () => {
+  const credentials: string[] = [];
+  for (const [user, password] of Object.entries(users)) credentials.push(await world.createCredential(user, password));
+  const numbers = await Promise.all(Object.keys(dids).map((did, i) => world.createNumber(credentials[i]!, did)));
+
+  const sipPort = await freePortPair();
+  supervisor = spawn("bun", ["src/bridge/main.ts"], {
+    env: {
+      ...process.env,
+      BRIDGE_WORKERS: "2",
+      BRIDGE_INSTANCE_ID: instanceId,
+      BRIDGE_PORT: String(await freePort()),
+      SIP_PORT: String(sipPort),
+      SIP_BIND_HOST: "127.0.0.1",
+      SIP_PUBLIC_HOST: "127.0.0.1",
+      RTP_PORT_MIN: "38000",
+      RTP_PORT_MAX: "38399",
+      SIP_LEASE_MS: "3000",
+      SIP_REGISTER_RETRY_MS: "500",
+      SIP_REGISTER_EXPIRES: "60",
+      OPENAI_BASE_URL: world.chat.baseUrl,
+      OPENAI_REALTIME_URL: world.realtime.url,
+    },
+    stdio: "ignore",
+  });
+  reapWithParent(supervisor.pid!, "KILL");
+
+  for (const id of credentials) await eventually(async () => (await world.credential(id)).registration?.state === "registered", `credential ${id} registered`, 30_000);
+  const leases = await db
+    .select({ credentialId: sipRegistrations.credentialId, owner: sipRegistrations.ownerBridgeId })
+    .from(sipRegistrations)
+    .where(inArray(sipRegistrations.credentialId, credentials));
+  const owners = leases.map((l) => l.owner);
+  // two each: the fair share of four credentials over two workers
+  expect(owners.filter((o) => o === `${instanceId}#0`)).toHaveLength(2);
+  expect(owners.filter((o) => o === `${instanceId}#1`)).toHaveLength(2);
+
+  // a call to one number of each worker's credentials runs on that worker
+  for (const worker of [0, 1]) {
+    const owned = leases.find((l) => l.owner === `${instanceId}#${worker}`)!;
+    const index = credentials.indexOf(owned.credentialId);
+    const did = Object.keys(dids)[index]!;
+    const assistant = await world.createAssistant({ numberId: numbers[index]!, greeting: "Hello." });
+    const peer = await startRtpPeer();
+    const result = await runSipp({
+      scenario: "uac-call.xml",
+      trunkPort: world.trunk.port,
+      service: did,
+      vars: { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: peer.port, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 1000, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+    });
+    peer.stop();
+    expect(result.logs.join("\n")).toContain("ANSWERED");
+    // Kamailio sends the INVITE to the Contact the lease holder registered: its own worker's SIP port
+    const [task] = await eventually(async () => {
+      const found = await db.select().from(agentTasks).where(eq(agentTasks.assistantId, assistant.id));
+      return found.length > 0 && found;
+    }, "the call's task");
+    expect(task).toMatchObject({ credentialId: owned.credentialId, bridgeId: `${instanceId}#${worker}` });
+  }
+  expect(await db.select().from(sipRegistrations).where(eq(sipRegistrations.ownerBridgeId, `${instanceId}#0`))).toHaveLength(2);
+}, 120_000);
