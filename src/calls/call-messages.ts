@@ -33,8 +33,10 @@ export class CallMessages {
   transcript(event: TranscriptEvent, at: number) {
     if (event.role === "USER") {
       if (!event.final) return;
+      // every turn gets one final, blank or failed ones too, so each is paired with its own utterance
       const utterance = this.pendingUser.shift();
-      this.messages.push({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text });
+      if (event.text.trim()) this.messages.push({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text });
+      else if (utterance) this.keepAsAudio("USER", utterance);
       return;
     }
     const agent = (this.agent ??= { at, audio: [], samples: 0, text: "" });
@@ -66,9 +68,7 @@ export class CallMessages {
    */
   finish(startedAt: number | null): CallMessage[] {
     this.closeAgent();
-    for (const utterance of this.pendingUser.splice(0)) {
-      if (utterance.samples > 0) this.messages.push({ type: "audio", role: "USER", timestamp: utterance.at, audio: pcmToBase64(concatPcm(utterance.audio)) });
-    }
+    for (const utterance of this.pendingUser.splice(0)) this.keepAsAudio("USER", utterance);
     return this.messages.map((m) => (startedAt !== null && m.timestamp < startedAt ? { ...m, timestamp: startedAt } : m));
   }
 
@@ -89,7 +89,12 @@ export class CallMessages {
     this.agent = null;
     if (!agent) return;
     if (agent.text.trim()) this.messages.push({ type: "text", role: "ASSISTANT", timestamp: agent.at, text: agent.text.trim() });
-    else if (agent.samples > 0) this.messages.push({ type: "audio", role: "ASSISTANT", timestamp: agent.at, audio: pcmToBase64(concatPcm(agent.audio)) });
+    else this.keepAsAudio("ASSISTANT", agent);
+  }
+
+  /** An utterance nobody transcribed is kept as its audio (if any was heard). */
+  private keepAsAudio(role: "USER" | "ASSISTANT", utterance: Utterance) {
+    if (utterance.samples > 0) this.messages.push({ type: "audio", role, timestamp: utterance.at, audio: pcmToBase64(concatPcm(utterance.audio)) });
   }
 
   private keep(utterance: Utterance, samples: Int16Array) {

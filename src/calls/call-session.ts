@@ -140,7 +140,7 @@ export class CallSession {
   }
 
   private onTranscript(event: TranscriptEvent) {
-    this.transport.notify({ type: "transcript", ...event });
+    if (event.text) this.transport.notify({ type: "transcript", ...event }); // a blank final only closes a turn
     this.messages.transcript(event, this.playsAt());
   }
 

@@ -8,6 +8,7 @@ import { log } from "../log";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./engine";
 import { VoiceConnectError } from "./engine";
 import { audioFormats, buildSessionConfig, formatRate, greetingResponse, type RealtimeAudioFormat, realtimeUrl } from "./openai-session-config";
+import { RealtimePlayback } from "./realtime-playback";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
 import { endCallToolName, parseToolArguments } from "./tools";
 
@@ -19,6 +20,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   private readonly toInput: Resampler;
   private readonly fromOutput: Resampler;
   private readonly toolCalls = new RealtimeToolCalls();
+  private readonly playback = new RealtimePlayback();
   // text so far of each utterance, by item id, for non-final transcript events
   private readonly partials = new Map<string, string>();
   private closedReason: string | null = null;
@@ -38,6 +40,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 
   sendAudio(samples: Int16Array) {
     if (this.closedReason) return;
+    this.playback.start(); // the first caller audio starts the call, and with it the playout
     const input = this.toInput.process(samples);
     const audio = this.formats.input === "g711_ulaw" ? Buffer.from(muLawEncode(input)).toString("base64") : pcmToBase64(input);
     this.send({ type: "input_audio_buffer.append", audio });
@@ -77,7 +80,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     switch (event.type) {
       case "response.audio.delta":
       case "response.output_audio.delta":
-        return this.emit("audio", this.fromOutput.process(this.decodeOutput(event.delta)));
+        return this.onAudio(event.item_id, this.fromOutput.process(this.decodeOutput(event.delta)));
       case "response.audio_transcript.delta":
       case "response.output_audio_transcript.delta":
       case "response.text.delta":
@@ -93,8 +96,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
         return this.partial("USER", event.item_id, event.delta);
       case "conversation.item.input_audio_transcription.completed":
         return this.final("USER", event.item_id, event.transcript);
+      case "conversation.item.input_audio_transcription.failed":
+        return this.final("USER", event.item_id, "");
       case "input_audio_buffer.speech_started":
-        return this.emit("interrupt");
+        return this.bargeIn();
       case "response.function_call_arguments.done":
         return this.onFunctionCall(event);
       case "response.done":
@@ -108,7 +113,27 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     return this.formats.output === "g711_ulaw" ? muLawDecode(Buffer.from(base64, "base64")) : base64ToPcm(base64);
   }
 
+  private onAudio(itemId: string, samples: Int16Array) {
+    if (this.playback.audio(itemId, (samples.length * 1000) / this.sampleRate)) this.emit("audio", samples);
+  }
+
+  /**
+   * The caller cut in: the provider learns how much of the item being played was heard, and the call
+   * gets only that as the item's final text, before the interrupt that drops the rest of its audio.
+   */
+  private bargeIn() {
+    const { cut, release } = this.playback.bargeIn((itemId) => this.partials.get(itemId) ?? "");
+    if (cut) {
+      this.partials.delete(cut.itemId);
+      this.send({ type: "conversation.item.truncate", item_id: cut.itemId, content_index: 0, audio_end_ms: cut.audioEndMs });
+      if (cut.heard) this.emit("transcript", { role: "ASSISTANT", text: cut.heard, final: true });
+    }
+    release.forEach((emit) => emit());
+    this.emit("interrupt");
+  }
+
   private partial(role: "USER" | "ASSISTANT", itemId: string, delta: string) {
+    if (this.playback.isCut(itemId)) return;
     const text = (this.partials.get(itemId) ?? "") + (delta ?? "");
     this.partials.set(itemId, text);
     this.emit("transcript", { role, text, final: false });
@@ -116,7 +141,11 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 
   private final(role: "USER" | "ASSISTANT", itemId: string, text: string) {
     this.partials.delete(itemId);
-    if (text?.trim()) this.emit("transcript", { role, text: text.trim(), final: true });
+    const final = { role, text: (text ?? "").trim(), final: true };
+    // a caller turn gets its final even when blank or failed: the call pairs finals with the turns in order
+    if (role === "USER") return void this.emit("transcript", final);
+    // the agent's is reported once its audio has played; a barge-in reports what was heard instead
+    if (final.text && !this.playback.isCut(itemId)) this.playback.afterPlayed(() => this.emit("transcript", final), { itemId, text: final.text });
   }
 
   private onFunctionCall(event: ServerEvent) {
@@ -139,7 +168,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
       this.fail(new Error(`provider response failed: ${JSON.stringify(response.status_details ?? null)}`));
     }
     if (this.toolCalls.responseDone(response.id)) this.send({ type: "response.create" });
-    this.emit("turnDone");
+    this.playback.afterPlayed(() => this.emit("turnDone"));
   }
 
   private fail(error: Error) {
@@ -149,6 +178,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   }
 
   private finish(reason: string) {
+    this.playback.stop();
     if (this.closedReason === null) {
       this.closedReason = reason;
       this.fail(new Error(reason));

@@ -45,6 +45,22 @@ test("an interrupted agent keeps what it said so far; audio nobody transcribed i
   expect(base64ToPcm((messages[2] as { audio: string }).audio)).toHaveLength(480);
 });
 
+test("a blank or failed user transcription closes its own turn: later turns keep their own times", () => {
+  const log = new CallMessages(8000);
+  log.userSpeechStarted(1000);
+  log.callerAudio(tone(160, 5));
+  log.transcript({ role: "USER", text: "", final: true }, 1500); // blank (or failed) transcription
+  log.userSpeechStarted(2000);
+  log.callerAudio(tone(160));
+  log.transcript({ role: "USER", text: "Two seats.", final: true }, 2600);
+  const messages = log.finish(0);
+  expect(messages.map(({ type, role, timestamp }) => [type, role, timestamp])).toEqual([
+    ["audio", "USER", 1000],
+    ["text", "USER", 2000],
+  ]);
+  expect(Array.from(base64ToPcm((at(messages) as { audio: string }).audio))).toEqual(Array.from(tone(160, 5)));
+});
+
 test("nothing is dated before the call started", () => {
   const log = new CallMessages(8000);
   log.agentAudio(tone(160), 100);

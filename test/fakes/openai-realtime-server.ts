@@ -117,6 +117,8 @@ export class FakeRealtimeSession {
       case "response.cancel":
         if (this.active) this.active.cancelled = true;
         return;
+      case "conversation.item.truncate":
+        return this.send({ type: "conversation.item.truncated", item_id: event.item_id, content_index: event.content_index, audio_end_ms: event.audio_end_ms });
       default:
         return this.error("invalid_event", `unknown event type ${event.type}`);
     }

@@ -80,12 +80,12 @@ export class WsCaller {
   }
 
   /**
-   * Waits for the agent's final transcript `text`, then for its audio to be played out: transcripts
-   * are sent as the bridge gets them, ahead of the paced audio.
+   * Waits for the agent's final transcript `text`, then for its audio to be played out (a realtime
+   * provider's final comes once the reply has played; other transcripts run ahead of the paced audio).
    */
   async waitForAgentSaid(text: string, quietMs = 300, timeoutMs = 15_000) {
     await this.waitFor((e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text.startsWith(text), timeoutMs);
-    await this.waitForAgentAudio(quietMs, timeoutMs);
+    await this.until(() => this.lastAudioAt > 0 && performance.now() - this.lastAudioAt >= quietMs, timeoutMs, "the agent's speech to end", 50);
   }
 
   /** Waits for agent audio to start from now on, then to stop for `quietMs`. */
