@@ -1,13 +1,14 @@
 // One SIP credential on this bridge: a sip.js UserAgent over our transport and the INVITEs it
 // receives. Every bridge runs one per credential (trunks may send calls to any of them, by address),
 // but only the lease holder registers. Retiring it unregisters at once but lets its calls finish.
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { randomBytes } from "node:crypto";
 import type { Invitation, Session } from "sip.js";
 import { Registerer, UserAgent } from "sip.js";
 import type { CallHandle, EndReason } from "../calls/caller-transport";
+import { describeError } from "../errors";
 import { log } from "../log";
 import type { RtpSession } from "../media/rtp-session";
+import type { OutboundGuard } from "../net/outbound-guard";
 import { Registration, type RegistrationReport, type RetryPolicy } from "./registration";
 import { RtpDescriptionHandler } from "./rtp-description-handler";
 import type { Protocol, SipEndpoint } from "./sip-endpoint";
@@ -17,6 +18,8 @@ export type CredentialSettings = { id: string; hostname: string; port: number; u
 
 export type AgentOptions = {
   endpoint: SipEndpoint;
+  /** Trunk hosts are tenant-chosen destinations: resolved and checked by the outbound guard. */
+  guard: OutboundGuard;
   protocol: Protocol;
   registerExpiresSeconds: number;
   retry: RetryPolicy;
@@ -24,14 +27,13 @@ export type AgentOptions = {
   onInvite(agent: CredentialAgent, invitation: Invitation): void;
 };
 
-let generation = 0;
-
 export class CredentialAgent {
   readonly contactUser: string;
   readonly calls = new Set<CallHandle>();
   readonly media = new Map<string, RtpSession>();
   readonly userAgent: UserAgent;
-  trunkAddress: string | null = null;
+  /** The addresses of the credential's registrar host: only requests from these reach this user agent. */
+  trunkAddresses: string[] = [];
   /** The credential's numbers (every spelling), for calls a trunk sends by address. */
   numbers = new Set<string>();
   hasFallback = false;
@@ -43,11 +45,19 @@ export class CredentialAgent {
     readonly key: string,
     private readonly options: AgentOptions,
   ) {
-    const hex = credential.id.replace(/-/g, "");
-    this.contactUser = `vas${hex}`;
-    const token = `${hex.slice(0, 12)}g${++generation}`;
+    // random per user agent (so per registration): nobody can derive our contact, or the Via token
+    // that routes responses, from ids a tenant sees
+    this.contactUser = `vas${randomBytes(12).toString("hex")}`;
+    const token = randomBytes(8).toString("hex");
     const viaHost = `${token}.invalid`;
-    const transportOptions: SipTransportOptions = { endpoint: options.endpoint, token, viaHost, contactUser: this.contactUser, protocol: options.protocol };
+    const transportOptions: SipTransportOptions = {
+      endpoint: options.endpoint,
+      token,
+      viaHost,
+      contactUser: this.contactUser,
+      protocol: options.protocol,
+      guard: options.guard,
+    };
     this.userAgent = new UserAgent({
       uri: UserAgent.makeURI(`sip:${encodeURIComponent(credential.username)}@${credential.hostname}`),
       authorizationUsername: credential.username,
@@ -77,8 +87,11 @@ export class CredentialAgent {
   }
 
   async start() {
-    const host = this.credential.hostname.replace(/^\[|\]$/g, "");
-    this.trunkAddress = isIP(host) ? host : await lookup(host, { family: 4 }).then((r) => r.address, () => null);
+    try {
+      this.trunkAddresses = await this.options.guard.resolveAllowed(this.credential.hostname);
+    } catch (error) {
+      log.warn("sip trunk refused", { credentialId: this.credential.id, error: describeError(error) });
+    }
     await this.userAgent.start();
   }
 

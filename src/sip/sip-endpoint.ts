@@ -16,7 +16,8 @@ export interface EndpointClient {
   receive(message: SipMessage, from: Peer): void;
 }
 
-export type RequestRouter = (request: SipMessage, from: Peer) => EndpointClient | null;
+/** The user agent for a request, or the status the endpoint answers it with. */
+export type RequestRouter = (request: SipMessage, from: Peer) => { client: EndpointClient } | { status: number; reason: string };
 
 export const viaTokenParam = "x-vas";
 
@@ -25,7 +26,7 @@ export class SipEndpoint {
   private readonly connections = new Map<string, Socket>();
   private udp!: UdpSocket;
   private tcp!: Server;
-  router: RequestRouter = () => null;
+  router: RequestRouter = () => ({ status: 404, reason: "Not Found" });
   dropped = 0;
   /** SIP messages taken in, per transport. */
   readonly received: Record<Protocol, number> = { UDP: 0, TCP: 0 };
@@ -135,10 +136,12 @@ export class SipEndpoint {
       const stamped = via.replace(/;\s*(received|rport)(=[^;]*)?/gi, "");
       return `${stamped};received=${from.address};rport=${from.port}`;
     });
-    const client = this.router(message, from);
-    if (client) return client.receive(message, from);
-    if (methodOf(message) === "ACK") return;
-    const response = statelessResponse(message, 404, "Not Found");
+    const routed = this.router(message, from);
+    if ("client" in routed) return routed.client.receive(message, from);
+    const method = methodOf(message);
+    if (method === "INVITE") log.info("sip request refused", { from: `${from.address}:${from.port}`, method, status: routed.status });
+    if (method === "ACK") return;
+    const response = statelessResponse(message, routed.status, routed.reason);
     if (response) void this.send(from, joinMessage(response)).catch(() => {});
   }
 }

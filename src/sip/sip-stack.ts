@@ -11,6 +11,7 @@ import { describeError } from "../errors";
 import { coalescingRunner } from "../lib/coalescing-runner";
 import { log } from "../log";
 import { PortPool } from "../media/port-pool";
+import { createOutboundGuard } from "../net/outbound-guard";
 import type { CredentialAgent } from "./credential-agent";
 import { loadWantedCredentials } from "./credential-sync";
 import { handleInvite } from "./inbound-call";
@@ -48,6 +49,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const agents = new UserAgents({
     bridgeId,
     endpoint,
+    guard: createOutboundGuard(config.outbound),
     protocol: sip.transport,
     registerExpiresSeconds: sip.registerExpiresSeconds,
     retry: { baseMs: sip.retryBaseMs, maxMs: sip.retryMaxMs },
@@ -63,7 +65,10 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       });
     },
   });
-  endpoint.router = (request, from) => routeRequest(agents.routable(), request, from)?.transport ?? null;
+  endpoint.router = (request, from) => {
+    const decision = routeRequest(agents.routable(), request, from);
+    return "agent" in decision ? { client: decision.agent.transport } : decision;
+  };
 
   // one sync at a time; a heartbeat or NOTIFY during one runs it once more after it
   const sync = coalescingRunner(
@@ -80,6 +85,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
 
   return {
     endpoint,
+    agents,
     /** Resolves once the current sync is done (tests). */
     settled: sync.settled,
     get activeCalls() {

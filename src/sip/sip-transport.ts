@@ -12,11 +12,20 @@ import type { Transport } from "sip.js";
 import type { Logger } from "sip.js/lib/core/log/logger.js";
 import { TransportState } from "sip.js";
 import { EmitterImpl } from "sip.js/lib/api/emitter.js";
+import type { OutboundGuard } from "../net/outbound-guard";
 import { Retransmitter } from "./retransmitter";
 import { viaTokenParam, type EndpointClient, type Peer, type Protocol, type SipEndpoint } from "./sip-endpoint";
 import { getHeaderList, isRequest, joinMessage, methodOf, parseUri, parseVia, removeHeader, replaceTopVia, requestUri, splitMessage, type SipMessage } from "./sip-message";
 
-export type SipTransportOptions = { endpoint: SipEndpoint; token: string; viaHost: string; contactUser: string; protocol: Protocol };
+export type SipTransportOptions = {
+  endpoint: SipEndpoint;
+  token: string;
+  viaHost: string;
+  contactUser: string;
+  protocol: Protocol;
+  /** Where our requests go (the trunk, a Route, a contact) passes the outbound guard. */
+  guard: OutboundGuard;
+};
 
 /** The Request-URI user as the trunk sent it, before we rewrote it. */
 export const originalUserHeader = "X-Vas-Request-User";
@@ -114,7 +123,9 @@ export class SipTransport implements Transport, EndpointClient {
     const target = parseUri(route ?? requestUri(message));
     if (!target) throw new Error("request without a routable URI");
     const transport = /;\s*transport=(\w+)/i.exec(route ?? requestUri(message))?.[1]?.toUpperCase();
-    return { protocol: transport === "TCP" || transport === "UDP" ? transport : this.protocol, address: await resolve(target.host), port: target.port ?? 5060 };
+    const [address] = await this.options.guard.resolveAllowed(target.host);
+    if (!address) throw new Error(`${target.host} has no address`);
+    return { protocol: transport === "TCP" || transport === "UDP" ? transport : this.protocol, address, port: target.port ?? 5060 };
   }
 
   private async responseDestination(message: SipMessage): Promise<Peer> {

@@ -3,6 +3,7 @@
 // held, rebuilt when a credential changes, retired when it goes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createSocket, type Socket } from "node:dgram";
+import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { loadWantedCredentials } from "../../src/sip/credential-sync";
 import { SipEndpoint } from "../../src/sip/sip-endpoint";
 import { UserAgents } from "../../src/sip/user-agents";
@@ -33,6 +34,7 @@ afterAll(async () => {
 test("one user agent per credential, registering where the lease is held; rebuilt on change, retired on delete", async () => {
   const agents = new UserAgents({
     bridgeId: "unit",
+    guard: createOutboundGuard({ allowCidrs: ["127.0.0.0/8"] }),
     endpoint,
     protocol: "UDP",
     registerExpiresSeconds: 60,
@@ -51,6 +53,11 @@ test("one user agent per credential, registering where the lease is held; rebuil
   expect(agents.get(other)?.owned).toBe(false);
   expect([...(first?.numbers ?? [])].sort()).toEqual(["+15550320001", "15550320001"]);
   expect(first?.hasFallback).toBe(true);
+  expect(first?.trunkAddresses).toEqual(["127.0.0.1"]);
+  // the registered contact is random per user agent: nothing of the credential's id in it
+  const hex = held.replace(/-/g, "");
+  expect(first?.contactUser).not.toContain(hex.slice(0, 8));
+  expect(first?.contactUser).not.toBe(agents.get(other)?.contactUser as string);
   await eventually(() => registers.some((r) => /^From:.*sip:held@/m.test(r)), "the REGISTER of the held credential");
   expect(registers.some((r) => /^From:.*sip:other@/m.test(r))).toBe(false);
 
@@ -68,6 +75,7 @@ test("one user agent per credential, registering where the lease is held; rebuil
   expect(rebuilt).toBeDefined();
   expect(rebuilt).not.toBe(first!);
   expect(rebuilt?.owned).toBe(false);
+  expect(rebuilt?.contactUser).not.toBe(first?.contactUser as string);
   expect(first?.owned).toBe(false);
   expect(agents.get(other)?.owned).toBe(true);
 

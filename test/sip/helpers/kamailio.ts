@@ -7,12 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, reapWithParent } from "../../helpers/temporal";
 
-export type Trunk = { port: number; stop(): Promise<void>; output(): string };
+export type Trunk = { host: string; port: number; stop(): Promise<void>; output(): string };
 
 const template = readFileSync(new URL("../fixtures/kamailio.cfg", import.meta.url), "utf8");
 
-/** users: name => password; dids: number => "user" (DID in the Request-URI) or "user;contact". */
-export async function startKamailio(users: Record<string, string>, dids: Record<string, string>): Promise<Trunk> {
+/**
+ * users: name => password; dids: number => "user" (DID in the Request-URI) or "user;contact". `host`
+ * is the loopback address it listens on (a second trunk gets a source address of its own).
+ */
+export async function startKamailio(users: Record<string, string>, dids: Record<string, string>, host = "127.0.0.1"): Promise<Trunk> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "vas-kamailio-"));
   const init = [
@@ -20,15 +23,16 @@ export async function startKamailio(users: Record<string, string>, dids: Record<
     ...Object.entries(dids).map(([n, u]) => `\t$sht(dids=>${n}) = "${u}";`),
   ].join("\n");
   const cfg = join(dir, "kamailio.cfg");
-  writeFileSync(cfg, template.replaceAll("__PORT__", String(port)).replace("__USERS__", init));
+  writeFileSync(cfg, template.replaceAll("__PORT__", String(port)).replaceAll("__HOST__", host).replace("__USERS__", init));
   const child: ChildProcess = spawn("kamailio", ["-DD", "-E", "-f", cfg, "-Y", dir, "-w", dir, "-m", "64", "-M", "8"], { stdio: ["ignore", "pipe", "pipe"] });
   reapWithParent(child.pid!, "KILL");
   let output = "";
   child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));
   child.stderr!.on("data", (d) => (output = (output + d).slice(-20_000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await waitForSip(port, () => output, child);
+  await waitForSip(host, port, () => output, child);
   return {
+    host,
     port,
     output: () => output,
     async stop() {
@@ -40,7 +44,7 @@ export async function startKamailio(users: Record<string, string>, dids: Record<
 }
 
 /** Until an OPTIONS gets any answer. */
-async function waitForSip(port: number, output: () => string, child: ChildProcess) {
+async function waitForSip(host: string, port: number, output: () => string, child: ChildProcess) {
   const socket = createSocket("udp4");
   let answered = false;
   socket.on("message", () => (answered = true));
@@ -51,18 +55,18 @@ async function waitForSip(port: number, output: () => string, child: ChildProces
     for (let i = 0; i < 100 && !answered; i++) {
       if (child.exitCode !== null) throw new Error(`kamailio exited: ${output()}`);
       const ping = [
-        `OPTIONS sip:127.0.0.1:${port} SIP/2.0`,
+        `OPTIONS sip:${host}:${port} SIP/2.0`,
         `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=z9hG4bK-ping${i}`,
         "Max-Forwards: 70",
         `From: <sip:ping@127.0.0.1>;tag=p${i}`,
-        `To: <sip:127.0.0.1:${port}>`,
+        `To: <sip:${host}:${port}>`,
         `Call-ID: ping-${i}@test`,
         "CSeq: 1 OPTIONS",
         "Content-Length: 0",
         "",
         "",
       ].join("\r\n");
-      socket.send(ping, port, "127.0.0.1");
+      socket.send(ping, port, host);
       await Bun.sleep(100);
     }
     if (!answered) throw new Error(`kamailio did not answer on ${port}: ${output()}`);

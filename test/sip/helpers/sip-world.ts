@@ -7,10 +7,10 @@ import { credentialLock } from "../../../src/sip/reserve-task";
 import { startSipStack, type SipStack } from "../../../src/sip/sip-stack";
 import { startFakeChatServer } from "../../fakes/chat-completions-server";
 import { startFakeRealtimeHub, type FakeRealtimeOptions } from "../../fakes/openai-realtime-server";
-import { createTenant, startTestApi, toolSchema } from "../../helpers/api";
+import { createTenant, startTestApi, toolSchema, type Tenant } from "../../helpers/api";
 import { startReceiver } from "../../helpers/receiver";
 import { ensureTemporal, freePort, startWorker } from "../../helpers/temporal";
-import { startKamailio } from "./kamailio";
+import { startKamailio, type Trunk } from "./kamailio";
 
 export type SipAssistantSpec = { numberId: string; greeting?: string; fake?: FakeRealtimeOptions; tools?: { name: string; serverUrl: string }[] };
 
@@ -51,55 +51,86 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     return Object.assign(bridge, { sipPort: config.bridge.sip.port, bridgeId: config.bridge.instanceId });
   }
 
-  const { org, P } = tenant;
-  const onNumber = new Map<string, string>();
-  const credentials: string[] = [];
+  // what a tenant made, deleted at the end (every bridge runs a user agent per credential in the
+  // database: later files must not inherit ours); assistants before numbers before credentials
+  const cleanup: (() => Promise<unknown>)[] = [];
+
+  /** The API calls of one tenant, its credentials on `defaultTrunk` unless told otherwise. */
+  function tenantHelpers(t: Tenant, defaultTrunk: Trunk) {
+    const { org, P } = t;
+    const onNumber = new Map<string, string>();
+    return {
+      tenant: t,
+      async createCredential(username: string, password: string, maxAgentTasks?: number, on: Trunk = defaultTrunk) {
+        const res = await org.post(`${P}/sip/credentials`, { hostname: on.host, port: on.port, username, password, ...(maxAgentTasks && { maxAgentTasks }) });
+        if (res.status !== 201) throw new Error(`credential not created: ${JSON.stringify(res.body)}`);
+        const id = res.body.data.id as string;
+        cleanup.push(() => org.delete(`${P}/sip/credentials/${id}`));
+        return id;
+      },
+      /** PUT: the given fields over the credential's current ones (the password must always be sent). */
+      async updateCredential(id: string, fields: { password: string; username?: string; maxAgentTasks?: number }) {
+        const current = (await org.get(`${P}/sip/credentials/${id}`)).body.data;
+        const body = { hostname: current.hostname, port: current.port, username: current.username, maxAgentTasks: current.maxAgentTasks, ...fields };
+        const res = await org.put(`${P}/sip/credentials/${id}`, body);
+        if (res.status !== 200) throw new Error(`credential not updated: ${JSON.stringify(res.body)}`);
+      },
+      async createNumber(credentialId: string, phoneNumber: string, fallback = false) {
+        const res = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber, fallback });
+        if (res.status !== 201) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
+        const id = res.body.data.id as string;
+        cleanup.push(() => org.delete(`${P}/sip/credentials/${credentialId}/phone-numbers/${id}`));
+        return id;
+      },
+      /** An assistant on the number (taking it from the previous one), with its own fake provider and hooks. */
+      async createAssistant(spec: SipAssistantSpec) {
+        const previous = onNumber.get(spec.numberId);
+        if (previous) await org.delete(`${P}/assistants/${previous}`);
+        const fake = realtime.add(spec.fake ?? {});
+        const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { model: fake.model } });
+        const created = await org.post(`${P}/assistants`, {
+          name: "phone desk",
+          systemPrompt: "You answer the phone.",
+          llmAudioContentGenerationStrategyId: strategy.body.data.id,
+          telephoneNumberId: spec.numberId,
+          ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
+          extensions: (spec.tools ?? []).map((tool) => ({ type: "tool_webhook", parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) } })),
+          callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${hooks.url}/hooks` } })),
+        });
+        if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
+        const id = created.body.data.id as string;
+        onNumber.set(spec.numberId, id);
+        cleanup.push(() => org.delete(`${P}/assistants/${id}`));
+        return { id, fake };
+      },
+      async credential(id: string) {
+        return (await org.get(`${P}/sip/credentials/${id}`)).body.data;
+      },
+      async tasks(filter: (task: any) => boolean = () => true): Promise<any[]> {
+        return ((await org.get(`${P}/agent-tasks?size=100`)).body.data as any[]).filter(filter);
+      },
+    };
+  }
+
+  const trunks: Trunk[] = [trunk];
   const world = {
     api,
     hooks,
     chat,
+    /** The fake realtime provider every assistant's fake sits behind (OPENAI_REALTIME_URL of bridges). */
+    realtime,
     trunk,
-    tenant,
     startBridge,
-    async createCredential(username: string, password: string, maxAgentTasks?: number) {
-      const res = await org.post(`${P}/sip/credentials`, { hostname: "127.0.0.1", port: trunk.port, username, password, ...(maxAgentTasks && { maxAgentTasks }) });
-      if (res.status !== 201) throw new Error(`credential not created: ${JSON.stringify(res.body)}`);
-      credentials.push(res.body.data.id);
-      return res.body.data.id as string;
+    ...tenantHelpers(tenant, trunk),
+    /** Another vendor (tenant) of the service, its credentials on `on` (default: the world's trunk). */
+    async otherVendor(name: string, on: Trunk = trunk) {
+      return tenantHelpers(await createTenant(api.url, name), on);
     },
-    /** PUT: the given fields over the credential's current ones (the password must always be sent). */
-    async updateCredential(id: string, fields: { password: string; username?: string; maxAgentTasks?: number }) {
-      const current = (await org.get(`${P}/sip/credentials/${id}`)).body.data;
-      const body = { hostname: current.hostname, port: current.port, username: current.username, maxAgentTasks: current.maxAgentTasks, ...fields };
-      const res = await org.put(`${P}/sip/credentials/${id}`, body);
-      if (res.status !== 200) throw new Error(`credential not updated: ${JSON.stringify(res.body)}`);
-    },
-    async createNumber(credentialId: string, phoneNumber: string, fallback = false) {
-      const res = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber, fallback });
-      if (res.status !== 201) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
-      return res.body.data.id as string;
-    },
-    /** An assistant on the number (taking it from the previous one), with its own fake provider and hooks. */
-    async createAssistant(spec: SipAssistantSpec) {
-      const previous = onNumber.get(spec.numberId);
-      if (previous) await org.delete(`${P}/assistants/${previous}`);
-      const fake = realtime.add(spec.fake ?? {});
-      const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { model: fake.model } });
-      const created = await org.post(`${P}/assistants`, {
-        name: "phone desk",
-        systemPrompt: "You answer the phone.",
-        llmAudioContentGenerationStrategyId: strategy.body.data.id,
-        telephoneNumberId: spec.numberId,
-        ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
-        extensions: (spec.tools ?? []).map((tool) => ({ type: "tool_webhook", parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) } })),
-        callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${hooks.url}/hooks` } })),
-      });
-      if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
-      onNumber.set(spec.numberId, created.body.data.id);
-      return { id: created.body.data.id as string, fake };
-    },
-    async credential(id: string) {
-      return (await org.get(`${P}/sip/credentials/${id}`)).body.data;
+    /** Another Kamailio, listening on another loopback address (stopped with the world). */
+    async startTrunk(users: Record<string, string>, dids: Record<string, string>, host: string) {
+      const other = await startKamailio(users, dids, host);
+      trunks.push(other);
+      return other;
     },
     /** Holds the credential's reservation lock (as a bridge reserving a call does) until the returned release. */
     async holdReservations(credentialId: string): Promise<() => Promise<void>> {
@@ -121,18 +152,14 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
         await done;
       };
     },
-    async tasks(filter: (task: any) => boolean = () => true): Promise<any[]> {
-      return ((await org.get(`${P}/agent-tasks?size=100`)).body.data as any[]).filter(filter);
-    },
     /** Hook bodies of `type` received so far. */
     hookBodies(type: string): any[] {
       return hooks.requests.map((r) => JSON.parse(r.body.toString())).filter((b) => b.type === type);
     },
     async stop() {
       await Promise.allSettled(bridges.map((b) => b.stop()));
-      // every bridge runs a user agent per credential in the database: later files must not inherit ours
-      await Promise.allSettled(credentials.map((id) => org.delete(`${P}/sip/credentials/${id}`)));
-      await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), trunk.stop(), realtime.close()]);
+      for (const undo of cleanup.reverse()) await undo().catch(() => {});
+      await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), realtime.close(), ...trunks.map((t) => t.stop())]);
     },
   };
   return world;

@@ -11,6 +11,9 @@ export type SippResult = { code: number | null; logs: string[]; output: string; 
 export type SippOptions = {
   scenario: string;
   trunkPort: number;
+  /** Where SIPp sends (default 127.0.0.1) and the loopback address it sends from (default 127.0.0.1). */
+  trunkHost?: string;
+  localHost?: string;
   service: string;
   /** __NAME__ placeholders of the scenario; EXTRA is a list of header lines (may be empty). */
   vars?: Record<string, string | number>;
@@ -39,10 +42,10 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   const dir = mkdtempSync(join(tmpdir(), "vas-sipp-"));
   const calls = options.calls ?? 1;
   const args = [
-    `127.0.0.1:${options.trunkPort}`,
+    `${options.trunkHost ?? "127.0.0.1"}:${options.trunkPort}`,
     "-sf", writeScenario(dir, options),
     "-s", options.service,
-    "-i", "127.0.0.1",
+    "-i", options.localHost ?? "127.0.0.1",
     "-p", String(await freePort()),
     "-mi", "127.0.0.1",
     "-mp", String(await freePort()),
