@@ -10,6 +10,7 @@ import { JitterBuffer } from "./jitter-buffer";
 import type { PortPool, RtpSocket } from "./port-pool";
 import { rtpClock } from "./rtp-clock";
 import { parseRtp } from "./rtp-packet";
+import { RtcpReporter } from "./rtcp-reporter";
 import { RtpSender } from "./rtp-sender";
 
 /** What the SDP negotiation settled; a re-INVITE may change any of it. */
@@ -41,6 +42,7 @@ export class RtpSession {
   private watchdog: ReturnType<typeof setInterval> | null = null;
   private closed = false;
   private started = false;
+  private rtcp: RtcpReporter | null = null;
   packetsReceived = 0;
 
   private constructor(
@@ -50,9 +52,15 @@ export class RtpSession {
     private readonly clock: FrameTicker,
   ) {}
 
-  static async open(pool: PortPool, handlers: RtpHandlers, options: { timeoutMs: number; clock?: FrameTicker }) {
+  static async open(pool: PortPool, handlers: RtpHandlers, options: { timeoutMs: number; clock?: FrameTicker; rtcpIntervalMs?: number }) {
     const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? rtpClock);
     session.socket = await pool.bind((data, port, address) => session.receive(data, port, address));
+    session.rtcp = await RtcpReporter.open(session.socket.hostname, session.socket.port + 1, {
+      clockRate: 8000, // G.711, the codecs we negotiate
+      intervalMs: options.rtcpIntervalMs ?? 5_000,
+      rtpDestination: () => session.latched ?? session.target,
+      receivedJitterMs: () => session.arrivals?.ms ?? 0,
+    });
     return session;
   }
 
@@ -99,8 +107,14 @@ export class RtpSession {
     this.closed = true;
     this.sender?.stop();
     if (this.watchdog) clearInterval(this.watchdog);
+    this.rtcp?.close();
     this.pool.release(this.socket);
     recordRtpCall(this.stats);
+  }
+
+  /** What the caller's RTCP reports said of our audio (null: it sent none). */
+  get callerQuality() {
+    return this.rtcp?.quality ?? null;
   }
 
   get stats() {
@@ -113,6 +127,7 @@ export class RtpSession {
     const to = this.latched ?? target;
     try {
       this.socket.send(packet, to.port, to.address);
+      this.rtcp?.sent(packet);
     } catch {
       // ICMP port unreachable from the last send (the caller's side is gone): the time-out ends the call
     }
@@ -134,6 +149,7 @@ export class RtpSession {
       return;
     }
     (this.arrivals ??= new InterarrivalJitter(target.codec.clockRate)).add(packet.timestamp, this.lastPacketAt);
+    this.rtcp?.receivedRtp(packet);
     for (const ready of this.jitter.push(packet)) this.handlers.onAudio(target.codec.decode(ready.payload));
   }
 
