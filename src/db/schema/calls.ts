@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { assistants } from "./assistants";
 import { sipCredentials, sipPhoneNumbers } from "./sip";
 import { ownedByOrganization } from "./tenancy";
@@ -24,6 +24,10 @@ export const agentTasks = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }),
     endedAt: timestamp("ended_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    // what the caller's RTCP reports said of our audio (SIP calls whose caller sends RTCP; else null)
+    callerJitterMs: real("caller_jitter_ms"),
+    callerPacketsLost: integer("caller_packets_lost"),
+    roundTripMs: real("round_trip_ms"),
   },
   (t) => [
     index("agent_tasks_org_created_idx").on(t.organizationId, t.createdAt),
