@@ -1,11 +1,12 @@
 // The media side of every bench call on one UDP socket: each call's SDP points here, the bridge
 // sends to it (from the call's own RTP port, which names the call) and latches onto our answer.
-// Per call it measures the bridge's packets (inter-arrival jitter against 20 ms, sequence gaps) and
+// Per call it measures the bridge's packets (inter-arrival jitter against 20 ms; loss: sequence gaps,
+// or timestamp jumps past them, which is how frames the bridge skipped after a stall show) and
 // sends 20 ms PCMU frames back in real time: a question now and then, silence otherwise.
 import { muLawEncode } from "../../src/audio/g711";
 import { buildRtp, parseRtp, sequenceDelta } from "../../src/media/rtp-packet";
 
-type Call = { port: number; lastAt: number; lastSeq: number; received: number; lost: number; sent: number; started: number; seq: number };
+type Call = { port: number; lastAt: number; lastSeq: number; lastTs: number; received: number; lost: number; sent: number; started: number; seq: number };
 
 export type MediaStats = { calls: number; packets: number; jitters: number[]; lost: number; clientLag: number[] };
 
@@ -27,15 +28,18 @@ export async function startRtpCallers(question: Int16Array) {
         const now = performance.now();
         let call = calls.get(port);
         if (!call) {
-          call = { port, lastAt: now, lastSeq: packet.sequence, received: 0, lost: 0, sent: 0, started: now, seq: (Math.random() * 0xffff) | 0 };
+          call = { port, lastAt: now, lastSeq: packet.sequence, lastTs: packet.timestamp, received: 0, lost: 0, sent: 0, started: now, seq: (Math.random() * 0xffff) | 0 };
           calls.set(port, call);
           stats.calls++;
         } else {
           const step = sequenceDelta(call.lastSeq, packet.sequence);
           if (step <= 0) return; // late or duplicate
-          stats.lost += step - 1;
-          stats.jitters.push(Math.abs(now - call.lastAt - 20 * step));
+          // 20 ms frames the timestamp moved on by: more than the sequence step means frames skipped
+          const frames = Math.max(step, Math.round(((packet.timestamp - call.lastTs) >>> 0) / 160));
+          stats.lost += frames - 1;
+          stats.jitters.push(Math.abs(now - call.lastAt - 20 * frames));
           call.lastSeq = packet.sequence;
+          call.lastTs = packet.timestamp;
           call.lastAt = now;
         }
         call.received++;

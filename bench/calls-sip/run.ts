@@ -89,14 +89,14 @@ try {
   const sipPort = await freePort();
   const bridge = await spawnBun(
     "src/bridge/main.ts",
-    { BRIDGE_PORT: String(await freePort()), SIP_PORT: String(sipPort), SIP_BIND_HOST: "127.0.0.1", SIP_PUBLIC_HOST: "127.0.0.1", RTP_PORT_MIN: "40000", RTP_PORT_MAX: "43999", OPENAI_BASE_URL: chat.baseUrl, LOG_LEVEL: "info" },
+    { BRIDGE_PORT: String(await freePort()), SIP_PORT: String(sipPort), SIP_BIND_HOST: "127.0.0.1", SIP_PUBLIC_HOST: "127.0.0.1", RTP_PORT_MIN: "40000", RTP_PORT_MAX: "43999", OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" },
     (l) => l.includes("sip listening"),
   );
   const { org, P } = await createTenant(api.url, "bench");
   // no registrar: the credential's trunk is this machine, so SIPp's INVITEs match it by address and number
   const credential = await org.post(`${P}/sip/credentials`, { hostname: "127.0.0.1", port: await freePort(), username: "bench", password: "bench", maxAgentTasks: 100_000 });
   const numberRow = await org.post(`${P}/sip/credentials/${credential.body.data.id}/phone-numbers`, { phoneNumber: number });
-  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { url: JSON.parse(provider.line).url, vad: { stopDuration: 0.4 } } });
+  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
   await org.post(`${P}/assistants`, { name: "bench", systemPromptGreeting: "x", llmAudioContentGenerationStrategyId: strategy.body.data.id, telephoneNumberId: numberRow.body.data.id });
   await Bun.sleep(2000); // the bridge's next sync picks the credential and number up
   const media = await startRtpCallers(await speech("Tell me more.", 8000));

@@ -7,7 +7,8 @@ import { frameSamples } from "./codecs";
 import { buildRtp } from "./rtp-packet";
 
 const frameMs = 20;
-// after an event-loop stall, skip ahead (the timestamp too) rather than burst the backlog
+// after an event-loop stall, skip ahead rather than burst the backlog: the timestamp and the sequence
+// number both move past the frames never sent, so the receiver counts them as lost (RFC 3550)
 const maxLagMs = 100;
 const maxQueuedFrames = 25;
 
@@ -21,6 +22,8 @@ export class RtpSender {
   private playing = false;
   private silence: Uint8Array;
   packetsSent = 0;
+  /** Frames skipped after stalls of the event loop (never sent; a gap in the sequence numbers). */
+  framesSkipped = 0;
 
   constructor(
     private codec: Codec,
@@ -62,6 +65,8 @@ export class RtpSender {
     if (now - this.nextDue > maxLagMs) {
       const skipped = Math.floor((now - this.nextDue) / frameMs);
       this.timestamp = (this.timestamp + skipped * frameSamples) >>> 0;
+      this.sequence = (this.sequence + skipped) & 0xffff;
+      this.framesSkipped += skipped;
       this.nextDue += skipped * frameMs;
       this.marker = true;
     }

@@ -118,7 +118,13 @@ export class RtpSession {
   }
 
   get stats() {
-    return { sent: this.sender?.packetsSent ?? 0, received: this.packetsReceived, lost: this.jitter.lost, jitterMs: this.arrivals?.ms ?? 0 };
+    return {
+      sent: this.sender?.packetsSent ?? 0,
+      skipped: this.sender?.framesSkipped ?? 0,
+      received: this.packetsReceived,
+      lost: this.jitter.lost,
+      jitterMs: this.arrivals?.ms ?? 0,
+    };
   }
 
   private sendPacket(packet: Uint8Array) {
