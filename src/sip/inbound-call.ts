@@ -1,0 +1,163 @@
+// One INVITE from a trunk, to the end of the call: route the dialled number, reserve a slot under
+// maxAgentTasks (486 when full), bind RTP and answer, then run the shared call over RTP. Every way it
+// can end (CANCEL, a failed answer, BYE either way, RTP time-out, shutdown) closes the task.
+import { randomUUID } from "node:crypto";
+import type { Invitation } from "sip.js";
+import { SessionState } from "sip.js";
+import { concludeCallTask } from "../calls/call-lifecycle";
+import type { CallHandle } from "../calls/caller-transport";
+import { startCall, type CallDeps } from "../calls/run-call";
+import type { Transport } from "../db/schema";
+import { describeError } from "../errors";
+import { log } from "../log";
+import { recordCredentialCall } from "../metrics/metrics";
+import { DigitCollector } from "../media/dtmf";
+import type { PortPool } from "../media/port-pool";
+import { RtpSession } from "../media/rtp-session";
+import { callerIdentity } from "./caller-identity";
+import { reserveAgentTask } from "./reserve-task";
+import { negotiate, parseSdp } from "./sdp";
+import { routeCall } from "./route-call";
+import { sipCallerTransport } from "./sip-caller-transport";
+import { originalUserHeader } from "./sip-transport";
+
+export type InboundContext = {
+  deps: CallDeps;
+  pool: PortPool;
+  credentialId: string;
+  rtpTimeoutMs: number;
+  /** RTP sessions by sip.js session id, for the description handler factory. */
+  media: Map<string, RtpSession>;
+  track(call: CallHandle): void;
+};
+
+export async function handleInvite(ctx: InboundContext, invitation: Invitation): Promise<void> {
+  const received = performance.now();
+  // only a CANCEL is the caller's doing: sip.js also ends the session when our answer fails
+  let callerCancelled = false;
+  invitation.delegate = { ...invitation.delegate, onCancel: () => void (callerCancelled = true) };
+  const since = () => Math.round(performance.now() - received);
+  const { db, config } = ctx.deps;
+  const request = invitation.request;
+  const requestUser = request.getHeader(originalUserHeader);
+  const identity = callerIdentity({
+    requestUser: requestUser ? decodeURIComponent(requestUser) : null,
+    to: request.getHeader("To") ?? "",
+    from: request.getHeader("From") ?? "",
+    assertedIdentity: request.getHeader("P-Asserted-Identity") ?? null,
+    privacy: request.getHeader("Privacy") ?? null,
+  });
+  const transport: Transport = { type: "sip", ...identity };
+  const fields = { sipCallId: request.callId, credentialId: ctx.credentialId, calledNumber: identity.calledNumber };
+
+  const route = await routeCall(db, ctx.credentialId, identity.calledNumber);
+  const routedMs = since();
+  if (!route) return refuse(invitation, 404, { ...fields, reason: "no assistant serves the number" });
+  const callId = randomUUID();
+  const task = { callId, organizationId: route.assistant.organizationId, assistantId: route.assistant.id };
+  const reserved = await reserveAgentTask(db, { ...task, credentialId: ctx.credentialId, phoneNumberId: route.phoneNumberId, transport, bridgeId: config.bridge.instanceId });
+  if (!reserved) return refuse(invitation, 486, { ...fields, reason: "maxAgentTasks reached" });
+  const reservedMs = since();
+
+  let call: CallHandle | null = null;
+  const digits = new DigitCollector((d) => call?.callerDtmf(d));
+  let media: RtpSession | null = null;
+  try {
+    if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
+    media = await RtpSession.open(ctx.pool, {
+      onAudio: (pcm) => call?.callerAudio(pcm),
+      onDigit: (digit) => digits.push(digit),
+      onTimeout: () => call?.end("media-timeout"),
+    }, { timeoutMs: ctx.rtpTimeoutMs });
+    ctx.media.set(invitation.id, media);
+    if (invitation.state !== SessionState.Initial) throw new Error("the caller cancelled");
+    // a CANCEL landing while the answer is being built must not leave the reservation waiting
+    await Promise.race([invitation.accept(), untilTerminated(invitation)]);
+  } catch (error) {
+    media?.close();
+    ctx.media.delete(invitation.id);
+    const cancelled = callerCancelled;
+    if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
+    const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
+    log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
+    await closeUnanswered(ctx, task, { status: cancelled ? "completed" : "failed", error: why, event: unanswered(callId, transport) });
+    return;
+  }
+
+  const rtp = media;
+  rtp.start();
+  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), { callId });
+  ctx.track(call);
+  recordCredentialCall(ctx.credentialId, call.done);
+  log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
+  const answered = call;
+  invitation.stateChange.addListener((state) => {
+    if (state === SessionState.Terminated) answered.callerHangup(); // their BYE, or ours coming back
+  });
+  if ((invitation.state as SessionState) === SessionState.Terminated) answered.callerHangup(); // ended before we listened
+  void answered.done.finally(() => {
+    digits.flush();
+    rtp.close();
+    // our frames skipped after event-loop stalls are loss the caller heard, next to theirs
+    log.info("call", { ...fields, callId, event: "media", ...rtp.stats });
+    ctx.media.delete(invitation.id);
+  });
+}
+
+class UnusableOffer extends Error {
+  constructor() {
+    super("no audio stream with PCMU or PCMA in the offer");
+  }
+}
+
+/** An INVITE without SDP (late offer) is fine: we offer in the 200 OK. */
+function usableOffer(body: string, contentType: string | undefined): boolean {
+  if (!body.trim() || !/application\/sdp/i.test(contentType ?? "")) return true;
+  const offer = parseSdp(body);
+  return offer !== null && negotiate(offer) !== null;
+}
+
+function untilTerminated(invitation: Invitation): Promise<never> {
+  return new Promise((_, reject) => {
+    const check = (state: SessionState) => {
+      if (state !== SessionState.Terminated) return;
+      invitation.stateChange.removeListener(check);
+      reject(new Error("the caller cancelled"));
+    };
+    invitation.stateChange.addListener(check);
+    check(invitation.state);
+  });
+}
+
+/** A reserved slot must not stay taken: a transient database error (deadlock, failover) is retried. */
+async function closeUnanswered(ctx: InboundContext, task: Parameters<typeof concludeCallTask>[1], conclusion: Parameters<typeof concludeCallTask>[2]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await concludeCallTask(ctx.deps.db, task, conclusion);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      log.warn("call", { callId: conclusion.event.callId, event: "close_retry", attempt, error: describeError(error) });
+      await Bun.sleep(100 * attempt);
+    }
+  }
+}
+
+function refuse(invitation: Invitation, statusCode: number, fields: Record<string, unknown>) {
+  log.info("call", { ...fields, event: "refused", status: statusCode });
+  return invitation.reject({ statusCode }).catch(() => {}); // a CANCEL may have won the race
+}
+
+/** call_concluded of a call that was never answered. */
+function unanswered(callId: string, transport: Transport) {
+  return {
+    type: "call_concluded" as const,
+    callId,
+    startedAt: null,
+    endedAt: Date.now(),
+    shortSummary: null,
+    summary: null,
+    callRecording: null,
+    transport,
+    messages: [],
+  };
+}
