@@ -88,8 +88,9 @@ persistence:
   numHistoryShards: 4
   datastores:
 EOF
-  datastore default "$db" 20
-  datastore visibility "${db}_visibility" 5
+  # PostgreSQL allows 100 connections by default, shared with the service and its tests: stay small
+  datastore default "$db" 10
+  datastore visibility "${db}_visibility" 3
   cat <<EOF
 global:
   membership:

@@ -8,6 +8,7 @@ import { hookDeliveries } from "../src/db/schema";
 import { HOOK_DELIVERIES_CHANNEL } from "../src/events/emit-call-event";
 import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
+import { describeError } from "../src/errors";
 import { log } from "../src/log";
 import { startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
 
@@ -84,7 +85,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
     (err) => {
       if (downSince !== null) return;
       downSince = Date.now();
-      log.warn("dispatcher cannot hand deliveries to temporal, will retry", { error: (err as Error).message });
+      log.warn("dispatcher cannot hand deliveries to temporal, will retry", { error: describeError(err) });
     },
   );
   const kick = () => runner.request();
