@@ -15,6 +15,7 @@ import { DigitCollector } from "../media/dtmf";
 import type { PortPool } from "../media/port-pool";
 import { RtpSession } from "../media/rtp-session";
 import { callerIdentity } from "./caller-identity";
+import { recordCallerQuality } from "./caller-quality";
 import { reserveAgentTask } from "./reserve-task";
 import { negotiate, parseSdp } from "./sdp";
 import { routeCall } from "./route-call";
@@ -97,9 +98,12 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   if ((invitation.state as SessionState) === SessionState.Terminated) answered.callerHangup(); // ended before we listened
   void answered.done.finally(() => {
     digits.flush();
+    const caller = rtp.callerQuality;
     rtp.close();
-    // our frames skipped after event-loop stalls are loss the caller heard, next to theirs
-    log.info("call", { ...fields, callId, event: "media", ...rtp.stats });
+    if (caller) void recordCallerQuality(ctx.deps.db, callId, caller);
+    // our frames skipped after event-loop stalls are loss the caller heard, next to theirs (and what
+    // the caller's RTCP said it saw: jitter, loss, round trip)
+    log.info("call", { ...fields, callId, event: "media", ...rtp.stats, caller });
     ctx.media.delete(invitation.id);
   });
 }
