@@ -3,9 +3,11 @@
 // fragments, tool calls split across chunks by index, the way the API streams them).
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { wallClock } from "./wall-clock";
 
 export type ChatMode = "ok" | "error" | "not-json" | "hang";
-export type ChatRequest = { path: string; headers: IncomingHttpHeaders; body: any };
+/** `at`: arrival; `firstContentAt`: when the first text chunk of a streamed reply went out (wallClock). */
+export type ChatRequest = { path: string; headers: IncomingHttpHeaders; body: any; at: number; firstContentAt?: number };
 export type StreamedReply = { text?: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
 type ChatMessage = { role: string; content?: string | null; name?: string; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] };
 
@@ -41,22 +43,24 @@ export type FakeChatServer = {
   reply: (body: any) => StreamedReply;
   /** Wait before the first streamed chunk (a model's time to first token). */
   firstTokenDelayMs: number;
+  /** Characters per streamed text chunk (4, like tokens; a bench sends a sentence at once). */
+  chunkChars: number;
   close(): Promise<void>;
 };
 
 export async function startFakeChatServer(summary = { shortSummary: "Caller asked about opening hours.", summary: "The caller asked when the shop opens; the assistant said 9 am to 5 pm." }): Promise<FakeChatServer> {
-  const fake: FakeChatServer = { baseUrl: "", requests: [], mode: "ok", summary, reply: scriptedReplies([]), firstTokenDelayMs: 0, close: async () => {} };
+  const fake: FakeChatServer = { baseUrl: "", requests: [], mode: "ok", summary, reply: scriptedReplies([]), firstTokenDelayMs: 0, chunkChars: 4, close: async () => {} };
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk) => (raw += chunk));
     req.on("end", () => {
-      fake.requests.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(raw || "null") });
+      fake.requests.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(raw || "null"), at: wallClock() });
       if (fake.mode === "hang") return; // never answers; the client must time out
       if (req.url !== "/v1/chat/completions" || fake.mode === "error") {
         return res.writeHead(fake.mode === "error" ? 500 : 404, { "Content-Type": "application/json" }).end('{"error":{"message":"boom"}}');
       }
-      const body = fake.requests.at(-1)?.body;
-      if (body?.stream === true) return void streamReply(res, fake.reply(body), body, fake.firstTokenDelayMs);
+      const request = fake.requests.at(-1)!;
+      if (request.body?.stream === true) return void streamReply(res, fake.reply(request.body), request, fake);
       const content = fake.mode === "not-json" ? "Here is your summary: it went well." : JSON.stringify(fake.summary);
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({
@@ -89,14 +93,16 @@ const chunkOf = (model: string, delta: object, finishReason: string | null = nul
 /** Splits a string into pieces of a few characters, like tokens. */
 const pieces = (text: string, size = 4) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, "g")) ?? [];
 
-async function streamReply(res: ServerResponse, reply: StreamedReply, body: any, delayMs: number) {
+async function streamReply(res: ServerResponse, reply: StreamedReply, request: ChatRequest, fake: FakeChatServer) {
   res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+  const body = request.body;
   const model = String(body.model ?? "fake");
   const send = (data: object | string) => res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-  if (delayMs) await Bun.sleep(delayMs);
+  if (fake.firstTokenDelayMs) await Bun.sleep(fake.firstTokenDelayMs);
   send(chunkOf(model, { role: "assistant", content: "" }));
-  for (const piece of pieces(reply.text ?? "")) {
+  for (const piece of pieces(reply.text ?? "", fake.chunkChars)) {
     if (res.destroyed) return;
+    request.firstContentAt ??= wallClock();
     send(chunkOf(model, { content: piece }));
     await Bun.sleep(1);
   }

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { muLawDecode } from "../../src/audio/g711";
 import { bytesToPcm, rms } from "../../src/audio/pcm";
+import { wallClock } from "./wall-clock";
 
 export type DeepgramMode = "ok" | "refuse" | "stall";
 
@@ -17,12 +18,14 @@ export type FakeDeepgramOptions = {
   apiKey?: string;
   /** Silence after speech that ends an utterance on the fake's own, like Deepgram's endpointing. */
   endpointingMs?: number;
+  /** What the caller of the n-th stream says in its turn-th utterance (instead of `transcripts`). */
+  transcript?: (stream: number, turn: number) => string;
 };
 
 export class FakeDeepgramStream {
   readonly query: URLSearchParams;
-  /** Control messages, in order. */
-  readonly control: { type: string }[] = [];
+  /** Control messages, in order, with when they arrived (wallClock). */
+  readonly control: { type: string; at: number }[] = [];
   /** The audio received, decoded to PCM16 at the stream's rate. */
   readonly audio: Int16Array[] = [];
   audioBytes = 0;
@@ -70,7 +73,7 @@ export class FakeDeepgramStream {
   }
 
   private onControl(message: { type: string }) {
-    this.control.push(message);
+    this.control.push({ ...message, at: wallClock() });
     if (message.type === "Finalize") this.result(true);
     if (message.type === "CloseStream") {
       this.send({ type: "Metadata", request_id: "fake-request", duration: this.streamMs / 1000, channels: 1 });
@@ -144,7 +147,10 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const stream = new FakeDeepgramStream(ws, { url: req.url ?? "/", headers: req.headers }, () => fake.transcripts.shift() ?? "", options, fake.mode === "stall");
+      const index = fake.streams.length;
+      let turn = 0;
+      const next = () => (options.transcript ? options.transcript(index, turn++) : (fake.transcripts.shift() ?? ""));
+      const stream = new FakeDeepgramStream(ws, { url: req.url ?? "/", headers: req.headers }, next, options, fake.mode === "stall");
       fake.streams.push(stream);
       const waiter = waiting.shift();
       if (waiter) {

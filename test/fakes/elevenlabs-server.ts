@@ -8,6 +8,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { muLawEncode } from "../../src/audio/g711";
 import { pcmToBytes } from "../../src/audio/pcm";
 import { speech } from "../helpers/speech";
+import { wallClock } from "./wall-clock";
 
 export type ElevenLabsMode = "ok" | "refuse" | "stall";
 export type FakeElevenLabsOptions = {
@@ -20,6 +21,8 @@ export type FakeElevenLabsOptions = {
 };
 
 type Message = { text?: string; flush?: boolean; voice_settings?: Record<string, unknown>; [key: string]: unknown };
+/** When a text message arrived and when the first audio for it went out (wallClock), for benches. */
+export type TtsTiming = { text: string; receivedAt: number; firstAudioAt: number | null };
 
 const formats: Record<string, { rate: number; encode: (pcm: Int16Array) => Uint8Array }> = {
   ulaw_8000: { rate: 8000, encode: muLawEncode },
@@ -32,6 +35,7 @@ export class FakeElevenLabsStream {
   readonly messages: Message[] = [];
   /** Text that was turned into audio, in order. */
   readonly spoken: string[] = [];
+  readonly timings: TtsTiming[] = [];
   closedByClient = false;
   private buffer = "";
   private work: Promise<void> = Promise.resolve();
@@ -59,6 +63,7 @@ export class FakeElevenLabsStream {
 
   private onMessage(message: Message) {
     this.messages.push(message);
+    if (message.text?.trim()) this.timings.push({ text: message.text, receivedAt: wallClock(), firstAudioAt: null });
     if (this.messages.length === 1) return; // init: settings only, its text is one space
     if (message.text === "") {
       this.generate(this.buffer);
@@ -86,6 +91,8 @@ export class FakeElevenLabsStream {
       const pcm = await speech(text.trim(), format.rate);
       const chunk = Math.round(((this.options.chunkMs ?? 200) * format.rate) / 1000);
       const msPerChar = (pcm.length * 1000) / format.rate / text.length;
+      const timing = this.timings.find((t) => t.firstAudioAt === null && text.includes(t.text.trim()));
+      if (timing) timing.firstAudioAt = wallClock();
       for (let start = 0; start < pcm.length; start += chunk) {
         const samples = pcm.subarray(start, start + chunk);
         const chunkStartMs = (start * 1000) / format.rate;

@@ -1,0 +1,37 @@
+// The pipeline bench's providers, in their own process so their CPU is not the bridge's: Deepgram,
+// ElevenLabs and chat completions fakes answering after fixed delays. The first TAGGED_STREAMS calls
+// get turns tagged "s<call>t<turn>" (so each stage's timestamps can be matched per turn); the others
+// say and hear the same cached sentences. GET /timings returns the timestamps.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
+import { startFakeDeepgram } from "../../test/fakes/deepgram-server";
+import { startFakeElevenLabs } from "../../test/fakes/elevenlabs-server";
+
+const tagged = Number(process.env.TAGGED_STREAMS ?? 0);
+const plainAnswer = "Sure. Here is a short answer for you, nothing more.";
+
+const stt = await startFakeDeepgram({ transcript: (stream, turn) => (stream < tagged ? `Question s${stream}t${turn}.` : "Tell me more.") });
+const tts = await startFakeElevenLabs({ firstAudioDelayMs: Number(process.env.TTS_DELAY_MS ?? 0) });
+const llm = await startFakeChatServer();
+llm.firstTokenDelayMs = Number(process.env.LLM_DELAY_MS ?? 0);
+llm.chunkChars = 1000; // the first sentence in one chunk: its arrival is the first token
+llm.reply = ({ messages }) => {
+  const tag = /s\d+t\d+/.exec(String(messages.at(-1)?.content ?? ""))?.[0];
+  return { text: tag ? `Answer ${tag}. That is all.` : plainAnswer };
+};
+
+const tagOf = (text: string) => /s\d+t\d+/.exec(text)?.[0] ?? null;
+const timings = () => ({
+  finalizes: stt.streams.flatMap((s, stream) =>
+    s.control.filter((c) => c.type === "Finalize").map((c, turn) => ({ tag: `s${stream}t${turn}`, at: c.at })),
+  ),
+  llm: llm.requests
+    .filter((r) => r.body?.stream && tagOf(String(r.body.messages.at(-1)?.content ?? "")))
+    .map((r) => ({ tag: tagOf(String(r.body.messages.at(-1).content)), at: r.at, firstContentAt: r.firstContentAt ?? null })),
+  tts: tts.streams.flatMap((s) => s.timings).filter((t) => tagOf(t.text)).map((t) => ({ tag: tagOf(t.text), ...t })),
+});
+
+const http = createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(timings())));
+await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+console.log(JSON.stringify({ stt: stt.url, tts: tts.url, llm: llm.baseUrl, timings: `http://127.0.0.1:${(http.address() as AddressInfo).port}/` }));
