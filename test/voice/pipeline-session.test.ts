@@ -79,6 +79,29 @@ describe("a conversation, continued", () => {
     expect(last.at(-1)).toEqual({ role: "user", content: "Bye now." });
   }, 30_000);
 
+  test("two tool calls in one response run at once; both results go back, in the model's order", async () => {
+    fakes.script([{ userSays: "", reply: { toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }, { name: "get_weather", arguments: { city: "Oslo" } }] } }]);
+    const { session, events } = await start();
+    const before = fakes.llm.requests.length;
+    const calls: { callId: string; arguments: Record<string, unknown> }[] = [];
+    session.on("toolCall", (call) => calls.push(call));
+    session.sendText("Weather in Rome and Oslo?");
+    while (calls.length < 2) await Bun.sleep(20);
+    expect(calls.map((c) => c.arguments)).toEqual([{ city: "Rome" }, { city: "Oslo" }]);
+    // answered in reverse order: the model continues only once both are in
+    session.submitToolResult(calls[1]!.callId, "Snow.");
+    await Bun.sleep(200);
+    expect(fakes.llm.requests.length - before).toBe(1);
+    session.submitToolResult(calls[0]!.callId, "Sun.");
+    await nextEvent(session, "turnDone", () => true, 10_000);
+    const second = fakes.llm.requests.at(-1)!.body.messages;
+    expect(second.slice(-2)).toEqual([
+      { role: "tool", tool_call_id: calls[0]!.callId, content: "Sun." },
+      { role: "tool", tool_call_id: calls[1]!.callId, content: "Snow." },
+    ]);
+    expect(events.finals("ASSISTANT")).toEqual(["get_weather: Sun.; get_weather: Snow."]);
+  }, 20_000);
+
   test("a text message (keypad digits) is a user turn the agent answers", async () => {
     fakes.script([]);
     const { session, events } = await start();
