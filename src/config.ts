@@ -47,6 +47,17 @@ function firstIpv4(): string {
   return addresses.find((a) => a && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
 }
 
+function recordingConfig(env: Env) {
+  const format = str(env, "RECORDING_FORMAT", "ulaw");
+  if (format !== "ulaw" && format !== "pcm16") throw new Error(`RECORDING_FORMAT must be ulaw or pcm16, got "${format}"`);
+  return {
+    // ulaw: G.711 mu-law WAV at 8 kHz (8 KB/s); pcm16: PCM16 WAV at the call's rate (16-48 KB/s)
+    format: format as "ulaw" | "pcm16",
+    // audio bytes kept per call; a longer call's recording holds its start and is marked truncated
+    maxBytes: int(env, "RECORDING_MAX_BYTES", 16 * 1024 * 1024),
+  };
+}
+
 function bridgeConfig(env: Env) {
   const port = int(env, "BRIDGE_PORT", 3001);
   return {
@@ -65,6 +76,7 @@ function bridgeConfig(env: Env) {
     // every bridge beats this often; one silent for heartbeatTtlMs is lost and its calls are concluded
     heartbeatMs: int(env, "BRIDGE_HEARTBEAT_MS", 2_000),
     heartbeatTtlMs: int(env, "BRIDGE_HEARTBEAT_TTL_MS", 10_000),
+    recording: recordingConfig(env),
     // worker processes `start:bridge` runs (one event loop per core); 1 runs the bridge in the process itself
     workers: Math.max(1, int(env, "BRIDGE_WORKERS", availableParallelism())),
     // set by the supervisor in each worker it starts: which one this is (src/bridge/supervisor.ts)

@@ -13,7 +13,18 @@ type Caller = {
   burstFrames: number;
 };
 
-export type PoolStats = { calls: number; frames: number; jitters: number[]; clientLag: number[]; bursts: number; lostFrames: number; extraFrames: number; failed: number };
+export type PoolStats = {
+  calls: number;
+  frames: number;
+  jitters: number[];
+  /** when each jitter was measured (performance.now ms), for windows around an event */
+  jitterTimes: number[];
+  clientLag: number[];
+  bursts: number;
+  lostFrames: number;
+  extraFrames: number;
+  failed: number;
+};
 
 const quietMs = 300;
 
@@ -21,7 +32,7 @@ export function createCallerPool(options: PoolOptions) {
   const frameSamples = options.sampleRate / 50;
   const silence = new Uint8Array(frameSamples * 2);
   const callers = new Set<Caller>();
-  const stats: PoolStats = { calls: 0, frames: 0, jitters: [], clientLag: [], bursts: 0, lostFrames: 0, extraFrames: 0, failed: 0 };
+  const stats: PoolStats = { calls: 0, frames: 0, jitters: [], jitterTimes: [], clientLag: [], bursts: 0, lostFrames: 0, extraFrames: 0, failed: 0 };
 
   const endBurst = (c: Caller) => {
     if (c.burstFrames === 0) return;
@@ -69,7 +80,10 @@ export function createCallerPool(options: PoolOptions) {
         }
         const now = performance.now();
         stats.frames++;
-        if (c.burstFrames > 0) stats.jitters.push(Math.abs(now - c.lastFrameAt - 20));
+        if (c.burstFrames > 0) {
+          stats.jitters.push(Math.abs(now - c.lastFrameAt - 20));
+          stats.jitterTimes.push(now);
+        }
         c.burstFrames++;
         c.lastFrameAt = now;
       };

@@ -63,7 +63,7 @@ try {
   const api = await startApi(loadConfig(env), { port: 0 });
   const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) => l.includes('"url"'));
   const bridgePort = await freePort();
-  const bridge = await spawnBun("src/bridge/main.ts", { BRIDGE_PORT: String(bridgePort), OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" }, (l) => l.includes("bridge listening"));
+  const bridge = await spawnBun("src/bridge/main.ts", { BRIDGE_PORT: String(bridgePort), BRIDGE_WORKERS: "1", OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" }, (l) => l.includes("bridge listening"));
   const tenant = await createTenant(api.url, "bench");
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
   const assistant = await tenant.org.post(`${tenant.P}/assistants`, { name: "bench", systemPromptGreeting: "x", llmAudioContentGenerationStrategyId: strategy.body.data.id });

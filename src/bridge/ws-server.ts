@@ -1,6 +1,7 @@
 // The bridge's websocket server (Bun's native websockets): refuses bad requests with a JSON error
 // before upgrading, then hands each connection to its wire format and the call it starts.
 import type { ServerWebSocket } from "bun";
+import { rm } from "node:fs/promises";
 import type { Config } from "../config";
 import { createDb } from "../db/client";
 import { AppError, badRequest, describeError } from "../errors";
@@ -14,7 +15,7 @@ import type { CallAssistant } from "../calls/load-assistant";
 import { BridgeReaper } from "../calls/bridge-reaper";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
 import { ConclusionSpool } from "../calls/conclusion-spool";
-import { ConclusionWriter, spoolDirOf } from "../calls/conclusion-writer";
+import { ConclusionWriter, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
 import { startCall, type CallDeps } from "../calls/run-call";
 import { authorizeCall } from "./authorize-call";
 import { nativeProtocol, nativeSampleRates } from "./protocol-native";
@@ -40,6 +41,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
 
   // the ends a previous run could not write carry the calls' history: they go before the recovery's bare ones
   await conclusions.replay();
+  // recordings still there belong to calls of the previous run that never concluded (recovered below, bare)
+  await rm(recordingDirOf(config), { recursive: true, force: true });
   const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
   if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId: config.bridge.instanceId });
   // alive (and reaping the calls of bridges that are not) before the first call

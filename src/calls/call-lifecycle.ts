@@ -6,7 +6,7 @@ import { agentTasks, type AgentTaskStatus, type Transport } from "../db/schema";
 import { emitCallEvent } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
-import { storeConcludedCall } from "./call-records";
+import { storeConcludedCall, type Recording } from "./call-records";
 
 export type CallTask = { callId: string; organizationId: string; assistantId: string; transport: Transport; bridgeId: string };
 
@@ -63,20 +63,29 @@ export function bareConcludedEvent(task: Pick<CallTask, "callId" | "transport">,
   };
 }
 
-export type Conclusion = { status: Extract<AgentTaskStatus, "completed" | "failed">; error: string | null; event: CallConcludedPayload };
+export type Conclusion = {
+  status: Extract<AgentTaskStatus, "completed" | "failed">;
+  error: string | null;
+  /** without its recording when `recorded` is given */
+  event: CallConcludedPayload;
+  /** the event serialized with its recording (built off the event loop), and the recording itself */
+  recorded?: { body: string; recording: Recording };
+};
 
 /** Closes the task (once: a task already closed is left alone) and emits call_concluded. */
 export async function concludeCallTask(db: Db, task: Pick<CallTask, "callId" | "organizationId"> & { assistantId: string | null }, conclusion: Conclusion) {
-  const { status, error, event } = conclusion;
+  const { status, error, event, recorded } = conclusion;
   return db.transaction(async (tx) => {
     const closed = await tx
       .update(agentTasks)
       .set({ status, error, endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt) })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))
       .returning({ id: agentTasks.id });
-    if (closed.length > 0) await storeConcludedCall(tx, event);
+    if (closed.length > 0) await storeConcludedCall(tx, event, recorded?.recording ?? null);
     // an assistant deleted since took its hooks with it
-    if (closed.length > 0 && task.assistantId) await emitCallEvent(tx, { organizationId: task.organizationId, assistantId: task.assistantId, event });
+    if (closed.length > 0 && task.assistantId) {
+      await emitCallEvent(tx, { organizationId: task.organizationId, assistantId: task.assistantId, event, body: recorded?.body });
+    }
     return closed.length > 0;
   });
 }

@@ -15,11 +15,11 @@ export async function storeCallRecording(db: DbOrTx, callId: string, recording: 
   await db.insert(callRecordings).values({ callId, ...row }).onConflictDoUpdate({ target: callRecordings.callId, set: row });
 }
 
-/** The messages, summary and recording of a concluded call, from its call_concluded event. */
-export async function storeConcludedCall(db: DbOrTx, event: CallConcludedPayload) {
+/** The messages and summary of a concluded call, from its call_concluded event, and its recording. */
+export async function storeConcludedCall(db: DbOrTx, event: CallConcludedPayload, recording: Recording | null) {
   const row = { messages: event.messages, shortSummary: event.shortSummary, summary: event.summary };
   await db.insert(callRecords).values({ callId: event.callId, ...row }).onConflictDoUpdate({ target: callRecords.callId, set: row });
-  if (event.callRecording) await storeCallRecording(db, event.callId, { bytes: Buffer.from(event.callRecording, "base64"), contentType: "audio/wav" });
+  if (recording) await storeCallRecording(db, event.callId, recording);
 }
 
 /** Deletes records and recordings older than `days`; returns how many rows went. */

@@ -1,6 +1,8 @@
 // One call's conversation, free of sockets and the database: caller audio to the voice session, agent
 // audio paced back out, barge-in, tool webhooks, the message history, the recording and why it ended.
-import { createCallRecorder, type CallRecorder } from "../audio/call-recorder";
+import { join } from "node:path";
+import { createCallRecorder, type CallRecorder, type FinishedRecording, type RecordingFormat } from "../audio/call-recorder";
+import { describeError } from "../errors";
 import type { CallMessage } from "../events/payloads";
 import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
@@ -18,8 +20,8 @@ export type CallOutcome = {
   startedAt: number | null;
   endedAt: number;
   messages: CallMessage[];
-  /** WAV of the whole call (both sides mixed), null when it never started. */
-  recording: Buffer | null;
+  /** WAV file of the whole call (both sides mixed), null when it never started. */
+  recording: FinishedRecording | null;
 };
 
 export type CallSessionOptions = {
@@ -30,6 +32,8 @@ export type CallSessionOptions = {
   /** every tool server is reached through it */
   toolGuard: OutboundGuard;
   maxCallMs: number;
+  /** where and how the call is recorded (a WAV file per call in `dir`) */
+  recording: { dir: string; format: RecordingFormat; maxBytes: number };
   ticker?: FrameTicker;
 };
 
@@ -87,7 +91,7 @@ export class CallSession {
   callerAudio(samples: Int16Array) {
     if (this.ending || !this.voice) return; // before the provider listens there is no one to hear it
     if (this.startedAt === null) this.start();
-    this.recorder!.add("caller", samples);
+    this.recorder?.add("caller", samples);
     this.messages.callerAudio(samples);
     this.voice.sendAudio(samples);
   }
@@ -107,7 +111,7 @@ export class CallSession {
     this.ending = true;
     this.resolveStarted(null); // no-op once started
     const endedAt = Date.now();
-    const recording = this.recorder?.finish() ?? null;
+    const recording = this.finishRecording();
     this.timers.forEach(clearTimeout);
     this.playout.stop();
     this.voice?.close();
@@ -116,17 +120,37 @@ export class CallSession {
     this.transport.hangup();
     log.info("call", { callId: this.callId, event: "ended", reason, error, durationMs: this.startedAt ? endedAt - this.startedAt : null });
     // tool calls still running are bounded by their time-out; their results belong to the record
-    void Promise.allSettled(this.toolsInFlight).then(() =>
-      this.resolveEnded({ reason, error, startedAt: this.startedAt, endedAt, messages: this.messages.finish(this.startedAt), recording }),
+    void Promise.allSettled(this.toolsInFlight).then(async () =>
+      this.resolveEnded({ reason, error, startedAt: this.startedAt, endedAt, messages: this.messages.finish(this.startedAt), recording: await recording }),
     );
   }
 
   private start() {
     this.startedAt = Date.now();
-    this.recorder = createCallRecorder({ sampleRate: this.transport.sampleRate });
+    const { dir, format, maxBytes } = this.options.recording;
+    try {
+      this.recorder = createCallRecorder({ sampleRate: this.transport.sampleRate, path: join(dir, `${this.callId}.wav`), format, maxBytes });
+    } catch (error) {
+      log.error("call not recorded", { callId: this.callId, error: describeError(error) });
+    }
     this.playout.start();
     log.info("call", { callId: this.callId, event: "started" });
     this.resolveStarted(this.startedAt);
+  }
+
+  /** Completes the recording's file; a call whose recording failed still concludes, without one. */
+  private async finishRecording(): Promise<FinishedRecording | null> {
+    const recorder = this.recorder;
+    this.recorder = null; // no frame after the end
+    if (!recorder) return null;
+    try {
+      const recording = await recorder.finish();
+      if (recording.truncated) log.warn("call recording truncated", { callId: this.callId, bytes: recording.bytes });
+      return recording;
+    } catch (error) {
+      log.error("call recording lost", { callId: this.callId, error: describeError(error) });
+      return null;
+    }
   }
 
   private playFrame(frame: Int16Array) {

@@ -3,10 +3,14 @@
 // by the next start of the same bridge instance when the process had to exit before.
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { FinishedRecording } from "../audio/call-recorder";
 import type { CallTask, Conclusion } from "./call-lifecycle";
 
-/** What it takes to write a call's end: call_started if it is still missing, then the conclusion. */
-export type PendingEnd = { task: CallTask; startedAt: number | null; conclusion: Conclusion };
+/**
+ * What it takes to write a call's end: call_started if it is still missing, then the conclusion, whose
+ * event gets the recording (a WAV file next to the spool) when it is written.
+ */
+export type PendingEnd = { task: CallTask; startedAt: number | null; conclusion: Omit<Conclusion, "recorded">; recording: FinishedRecording | null };
 
 export class ConclusionSpool {
   constructor(readonly dir: string) {}

@@ -1,12 +1,14 @@
 // The end of a call is written until it lands: kept in the spool first, then written (call_started if
 // still missing, then the conclusion) with a growing delay between attempts while the database cannot
 // be reached. A stop (shutdown) leaves what has not landed in the spool for the next start to replay.
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
-import { concludeCallTask, markCallStarted } from "./call-lifecycle";
+import { concludeCallTask, markCallStarted, type Conclusion } from "./call-lifecycle";
+import { buildConcludedBody } from "./concluded-body";
 import { ConclusionSpool, type PendingEnd } from "./conclusion-spool";
 
 export type ConclusionWriterOptions = { retryBaseMs?: number; retryMaxMs?: number; attemptTimeoutMs?: number };
@@ -37,11 +39,13 @@ export class ConclusionWriter {
       () => true,
       (error) => (log.error("call end not spooled", { callId, error: describeError(error) }), false),
     );
+    const recorded = await this.withRecording(pending);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.attempt(pending);
+        await this.attempt(pending, recorded);
         if (attempt > 1) log.info("call", { callId, event: "conclusion_landed", attempts: attempt });
         if (kept) await this.spool.drop(callId).catch((error) => log.warn("spool file not removed", { callId, error: describeError(error) }));
+        if (pending.recording) await rm(pending.recording.path, { force: true }).catch(() => {});
         return true;
       } catch (error) {
         if (attempt === 1 || attempt % 10 === 0) log.warn("call", { callId, event: "conclusion_retry", attempt, error: describeError(error) });
@@ -74,8 +78,8 @@ export class ConclusionWriter {
    * One write, given up after the time-out or at stop: a connection to a database that went away can
    * hang instead of failing. The write may still commit later; writing the end again is harmless.
    */
-  private attempt(pending: PendingEnd): Promise<void> {
-    const write = this.write(pending);
+  private attempt(pending: PendingEnd, recorded: Conclusion["recorded"]): Promise<void> {
+    const write = this.write(pending, recorded);
     write.catch(() => {}); // its failure is reported through the race below, or no longer matters
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.attemptTimeoutMs)]);
     return new Promise((resolve, reject) => {
@@ -86,9 +90,22 @@ export class ConclusionWriter {
     });
   }
 
-  private async write({ task, startedAt, conclusion }: PendingEnd) {
+  private async write({ task, startedAt, conclusion }: PendingEnd, recorded: Conclusion["recorded"]) {
     if (startedAt !== null) await markCallStarted(this.db, task, startedAt);
-    await concludeCallTask(this.db, task, conclusion);
+    await concludeCallTask(this.db, task, { ...conclusion, recorded });
+  }
+
+  /** The event's body with the recording, built once for all attempts (off the event loop). */
+  private async withRecording({ task, conclusion, recording }: PendingEnd): Promise<Conclusion["recorded"]> {
+    if (!recording) return undefined;
+    try {
+      const { body, audio } = await buildConcludedBody(conclusion.event, recording.path);
+      return { body, recording: { bytes: audio, contentType: recording.contentType } };
+    } catch (error) {
+      // the conclusion matters more than its recording: it goes out without one
+      log.error("call recording lost", { callId: task.callId, error: describeError(error) });
+      return undefined;
+    }
   }
 
   /** Waits `ms`; false when stopped meanwhile. */
@@ -103,7 +120,10 @@ export class ConclusionWriter {
   }
 }
 
+const instanceDir = (config: Config, kind: string) => join(config.bridge.dataDir, kind, config.bridge.instanceId.replace(/[^\w.-]/g, "_"));
+
 /** Where an instance keeps its unwritten call ends: its own folder, so instances never share one. */
-export function spoolDirOf(config: Config) {
-  return join(config.bridge.dataDir, "spool", config.bridge.instanceId.replace(/[^\w.-]/g, "_"));
-}
+export const spoolDirOf = (config: Config) => instanceDir(config, "spool");
+
+/** Where an instance writes the recordings of its calls while they run and until they are concluded. */
+export const recordingDirOf = (config: Config) => instanceDir(config, "recordings");

@@ -1,6 +1,7 @@
 // Runs one call end to end: the agent task, the voice session, the conversation, then the summary and
 // call_concluded. Wire formats hand it a CallerTransport and feed it the caller's side.
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
@@ -15,7 +16,7 @@ import { CallMessages } from "./call-messages";
 import { CallSession, type CallOutcome } from "./call-session";
 import { activateCallTask, bareConcludedEvent, markCallStarted, openCallTask, type CallTask } from "./call-lifecycle";
 import { ConclusionSpool } from "./conclusion-spool";
-import { ConclusionWriter, spoolDirOf } from "./conclusion-writer";
+import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-writer";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import type { FrameTicker } from "./frame-ticker";
 import type { CallAssistant } from "./load-assistant";
@@ -46,6 +47,7 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     toolTimeoutMs: config.bridge.toolTimeoutMs,
     toolGuard: createOutboundGuard(config.outbound),
     maxCallMs: config.bridge.maxCallMs,
+    recording: { dir: recordingDir(config), ...config.bridge.recording },
     ticker: deps.ticker,
   });
   const setupDone = startCallSetup(task.transport.type);
@@ -99,7 +101,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
   const event = await concludedEvent(config, task, outcome);
   const writer = deps.conclusions ?? defaultWriter(db, config);
-  const landed = await writer.conclude({ task, startedAt: outcome.startedAt, conclusion: { status, error: outcome.error, event } });
+  const landed = await writer.conclude({ task, startedAt: outcome.startedAt, conclusion: { status, error: outcome.error, event }, recording: outcome.recording });
   log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null, landed });
 }
 
@@ -121,16 +123,25 @@ async function connectVoice(deps: CallDeps, { assistant, tools, session, sampleR
   }
 }
 
+/** call_concluded without its recording: the writer adds it off the event loop. */
 async function concludedEvent(config: Config, task: CallTask, outcome: CallOutcome): Promise<CallConcludedPayload> {
   const { shortSummary, summary } = await summarizeCall({ transcript: CallMessages.transcriptOf(outcome.messages), config });
   return {
     ...bareConcludedEvent(task, outcome.startedAt, outcome.endedAt),
     shortSummary,
     summary,
-    callRecording: outcome.recording?.toString("base64") ?? null,
     messages: outcome.messages,
   };
 }
+
+/** The folder of this instance's recordings, made once per process. */
+const recordingDir = (config: Config) => {
+  const dir = recordingDirOf(config);
+  if (!madeDirs.has(dir)) mkdirSync(dir, { recursive: true });
+  madeDirs.add(dir);
+  return dir;
+};
+const madeDirs = new Set<string>();
 
 const writers = new WeakMap<Db, ConclusionWriter>();
 

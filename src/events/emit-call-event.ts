@@ -13,6 +13,8 @@ export type EmitCallEventInput = {
   organizationId: string;
   assistantId: string;
   event: CallStartedPayload | CallConcludedPayload;
+  /** The event already serialized (serializePayload), e.g. built off the event loop for a big one. */
+  body?: string;
 };
 
 /**
@@ -36,7 +38,7 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   });
   if (targets.length === 0) return { deliveryIds: [] };
 
-  const bodyId = await storeBody(tx, input.organizationId, event);
+  const bodyId = await storeBody(tx, input.organizationId, event, input.body);
   const inserted = await tx
     .insert(hookDeliveries)
     .values(
@@ -78,10 +80,10 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
 }
 
 /** Stores the event's body once for all its hooks; an event emitted again keeps the first body. */
-async function storeBody(tx: DbOrTx, organizationId: string, event: EmitCallEventInput["event"]): Promise<string> {
+async function storeBody(tx: DbOrTx, organizationId: string, event: EmitCallEventInput["event"], body?: string): Promise<string> {
   const [inserted] = await tx
     .insert(hookEventBodies)
-    .values({ organizationId, callId: event.callId, eventType: event.type, payload: serializePayload(event) })
+    .values({ organizationId, callId: event.callId, eventType: event.type, payload: body ?? serializePayload(event) })
     .onConflictDoNothing({ target: [hookEventBodies.callId, hookEventBodies.eventType] })
     .returning({ id: hookEventBodies.id });
   if (inserted) return inserted.id;

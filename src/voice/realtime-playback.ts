@@ -6,6 +6,7 @@
 import { type Chunk, heardText, PlaybackClock } from "./pipeline/playback-clock";
 
 type Held = { chunk: Chunk | null; emit: () => void; final: { itemId: string; text: string } | null };
+/** `heard` is empty when nothing was heard, or when the item's whole text was reported before the call started. */
 export type Cut = { itemId: string; audioEndMs: number; heard: string };
 
 export class RealtimePlayback {
@@ -15,6 +16,8 @@ export class RealtimePlayback {
   private held: Held[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly cutItems = new Set<string>();
+  // items whose final went out before the call started (nothing plays yet): their text cannot be cut
+  private readonly reportedEarly = new Set<string>();
   private started = false;
 
   /** The call started (its first caller audio): agent audio queued so far begins to play. */
@@ -41,7 +44,10 @@ export class RealtimePlayback {
    * Before the call has started nothing is playing yet: it runs at once.
    */
   afterPlayed(emit: () => void, final: Held["final"] = null) {
-    if (!this.started) return emit();
+    if (!this.started) {
+      if (final) this.reportedEarly.add(final.itemId);
+      return emit();
+    }
     this.held.push({ chunk: this.last, emit, final });
     this.schedule();
   }
@@ -64,7 +70,8 @@ export class RealtimePlayback {
       if (played < total) {
         this.cutItems.add(item.itemId);
         const text = held.find((h) => h.final?.itemId === item.itemId)?.final?.text ?? partialText(item.itemId);
-        cut = { itemId: item.itemId, audioEndMs: Math.floor(played), heard: heardText(text, item.chunks, now) };
+        const heard = this.reportedEarly.has(item.itemId) ? "" : heardText(text, item.chunks, now);
+        cut = { itemId: item.itemId, audioEndMs: Math.floor(played), heard };
       }
     }
     this.clock.flush();

@@ -69,9 +69,9 @@ describe("a finished call through the API", () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     const task = (await tenant.org.get(`${tenant.P}/agent-tasks/${taskId}`)).body.data;
     expect(bytes.length).toBe(task.recording.bytes);
-    const wav = parseWav(bytes);
-    expect(wav.sampleRate).toBe(16000);
-    expect(wav.samples.length / 16000).toBeGreaterThan(2);
+    const wav = parseWav(bytes); // RECORDING_FORMAT=ulaw (the default): G.711 mu-law at 8 kHz
+    expect(wav.sampleRate).toBe(8000);
+    expect(wav.samples.length / 8000).toBeGreaterThan(2);
     expect(rms(wav.samples)).toBeGreaterThan(100);
   });
 

@@ -94,10 +94,12 @@ describe("a full call in our wire format", () => {
     expect(stamps[0]).toBeGreaterThanOrEqual(concluded.startedAt);
     expect(stamps.at(-1)).toBeLessThanOrEqual(concluded.endedAt);
 
-    // the recording: a WAV of the whole call at the call's rate, both sides in it
-    const wav = parseWav(Buffer.from(concluded.callRecording, "base64"));
-    expect(wav.sampleRate).toBe(16000);
-    const seconds = wav.samples.length / 16000;
+    // the recording: a WAV of the whole call, both sides in it, G.711 mu-law at 8 kHz (RECORDING_FORMAT=ulaw)
+    const recording = Buffer.from(concluded.callRecording, "base64");
+    expect(recording.readUInt16LE(20)).toBe(7);
+    const wav = parseWav(recording);
+    expect(wav.sampleRate).toBe(8000);
+    const seconds = wav.samples.length / 8000;
     expect(Math.abs(seconds - (concluded.endedAt - concluded.startedAt) / 1000)).toBeLessThan(0.1);
     expect(rms(wav.samples)).toBeGreaterThan(300);
 
@@ -257,7 +259,7 @@ describe("how calls end", () => {
     expect(world.chat.requests.at(-1)!.body.messages[1].content).toBe("ASSISTANT: Hello.");
     expect(concluded).not.toContainKey("shortSummary");
     expect(concluded).not.toContainKey("summary");
-    expect(parseWav(Buffer.from(concluded.callRecording, "base64")).sampleRate).toBe(24000);
+    expect(parseWav(Buffer.from(concluded.callRecording, "base64")).sampleRate).toBe(8000);
     const task = await agentTask(world, callId);
     expect(task.status).toBe("failed");
     expect(task.error).toContain("voice provider disconnected");

@@ -1,0 +1,92 @@
+// bench/calls-ws/conclude (by hand, not CI): does concluding many calls at once disturb the others?
+// LIVE callers and ENDING callers talk to one bridge process for BEFORE seconds; then every ENDING
+// caller hangs up at the same moment (their recordings, summaries and call_concluded are built and
+// written), while the LIVE callers go on. Reports the p99 jitter of the LIVE callers' agent frames in
+// the WINDOW seconds before the hang-up (the baseline, same run) and in the WINDOW seconds after it.
+//   bun bench/calls-ws/conclude.ts [--live 100] [--ending 50] [--before 60] [--window 10] [--rate 16000] [--format ulaw|pcm16]
+import { parseArgs } from "node:util";
+import { migrateDatabase } from "../../src/db/migrate";
+import { createBench, percentile as pct } from "../lib/harness";
+import { loadConfig } from "../../src/config";
+import { startApi } from "../../src/server";
+import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
+import { createTenant } from "../../test/helpers/api";
+import { speech } from "../../test/helpers/speech";
+import { freePort } from "../../test/helpers/temporal";
+import { createCallerPool, type PoolStats } from "./caller-pool";
+import { cpuSeconds, rssMb } from "./proc-stats";
+
+const { values } = parseArgs({
+  options: {
+    live: { type: "string", default: "100" },
+    ending: { type: "string", default: "50" },
+    before: { type: "string", default: "60" },
+    window: { type: "string", default: "10" },
+    rate: { type: "string", default: "16000" },
+    format: { type: "string", default: "ulaw" },
+  },
+});
+const [live, ending, beforeS, windowS, rate] = [values.live, values.ending, values.before, values.window, values.rate].map(Number) as [number, number, number, number, number];
+const replyChars = 300;
+const replyFrames = Math.ceil((replyChars * 12) / 20);
+
+const { say, databaseUrl, env, spawnBun, finish } = createBench("calls-ws-conclude");
+
+/** p99 of the jitters measured in [from, to). */
+function windowP99(stats: PoolStats, from: number, to: number) {
+  const inWindow = stats.jitters.filter((_, i) => stats.jitterTimes[i]! >= from && stats.jitterTimes[i]! < to);
+  return { p99: pct(inWindow, 99), max: pct(inWindow, 100), frames: inWindow.length };
+}
+
+try {
+  say(`${live} live + ${ending} ending calls at ${rate} Hz for ${beforeS} s, recording ${values.format}; then the ${ending} hang up at once`);
+  await migrateDatabase(databaseUrl);
+  const chat = await startFakeChatServer();
+  const api = await startApi(loadConfig(env), { port: 0 });
+  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) => l.includes('"url"'));
+  const bridgePort = await freePort();
+  const bridge = await spawnBun(
+    "src/bridge/main.ts",
+    { BRIDGE_PORT: String(bridgePort), BRIDGE_WORKERS: "1", SIP_ENABLED: "false", RECORDING_FORMAT: values.format!, OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" },
+    (l) => l.includes("bridge listening"),
+  );
+  const tenant = await createTenant(api.url, "bench");
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
+  const assistant = await tenant.org.post(`${tenant.P}/assistants`, {
+    name: "bench",
+    systemPromptGreeting: "x",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    callEventHooks: [{ type: "call_concluded", parameters: { url: "http://127.0.0.1:9/hooks" } }],
+  });
+  const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
+  const question = await speech("Tell me more.", rate);
+
+  const livePool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
+  const endingPool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
+  for (let i = 0; i < live; i += 25) await Promise.all(Array.from({ length: Math.min(25, live - i) }, () => livePool.dial()));
+  for (let i = 0; i < ending; i += 25) await Promise.all(Array.from({ length: Math.min(25, ending - i) }, () => endingPool.dial()));
+  const started = performance.now();
+  while (performance.now() - started < beforeS * 1000) {
+    await Bun.sleep(5000);
+    say(`${((performance.now() - started) / 1000).toFixed(0)}/${beforeS} s: ${livePool.active + endingPool.active} live, bridge RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`);
+  }
+  const cpuBefore = cpuSeconds(bridge.proc.pid!);
+  const hangUpAt = performance.now();
+  const hungUp = endingPool.hangUpAll();
+  await Bun.sleep(windowS * 1000);
+  await hungUp;
+  const cpuAfter = cpuSeconds(bridge.proc.pid!);
+  const baseline = windowP99(livePool.stats, hangUpAt - windowS * 1000, hangUpAt);
+  const during = windowP99(livePool.stats, hangUpAt, hangUpAt + windowS * 1000);
+  const lines = [
+    `live calls' agent-frame jitter, ${windowS} s before the hang-up: p99 ${baseline.p99.toFixed(1)} ms, max ${baseline.max.toFixed(1)} ms (${baseline.frames} frames)`,
+    `live calls' agent-frame jitter, ${windowS} s after ${ending} calls hung up at once: p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms (${during.frames} frames)`,
+    `lost frames ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
+  ];
+  console.log(`\nbench/calls-ws/conclude: ${live} live + ${ending} ending calls, ${beforeS} s each at ${rate} Hz, recording ${values.format}\n${lines.join("\n")}`);
+  await livePool.hangUpAll();
+  await api.stop();
+  await chat.close();
+} finally {
+  await finish();
+}
