@@ -24,8 +24,12 @@ export async function startKamailio(users: Record<string, string>, dids: Record<
   ].join("\n");
   const cfg = join(dir, "kamailio.cfg");
   writeFileSync(cfg, template.replaceAll("__PORT__", String(port)).replaceAll("__HOST__", host).replace("__USERS__", init));
-  const child: ChildProcess = spawn("kamailio", ["-DD", "-E", "-f", cfg, "-Y", dir, "-w", dir, "-m", "64", "-M", "8"], { stdio: ["ignore", "pipe", "pipe"] });
-  reapWithParent(child.pid!, "KILL");
+  // its own process group: its workers outlive a main process killed with SIGKILL, so the group goes
+  const child: ChildProcess = spawn("kamailio", ["-DD", "-E", "-f", cfg, "-Y", dir, "-w", dir, "-m", "64", "-M", "8"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  reapWithParent(-child.pid!, "KILL");
   let output = "";
   child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));
   child.stderr!.on("data", (d) => (output = (output + d).slice(-20_000)));
@@ -36,8 +40,16 @@ export async function startKamailio(users: Record<string, string>, dids: Record<
     port,
     output: () => output,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await Promise.race([exited, Bun.sleep(3000).then(() => child.kill("SIGKILL"))]);
+      const group = (signal: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          // already gone
+        }
+      };
+      if (child.exitCode === null && child.signalCode === null) group("SIGTERM");
+      await Promise.race([exited, Bun.sleep(3000)]);
+      group("SIGKILL"); // workers that stayed behind
       rmSync(dir, { recursive: true, force: true });
     },
   };
