@@ -1,11 +1,13 @@
-// bench/calls-sip (by hand, not CI): SIPp places N simultaneous calls straight to one bridge (the
+// bench/calls-sip (by hand, not CI): SIPp places N simultaneous calls straight to the bridge (the
 // trunk's address and a number of a credential), each with RTP both ways for DURATION seconds, the
-// fake voice provider answering. Per N: calls answered, the bridge's RTP (p99 inter-packet jitter,
-// loss), call setup (INVITE to 200 OK, p99), the bridge's CPU and memory per call.
-//   bun bench/calls-sip/run.ts [--steps 100,200,300,450,600] [--duration 60] [--cps 50]
-// The bridge (bun src/bridge/main.ts) and the provider run as their own processes; a scratch database
-// is created and dropped. Every call's media goes to this process's one RTP socket (rtp-callers.ts).
-import { spawn } from "node:child_process";
+// fake voice provider answering. Per bridge worker count and N: calls answered, the bridge's RTP (p99
+// inter-packet jitter, loss counting skipped frames), call setup (INVITE to 200 OK, p50/p99), the CPU
+// and memory of the bridge's whole process tree (supervisor and workers) per call.
+//   bun bench/calls-sip/run.ts [--workers 1,2] [--steps 100,200,400] [--duration 60] [--cps 50] [--keep-going]
+// The bridge (bun src/bridge/main.ts with BRIDGE_WORKERS) and the provider run as their own processes;
+// a scratch database is created and dropped. With W workers, one SIPp per worker sends N/W calls to
+// that worker's SIP port. Every call's media has its own socket in this process (rtp-callers.ts).
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,10 +20,20 @@ import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
-import { cpuSeconds, rssMb } from "../calls-ws/proc-stats";
+import { treeCpuSeconds, treeRssMb } from "./proc-tree";
 import { startRtpCallers, type MediaStats } from "./rtp-callers";
 
-const { values } = parseArgs({ options: { steps: { type: "string", default: "100,200,300,450,600" }, duration: { type: "string", default: "60" }, cps: { type: "string", default: "50" } } });
+const { values } = parseArgs({
+  options: {
+    workers: { type: "string", default: "1,2" },
+    steps: { type: "string", default: "100,200,400" },
+    duration: { type: "string", default: "60" },
+    cps: { type: "string", default: "50" },
+    // run every step even after one misses (a shared, noisy machine)
+    "keep-going": { type: "boolean", default: false },
+  },
+});
+const workerCounts = values.workers.split(",").map(Number);
 const steps = values.steps.split(",").map(Number);
 const durationS = Number(values.duration);
 const cps = Number(values.cps);
@@ -29,12 +41,14 @@ const number = "+15550700001";
 
 const { say, databaseUrl, env, children, spawnBun, finish } = createBench("calls-sip");
 
-/** SIPp to completion: its exit code and every INVITE-to-200 time (ms). */
-async function runSipp(n: number, bridgeSipPort: number, rtpPort: number): Promise<{ code: number | null; setups: number[] }> {
+/** SIPp to completion: `ports.length` calls, each with its own RTP port; its exit code and every INVITE-to-200 time (ms). */
+async function runSipp(bridgeSipPort: number, ports: number[], rate: number): Promise<{ code: number | null; setups: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), "vas-bench-sipp-"));
-  const xml = readFileSync(new URL("./uac-bench.xml", import.meta.url), "utf8").replaceAll("__RTP_PORT__", String(rtpPort)).replaceAll("__HOLD_MS__", String(durationS * 1000));
+  const xml = readFileSync(new URL("./uac-bench.xml", import.meta.url), "utf8").replaceAll("__HOLD_MS__", String(durationS * 1000));
   writeFileSync(join(dir, "bench.xml"), xml);
-  const args = [`127.0.0.1:${bridgeSipPort}`, "-sf", "bench.xml", "-s", number, "-i", "127.0.0.1", "-p", String(await freePort()), "-m", String(n), "-l", String(n), "-r", String(cps), "-nostdin", "-trace_rtt", "-rtt_freq", "1", "-timeout", `${durationS + 60}s`, "-timeout_error", "-trace_err", "-error_file", "errors.log"];
+  writeFileSync(join(dir, "ports.csv"), `SEQUENTIAL\n${ports.map((p) => `${p};`).join("\n")}\n`);
+  const n = String(ports.length);
+  const args = [`127.0.0.1:${bridgeSipPort}`, "-sf", "bench.xml", "-inf", "ports.csv", "-s", number, "-i", "127.0.0.1", "-p", String(await freePort()), "-m", n, "-l", n, "-r", String(rate), "-nostdin", "-trace_rtt", "-rtt_freq", "1", "-timeout", `${durationS + 60}s`, "-timeout_error", "-trace_err", "-error_file", "errors.log"];
   const proc = spawn("sipp", args, { cwd: dir, stdio: "ignore" });
   children.push(proc);
   const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));
@@ -45,10 +59,14 @@ async function runSipp(n: number, bridgeSipPort: number, rtpPort: number): Promi
   return { code, setups: rows.map((r) => Number(r.split(";")[1])).filter(Number.isFinite) };
 }
 
-async function runStep(n: number, bridgePid: number, bridgeSipPort: number, media: Awaited<ReturnType<typeof startRtpCallers>>) {
-  media.take(true);
-  const rssBefore = rssMb(bridgePid);
-  const sipp = runSipp(n, bridgeSipPort, media.port);
+type StepResult = { workers: number; n: number; code: number | null; setups: number[]; media: MediaStats; cpuPercent: number; rssBefore: number; peakRss: number };
+
+async function runStep(workers: number, n: number, bridgePid: number, sipPort: number, question: Int16Array): Promise<StepResult> {
+  const media = await startRtpCallers(question, n);
+  const rssBefore = treeRssMb(bridgePid);
+  // one SIPp per worker, each with its share of the calls, the ports and the rate
+  const shares = Array.from({ length: workers }, (_, w) => media.ports.filter((_p, i) => i % workers === w));
+  const sipps = Promise.all(shares.map((ports, w) => runSipp(sipPort + w, ports, cps / workers)));
   // CPU and memory while every call is up: from the end of the ramp to just before the first BYE
   const rampS = n / cps + 2;
   const started = performance.now();
@@ -56,63 +74,100 @@ async function runStep(n: number, bridgePid: number, bridgeSipPort: number, medi
   let cpuPercent = 0;
   let peakRss = 0;
   let done = false;
-  void sipp.finally(() => (done = true));
+  void sipps.finally(() => (done = true));
   while (!done) {
-    await Promise.race([sipp, Bun.sleep(5000)]);
+    await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
-    if (!window && elapsed >= rampS) window = { cpu: cpuSeconds(bridgePid), at: elapsed };
-    if (window && elapsed <= durationS - 1 && elapsed > window.at) cpuPercent = ((cpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
-    if (elapsed <= durationS) peakRss = Math.max(peakRss, rssMb(bridgePid));
-    const s = media.take();
-    say(`N=${n} ${elapsed.toFixed(0)} s: ${media.live} calls with media, ${s.packets} packets, p99 jitter ${pct(s.jitters, 99).toFixed(1)} ms, lost ${s.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`);
+    if (!window && elapsed >= rampS) window = { cpu: treeCpuSeconds(bridgePid), at: elapsed };
+    if (window && elapsed <= durationS - 1 && elapsed > window.at) cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
+    if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
+    say(`W=${workers} N=${n} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`);
   }
-  const { code, setups } = await sipp;
-  return { n, code, setups, media: media.take(), cpuPercent, rssBefore, peakRss };
+  const results = await sipps;
+  media.stop();
+  const code = results.every((r) => r.code === 0) ? 0 : (results.find((r) => r.code !== 0)?.code ?? null);
+  return { workers, n, code, setups: results.flatMap((r) => r.setups), media: media.stats, cpuPercent, rssBefore, peakRss };
 }
 
-function report(r: { n: number; code: number | null; setups: number[]; media: MediaStats; cpuPercent: number; rssBefore: number; peakRss: number }) {
+function report(r: StepResult) {
   const jitter99 = pct(r.media.jitters, 99);
   const setup99 = pct(r.setups, 99);
   const ok = r.code === 0 && r.setups.length === r.n && r.media.calls === r.n && jitter99 < 10 && r.media.lost === 0 && setup99 < 100;
+  const perCall = r.cpuPercent / r.n;
   return {
     ok,
-    line: `N=${String(r.n).padStart(4)}  answered ${r.setups.length}/${r.n} (sipp exit ${r.code})  media ${r.media.calls}  setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} max ${pct(r.media.jitters, 100).toFixed(1)} ms (our own timer lag p99 ${pct(r.media.clientLag, 99).toFixed(1)} ms)  lost ${r.media.lost}  CPU ${r.cpuPercent.toFixed(0)}% (${(r.cpuPercent / r.n).toFixed(3)}%/call)  RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}`,
+    line:
+      `W=${r.workers} N=${String(r.n).padStart(4)}  answered ${r.setups.length}/${r.n} (sipp exit ${r.code})  media ${r.media.calls}  ` +
+      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
+      `max ${pct(r.media.jitters, 100).toFixed(1)} ms (bench timer lag p99 ${pct(r.media.clientLag, 99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
+      `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"})  ` +
+      `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}`,
   };
 }
 
+/** The bridge with `workers` workers, resolved once every worker's SIP stack listens. */
+async function startBridge(workers: number, sipPort: number, realtimeUrl: string, chatUrl: string): Promise<ChildProcess> {
+  const bridge = await spawnBun(
+    "src/bridge/main.ts",
+    {
+      BRIDGE_WORKERS: String(workers),
+      BRIDGE_PORT: String(await freePort()),
+      SIP_PORT: String(sipPort),
+      SIP_BIND_HOST: "127.0.0.1",
+      SIP_PUBLIC_HOST: "127.0.0.1",
+      RTP_PORT_MIN: "20000",
+      RTP_PORT_MAX: "27999",
+      OPENAI_BASE_URL: chatUrl,
+      OPENAI_REALTIME_URL: realtimeUrl,
+      LOG_LEVEL: "info",
+    },
+    (l) => l.includes("sip listening"),
+  );
+  // the other workers listen within moments of the first; then each sync picks the credential up
+  await Bun.sleep(3000);
+  return bridge.proc;
+}
+
+async function stopBridge(proc: ChildProcess) {
+  const exited = new Promise((resolve) => proc.once("exit", resolve));
+  proc.kill("SIGTERM");
+  await exited;
+}
+
 try {
-  say(`scratch database, API, fake provider and bridge; steps ${steps.join(", ")} x ${durationS} s, ${cps} calls/s`);
+  say(`scratch database, API, fake provider; workers ${workerCounts.join(", ")}; steps ${steps.join(", ")} x ${durationS} s, ${cps} calls/s`);
   await migrateDatabase(databaseUrl);
   const chat = await startFakeChatServer();
   const api = await startApi(loadConfig(env), { port: 0 });
   const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: "300" }, (l) => l.includes('"url"'));
-  const sipPort = await freePort();
-  const bridge = await spawnBun(
-    "src/bridge/main.ts",
-    { BRIDGE_PORT: String(await freePort()), SIP_PORT: String(sipPort), SIP_BIND_HOST: "127.0.0.1", SIP_PUBLIC_HOST: "127.0.0.1", RTP_PORT_MIN: "40000", RTP_PORT_MAX: "43999", OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" },
-    (l) => l.includes("sip listening"),
-  );
+  const realtimeUrl = JSON.parse(provider.line).url;
   const { org, P } = await createTenant(api.url, "bench");
   // no registrar: the credential's trunk is this machine, so SIPp's INVITEs match it by address and number
   const credential = await org.post(`${P}/sip/credentials`, { hostname: "127.0.0.1", port: await freePort(), username: "bench", password: "bench", maxAgentTasks: 100_000 });
   const numberRow = await org.post(`${P}/sip/credentials/${credential.body.data.id}/phone-numbers`, { phoneNumber: number });
   const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
   await org.post(`${P}/assistants`, { name: "bench", systemPromptGreeting: "x", llmAudioContentGenerationStrategyId: strategy.body.data.id, telephoneNumberId: numberRow.body.data.id });
-  await Bun.sleep(2000); // the bridge's next sync picks the credential and number up
-  const media = await startRtpCallers(await speech("Tell me more.", 8000));
+  const question = await speech("Tell me more.", 8000);
 
   const lines: string[] = [];
-  let best = 0;
-  for (const n of steps) {
-    const result = report(await runStep(n, bridge.proc.pid!, sipPort, media));
-    lines.push(result.line);
-    say(result.line);
-    if (!result.ok) break;
-    best = n;
-    await Bun.sleep(3000); // let the previous step's calls conclude
+  const best = new Map<number, number>();
+  for (const workers of workerCounts) {
+    const sipPort = 15_060 + (process.pid % 100) * 10;
+    const bridge = await startBridge(workers, sipPort, realtimeUrl, chat.baseUrl);
+    for (const n of steps) {
+      const result = report(await runStep(workers, n, bridge.pid!, sipPort, question));
+      lines.push(result.line);
+      say(result.line);
+      if (!result.ok && !values["keep-going"]) break;
+      if (result.ok && best.get(workers) === steps[steps.indexOf(n) - 1]) best.set(workers, n);
+      await Bun.sleep(3000); // let the previous step's calls conclude
+    }
+    await stopBridge(bridge);
   }
-  media.stop();
-  console.log(`\nbench/calls-sip: ${durationS} s per step, PCMU, ${cps} calls/s ramp, bridge on one process\n${lines.join("\n")}\nlargest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms: ${best || "none"}`);
+  console.log(
+    `\nbench/calls-sip: ${durationS} s per step, PCMU, ${cps} calls/s ramp, CPU and RSS of the bridge's whole process tree\n${lines.join("\n")}\n` +
+      workerCounts.map((w) => `BRIDGE_WORKERS=${w}: largest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms: ${best.get(w) ?? "none"}`).join("\n"),
+  );
   await api.stop();
   await chat.close();
 } finally {

@@ -1,0 +1,33 @@
+// CPU and memory of a process with all its descendants (the bridge's supervisor and its workers), from /proc.
+import { readdirSync, readFileSync } from "node:fs";
+import { cpuSeconds, rssMb } from "../calls-ws/proc-stats";
+
+/** `root` and every process below it. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone since the listing
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
+const sumOver = (root: number, read: (pid: number) => number) =>
+  processTree(root).reduce((sum, pid) => {
+    try {
+      return sum + read(pid);
+    } catch {
+      return sum; // exited meanwhile
+    }
+  }, 0);
+
+export const treeCpuSeconds = (root: number) => sumOver(root, cpuSeconds);
+export const treeRssMb = (root: number) => sumOver(root, rssMb);
