@@ -87,3 +87,25 @@ test("one user agent per credential, registering where the lease is held; rebuil
   await agents.stop();
   expect(agents.list()).toEqual([]);
 }, 30_000);
+
+test("a trunk host the outbound guard refuses: no addresses to take calls from, and nothing sent to it", async () => {
+  const agents = new UserAgents({
+    bridgeId: "unit-guard",
+    guard: createOutboundGuard({ allowCidrs: [] }), // loopback not opened: the trunk at 127.0.0.1 is refused
+    endpoint,
+    protocol: "UDP",
+    registerExpiresSeconds: 60,
+    retry: { baseMs: 60_000, maxMs: 60_000 },
+    onReport: () => {},
+    onInvite: () => {},
+  });
+  const refused = await fixtures.createCredential({ port: trunkPort, username: "refused" });
+  await agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), { owned: new Set([refused]), lost: [] });
+  const agent = agents.get(refused);
+  expect(agent?.trunkAddresses).toEqual([]);
+  expect(agent?.owned).toBe(true); // it tries to register, but the REGISTER never leaves
+  await Bun.sleep(500);
+  expect(registers.some((r) => /^From:.*sip:refused@/m.test(r))).toBe(false);
+  await fixtures.deleteCredential(refused);
+  await agents.stop();
+}, 30_000);
