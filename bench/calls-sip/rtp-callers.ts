@@ -10,6 +10,7 @@ import { buildRtp, parseRtp, sequenceDelta } from "../../src/media/rtp-packet";
 
 type Call = {
   socket: udp.Socket<"buffer">;
+  ssrc: number;
   bridge: { port: number; address: string } | null;
   lastAt: number;
   lastSeq: number;
@@ -18,6 +19,10 @@ type Call = {
   started: number;
   seq: number;
 };
+
+// every step binds fresh ports: a bridge session of the previous step still sending must not be
+// taken for a new call
+let nextPort = 34_000 + (process.pid % 100) * 2;
 
 export type MediaStats = { calls: number; packets: number; jitters: number[]; lost: number; clientLag: number[] };
 
@@ -37,13 +42,16 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     const now = performance.now();
     if (!call.bridge) {
       call.bridge = { port, address };
+      call.ssrc = packet.ssrc;
       call.started = now;
       stats.calls++;
     } else {
+      if (packet.ssrc !== call.ssrc) return; // not this call's stream
       const step = sequenceDelta(call.lastSeq, packet.sequence);
       if (step <= 0) return; // late or duplicate
       // 20 ms frames the timestamp moved on by: more than the sequence step means frames skipped
-      const framesPassed = Math.max(step, Math.round(((packet.timestamp - call.lastTs) >>> 0) / 160));
+      const advanced = (packet.timestamp - call.lastTs) >>> 0;
+      const framesPassed = advanced < 2 ** 31 ? Math.max(step, Math.round(advanced / 160)) : step;
       stats.lost += framesPassed - 1;
       const jitter = Math.abs(now - call.lastAt - 20 * framesPassed);
       stats.jitters.push(jitter);
@@ -55,8 +63,11 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     stats.packets++;
   }
 
-  for (let port = 46_000 + (process.pid % 100) * 2; calls.length < n; port += 2) {
-    const call: Call = { socket: null!, bridge: null, lastAt: 0, lastSeq: 0, lastTs: 0, sent: 0, started: 0, seq: (Math.random() * 0xffff) | 0 };
+  while (calls.length < n) {
+    if (nextPort > 64_000) nextPort = 34_000;
+    const port = nextPort;
+    nextPort += 2;
+    const call: Call = { socket: null!, ssrc: 0, bridge: null, lastAt: 0, lastSeq: 0, lastTs: 0, sent: 0, started: 0, seq: (Math.random() * 0xffff) | 0 };
     try {
       // error: an ICMP port-unreachable after the bridge's session closed
       call.socket = await Bun.udpSocket({ hostname: "127.0.0.1", port, socket: { data: (_s, data, rport, raddr) => heard(call, data, rport, raddr), error() {} } });
