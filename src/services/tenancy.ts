@@ -5,6 +5,7 @@ import type { DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import { generateToken } from "../crypto/tokens";
 import { badRequest, notFound } from "../errors";
+import { TOKEN_REVOKED_CHANNEL } from "./auth";
 import { parsePaging, selectPage, type SortableColumns } from "./paging";
 
 
@@ -125,5 +126,5 @@ export async function revokeApiToken(db: DbOrTx, vendorId: string, tokenId: stri
     .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.vendorId, vendorId), isNull(apiTokens.revokedAt)))
     .returning({ id: apiTokens.id });
   if (rows.length === 0) throw notFound("api token");
-  await db.execute(sql`select pg_notify('api_token_revoked', ${tokenId})`);
+  await db.execute(sql`select pg_notify(${TOKEN_REVOKED_CHANNEL}, ${tokenId})`);
 }
