@@ -8,7 +8,7 @@ import type { CallHandle, EndReason } from "../calls/caller-transport";
 import { describeError } from "../errors";
 import { log } from "../log";
 import type { RtpSession } from "../media/rtp-session";
-import type { OutboundGuard } from "../net/outbound-guard";
+import { OutboundRefusedError, type OutboundGuard } from "../net/outbound-guard";
 import { Registration, type RegistrationReport, type RetryPolicy } from "./registration";
 import { RtpDescriptionHandler } from "./rtp-description-handler";
 import type { Protocol, SipEndpoint } from "./sip-endpoint";
@@ -37,6 +37,8 @@ export class CredentialAgent {
   /** The credential's numbers (every spelling), for calls a trunk sends by address. */
   numbers = new Set<string>();
   hasFallback = false;
+  private resolvedAt = 0;
+  private resolving: Promise<void> | null = null;
   private registration: Registration | null = null;
   private readonly registrar;
 
@@ -87,12 +89,26 @@ export class CredentialAgent {
   }
 
   async start() {
+    await this.resolveTrunk();
+    await this.userAgent.start();
+  }
+
+  /** Resolves the trunk host again once the last answer is older than `maxAgeMs` (DNS may move it). */
+  refreshTrunk(maxAgeMs: number) {
+    if (this.resolving || performance.now() - this.resolvedAt < maxAgeMs) return;
+    this.resolving = this.resolveTrunk().finally(() => (this.resolving = null));
+  }
+
+  private async resolveTrunk() {
     try {
       this.trunkAddresses = await this.options.guard.resolveAllowed(this.credential.hostname);
     } catch (error) {
-      log.warn("sip trunk refused", { credentialId: this.credential.id, error: describeError(error) });
+      // a host the guard refuses loses its trunk; a name that does not resolve for a moment keeps the
+      // addresses it had
+      if (error instanceof OutboundRefusedError) this.trunkAddresses = [];
+      log.warn("sip trunk refused", { credentialId: this.credential.id, kept: this.trunkAddresses.length, error: describeError(error) });
     }
-    await this.userAgent.start();
+    this.resolvedAt = performance.now();
   }
 
   /** This bridge holds the credential's lease (or lost it): register (or unregister). */

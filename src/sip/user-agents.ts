@@ -9,8 +9,13 @@ import type { LeaseBeat } from "./takeover";
 
 // how long a sync waits for replaced user agents to unregister before registering their successors
 const unregisterWaitMs = 4000;
+const trunkRefreshMs = 60_000;
 
-export type UserAgentsOptions = AgentOptions & { bridgeId: string };
+export type UserAgentsOptions = AgentOptions & {
+  bridgeId: string;
+  /** How old the resolved addresses of a trunk host may get before a sync resolves it again. */
+  trunkRefreshMs?: number;
+};
 
 export class UserAgents {
   private readonly agents = new Map<string, CredentialAgent>();
@@ -64,6 +69,7 @@ export class UserAgents {
       if (!credential) continue;
       agent.numbers = credential.numbers;
       agent.hasFallback = credential.hasFallback;
+      agent.refreshTrunk(this.options.trunkRefreshMs ?? trunkRefreshMs);
       await agent.setOwned(leases.owned.has(id));
     }
     // another bridge took the lease over because we renewed too late (stalled, cut off from the

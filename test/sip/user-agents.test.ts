@@ -109,3 +109,40 @@ test("a trunk host the outbound guard refuses: no addresses to take calls from, 
   await fixtures.deleteCredential(refused);
   await agents.stop();
 }, 30_000);
+
+test("a trunk host name is resolved again: calls follow its new address, a refused answer drops it, a failed lookup keeps it", async () => {
+  let answer: string[] | Error = ["127.0.0.5"];
+  const resolve = async () => {
+    if (answer instanceof Error) throw Object.assign(answer, { code: "ENOTFOUND" });
+    return answer;
+  };
+  const agents = new UserAgents({
+    bridgeId: "unit-dns",
+    guard: createOutboundGuard({ allowCidrs: ["127.0.0.0/8"], resolve }),
+    trunkRefreshMs: 0,
+    endpoint,
+    protocol: "UDP",
+    registerExpiresSeconds: 60,
+    retry: { baseMs: 60_000, maxMs: 60_000 },
+    onReport: () => {},
+    onInvite: () => {},
+  });
+  const named = await fixtures.createCredential({ hostname: "trunk.example", port: trunkPort, username: "named" });
+  const sync = async () => {
+    await agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), { owned: new Set(), lost: [] });
+    await Bun.sleep(20); // the refresh runs in the background
+  };
+  await sync();
+  expect(agents.get(named)?.trunkAddresses).toEqual(["127.0.0.5"]);
+  answer = ["127.0.0.6", "127.0.0.7"];
+  await sync();
+  expect(agents.get(named)?.trunkAddresses).toEqual(["127.0.0.6", "127.0.0.7"]);
+  answer = new Error("lookup failed");
+  await sync();
+  expect(agents.get(named)?.trunkAddresses).toEqual(["127.0.0.6", "127.0.0.7"]);
+  answer = ["10.0.0.1"]; // now a private address the operator did not open
+  await sync();
+  expect(agents.get(named)?.trunkAddresses).toEqual([]);
+  await fixtures.deleteCredential(named);
+  await agents.stop();
+}, 30_000);
