@@ -67,10 +67,24 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     if (nextPort > 64_000) nextPort = 34_000;
     const port = nextPort;
     nextPort += 2;
-    const call: Call = { socket: null!, ssrc: 0, bridge: null, lastAt: 0, lastSeq: 0, lastTs: 0, sent: 0, started: 0, seq: (Math.random() * 0xffff) | 0 };
+    const call: Call = {
+      socket: null!,
+      ssrc: 0,
+      bridge: null,
+      lastAt: 0,
+      lastSeq: 0,
+      lastTs: 0,
+      sent: 0,
+      started: 0,
+      seq: (Math.random() * 0xffff) | 0,
+    };
     try {
       // error: an ICMP port-unreachable after the bridge's session closed
-      call.socket = await Bun.udpSocket({ hostname: "127.0.0.1", port, socket: { data: (_s, data, rport, raddr) => heard(call, data, rport, raddr), error() {} } });
+      call.socket = await Bun.udpSocket({
+        hostname: "127.0.0.1",
+        port,
+        socket: { data: (_s, data, rport, raddr) => heard(call, data, rport, raddr), error() {} },
+      });
       calls.push(call);
     } catch {
       // taken: the next even port
@@ -86,7 +100,16 @@ export async function startRtpCallers(question: Int16Array, n: number) {
       if (!call.bridge || now - call.lastAt > 2000) continue; // not answered yet, or hung up
       while (call.sent * 20 <= now - call.started) {
         const i = call.sent % (frames.length + gap);
-        const packet = buildRtp({ payloadType: 0, marker: false, sequence: call.seq++ & 0xffff, timestamp: call.sent * 160, ssrc: call.socket.port }, frames[i] ?? silence);
+        const packet = buildRtp(
+          {
+            payloadType: 0,
+            marker: false,
+            sequence: call.seq++ & 0xffff,
+            timestamp: call.sent * 160,
+            ssrc: call.socket.port,
+          },
+          frames[i] ?? silence,
+        );
         call.sent++;
         try {
           call.socket.send(packet, call.bridge.port, call.bridge.address);

@@ -42,26 +42,79 @@ const number = "+15550700001";
 const { say, databaseUrl, env, children, spawnBun, finish } = createBench("calls-sip");
 
 /** SIPp to completion: `ports.length` calls, each with its own RTP port; its exit code and every INVITE-to-200 time (ms). */
-async function runSipp(bridgeSipPort: number, ports: number[], rate: number): Promise<{ code: number | null; setups: number[] }> {
+async function runSipp(
+  bridgeSipPort: number,
+  ports: number[],
+  rate: number,
+): Promise<{ code: number | null; setups: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), "vas-bench-sipp-"));
-  const xml = readFileSync(new URL("./uac-bench.xml", import.meta.url), "utf8").replaceAll("__HOLD_MS__", String(durationS * 1000));
+  const xml = readFileSync(new URL("./uac-bench.xml", import.meta.url), "utf8").replaceAll(
+    "__HOLD_MS__",
+    String(durationS * 1000),
+  );
   writeFileSync(join(dir, "bench.xml"), xml);
   writeFileSync(join(dir, "ports.csv"), `SEQUENTIAL\n${ports.map((p) => `${p};`).join("\n")}\n`);
   const n = String(ports.length);
-  const args = [`127.0.0.1:${bridgeSipPort}`, "-sf", "bench.xml", "-inf", "ports.csv", "-s", number, "-i", "127.0.0.1", "-p", String(await freePort()), "-m", n, "-l", n, "-r", String(rate), "-nostdin", "-trace_rtt", "-rtt_freq", "1", "-timeout", `${durationS + 60}s`, "-timeout_error", "-trace_err", "-error_file", "errors.log"];
+  const args = [
+    `127.0.0.1:${bridgeSipPort}`,
+    "-sf",
+    "bench.xml",
+    "-inf",
+    "ports.csv",
+    "-s",
+    number,
+    "-i",
+    "127.0.0.1",
+    "-p",
+    String(await freePort()),
+    "-m",
+    n,
+    "-l",
+    n,
+    "-r",
+    String(rate),
+    "-nostdin",
+    "-trace_rtt",
+    "-rtt_freq",
+    "1",
+    "-timeout",
+    `${durationS + 60}s`,
+    "-timeout_error",
+    "-trace_err",
+    "-error_file",
+    "errors.log",
+  ];
   const proc = spawn("sipp", args, { cwd: dir, stdio: "ignore" });
   children.push(proc);
   const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));
   const rtt = readdirSync(dir).find((f) => f.endsWith("_rtt.csv"));
   const rows = rtt ? readFileSync(join(dir, rtt), "utf8").trim().split("\n").slice(1) : [];
-  if (code !== 0) say(`sipp exited ${code}; its last errors:\n${readFileSync(join(dir, "errors.log"), "utf8").split("\n").slice(-12).join("\n")}`);
+  if (code !== 0)
+    say(
+      `sipp exited ${code}; its last errors:\n${readFileSync(join(dir, "errors.log"), "utf8").split("\n").slice(-12).join("\n")}`,
+    );
   rmSync(dir, { recursive: true, force: true });
   return { code, setups: rows.map((r) => Number(r.split(";")[1])).filter(Number.isFinite) };
 }
 
-type StepResult = { workers: number; n: number; code: number | null; setups: number[]; media: MediaStats; cpuPercent: number; rssBefore: number; peakRss: number };
+type StepResult = {
+  workers: number;
+  n: number;
+  code: number | null;
+  setups: number[];
+  media: MediaStats;
+  cpuPercent: number;
+  rssBefore: number;
+  peakRss: number;
+};
 
-async function runStep(workers: number, n: number, bridgePid: number, sipPort: number, question: Int16Array): Promise<StepResult> {
+async function runStep(
+  workers: number,
+  n: number,
+  bridgePid: number,
+  sipPort: number,
+  question: Int16Array,
+): Promise<StepResult> {
   const media = await startRtpCallers(question, n);
   const rssBefore = treeRssMb(bridgePid);
   // one SIPp per worker, each with its share of the calls, the ports and the rate
@@ -79,20 +132,38 @@ async function runStep(workers: number, n: number, bridgePid: number, sipPort: n
     await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
     if (!window && elapsed >= rampS) window = { cpu: treeCpuSeconds(bridgePid), at: elapsed };
-    if (window && elapsed <= durationS - 1 && elapsed > window.at) cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
+    if (window && elapsed <= durationS - 1 && elapsed > window.at)
+      cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
     if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
-    say(`W=${workers} N=${n} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`);
+    say(
+      `W=${workers} N=${n} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`,
+    );
   }
   const results = await sipps;
   media.stop();
   const code = results.every((r) => r.code === 0) ? 0 : (results.find((r) => r.code !== 0)?.code ?? null);
-  return { workers, n, code, setups: results.flatMap((r) => r.setups), media: media.stats, cpuPercent, rssBefore, peakRss };
+  return {
+    workers,
+    n,
+    code,
+    setups: results.flatMap((r) => r.setups),
+    media: media.stats,
+    cpuPercent,
+    rssBefore,
+    peakRss,
+  };
 }
 
 function report(r: StepResult) {
   const jitter99 = pct(r.media.jitters, 99);
   const setup99 = pct(r.setups, 99);
-  const ok = r.code === 0 && r.setups.length === r.n && r.media.calls === r.n && jitter99 < 10 && r.media.lost === 0 && setup99 < 100;
+  const ok =
+    r.code === 0 &&
+    r.setups.length === r.n &&
+    r.media.calls === r.n &&
+    jitter99 < 10 &&
+    r.media.lost === 0 &&
+    setup99 < 100;
   const perCall = r.cpuPercent / r.n;
   return {
     ok,
@@ -106,7 +177,12 @@ function report(r: StepResult) {
 }
 
 /** The bridge with `workers` workers, resolved once every worker's SIP stack listens. */
-async function startBridge(workers: number, sipPort: number, realtimeUrl: string, chatUrl: string): Promise<ChildProcess> {
+async function startBridge(
+  workers: number,
+  sipPort: number,
+  realtimeUrl: string,
+  chatUrl: string,
+): Promise<ChildProcess> {
   const bridge = await spawnBun(
     "src/bridge/main.ts",
     {
@@ -135,18 +211,39 @@ async function stopBridge(proc: ChildProcess) {
 }
 
 try {
-  say(`scratch database, API, fake provider; workers ${workerCounts.join(", ")}; steps ${steps.join(", ")} x ${durationS} s, ${cps} calls/s`);
+  say(
+    `scratch database, API, fake provider; workers ${workerCounts.join(", ")}; steps ${steps.join(", ")} x ${durationS} s, ${cps} calls/s`,
+  );
   await migrateDatabase(databaseUrl);
   const chat = await startFakeChatServer();
   const api = await startApi(loadConfig(env), { port: 0 });
-  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: "300" }, (l) => l.includes('"url"'));
+  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: "300" }, (l) =>
+    l.includes('"url"'),
+  );
   const realtimeUrl = JSON.parse(provider.line).url;
   const { org, P } = await createTenant(api.url, "bench");
   // no registrar: the credential's trunk is this machine, so SIPp's INVITEs match it by address and number
-  const credential = await org.post(`${P}/sip/credentials`, { hostname: "127.0.0.1", port: await freePort(), username: "bench", password: "bench", maxAgentTasks: 100_000 });
-  const numberRow = await org.post(`${P}/sip/credentials/${credential.body.data.id}/phone-numbers`, { phoneNumber: number });
-  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
-  await org.post(`${P}/assistants`, { name: "bench", systemPromptGreeting: "x", llmAudioContentGenerationStrategyId: strategy.body.data.id, telephoneNumberId: numberRow.body.data.id });
+  const credential = await org.post(`${P}/sip/credentials`, {
+    hostname: "127.0.0.1",
+    port: await freePort(),
+    username: "bench",
+    password: "bench",
+    maxAgentTasks: 100_000,
+  });
+  const numberRow = await org.post(`${P}/sip/credentials/${credential.body.data.id}/phone-numbers`, {
+    phoneNumber: number,
+  });
+  const strategy = await org.post(`${P}/llm-generation-strategies`, {
+    name: "fake",
+    type: "openai_realtime",
+    parameters: { vad: { stopDuration: 400 } },
+  });
+  await org.post(`${P}/assistants`, {
+    name: "bench",
+    systemPromptGreeting: "x",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    telephoneNumberId: numberRow.body.data.id,
+  });
   const question = await speech("Tell me more.", 8000);
 
   const lines: string[] = [];
@@ -166,7 +263,12 @@ try {
   }
   console.log(
     `\nbench/calls-sip: ${durationS} s per step, PCMU, ${cps} calls/s ramp, CPU and RSS of the bridge's whole process tree\n${lines.join("\n")}\n` +
-      workerCounts.map((w) => `BRIDGE_WORKERS=${w}: largest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms: ${best.get(w) ?? "none"}`).join("\n"),
+      workerCounts
+        .map(
+          (w) =>
+            `BRIDGE_WORKERS=${w}: largest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms: ${best.get(w) ?? "none"}`,
+        )
+        .join("\n"),
   );
   await api.stop();
   await chat.close();

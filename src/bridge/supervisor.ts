@@ -5,6 +5,7 @@
 import type { Subprocess } from "bun";
 import { bridgeWorkerEnv, type Config } from "../config";
 import { log } from "../log";
+import { metricsAggregator } from "../metrics/bridge-workers";
 
 const mainScript = new URL("./main.ts", import.meta.url).pathname;
 /** A worker that lived at least this long restarts at once; one that keeps dying backs off. */
@@ -13,11 +14,25 @@ const backoffMaxMs = 30_000;
 /** How long a stopping worker may take to end its calls before it is killed. */
 const stopGraceMs = 30_000;
 
-type Slot = { index: number; proc: Subprocess | null; startedAt: number; failures: number; restart: ReturnType<typeof setTimeout> | null };
+type Slot = {
+  index: number;
+  proc: Subprocess | null;
+  startedAt: number;
+  failures: number;
+  restart: ReturnType<typeof setTimeout> | null;
+};
 
 export function superviseBridgeWorkers(config: Config) {
-  const slots: Slot[] = Array.from({ length: config.bridge.workers }, (_, index) => ({ index, proc: null, startedAt: 0, failures: 0, restart: null }));
+  const slots: Slot[] = Array.from({ length: config.bridge.workers }, (_, index) => ({
+    index,
+    proc: null,
+    startedAt: 0,
+    failures: 0,
+    restart: null,
+  }));
   let stopping = false;
+  // a scrape of any worker is answered with the sum of all of them
+  const aggregateMetrics = metricsAggregator(() => slots.flatMap((s) => (s.proc ? [s.proc] : [])));
 
   function start(slot: Slot) {
     slot.restart = null;
@@ -25,6 +40,7 @@ export function superviseBridgeWorkers(config: Config) {
     const proc: Subprocess = Bun.spawn([process.execPath, mainScript], {
       env: bridgeWorkerEnv(config, slot.index),
       stdio: ["ignore", "inherit", "inherit"],
+      ipc: aggregateMetrics,
       onExit: (_p, code, signal): void => exited(slot, proc, code, signal),
     });
     slot.proc = proc;
@@ -38,7 +54,13 @@ export function superviseBridgeWorkers(config: Config) {
     const lived = performance.now() - slot.startedAt;
     slot.failures = lived >= healthyAfterMs ? 0 : slot.failures + 1;
     const delayMs = slot.failures === 0 ? 0 : Math.min(backoffMaxMs, 500 * 2 ** (slot.failures - 1));
-    log.error("bridge worker exited; restarting", { worker: slot.index, code, signal, livedMs: Math.round(lived), delayMs });
+    log.error("bridge worker exited; restarting", {
+      worker: slot.index,
+      code,
+      signal,
+      livedMs: Math.round(lived),
+      delayMs,
+    });
     slot.restart = setTimeout(() => start(slot), delayMs);
   }
 
@@ -57,7 +79,9 @@ export function superviseBridgeWorkers(config: Config) {
         return slot.proc ? [slot.proc] : [];
       });
       for (const proc of running) proc.kill(signal);
-      const kill = setTimeout(() => running.forEach((proc) => proc.kill("SIGKILL")), stopGraceMs);
+      const kill = setTimeout(() => {
+        for (const proc of running) proc.kill("SIGKILL");
+      }, stopGraceMs);
       await Promise.all(running.map((proc) => proc.exited));
       clearTimeout(kill);
     },

@@ -26,7 +26,15 @@ export type RtcpOptions = {
   receivedJitterMs: () => number;
 };
 
-type Received = { ssrc: number; base: number; max: number; cycles: number; count: number; expectedPrior: number; countPrior: number };
+type Received = {
+  ssrc: number;
+  base: number;
+  max: number;
+  cycles: number;
+  count: number;
+  expectedPrior: number;
+  countPrior: number;
+};
 
 export class RtcpReporter {
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -50,7 +58,11 @@ export class RtcpReporter {
   static async open(hostname: string, port: number, options: RtcpOptions): Promise<RtcpReporter | null> {
     let reporter: RtcpReporter | null = null;
     try {
-      const socket = await Bun.udpSocket({ hostname, port, socket: { data: (_s, data, rport, raddr) => reporter?.receive(data, rport, raddr), error: () => {} } });
+      const socket = await Bun.udpSocket({
+        hostname,
+        port,
+        socket: { data: (_s, data, rport, raddr) => reporter?.receive(data, rport, raddr), error: () => {} },
+      });
       reporter = new RtcpReporter(socket, options);
     } catch {
       return null;
@@ -78,7 +90,15 @@ export class RtcpReporter {
   receivedRtp(packet: RtpPacket) {
     const r = this.received;
     if (!r || r.ssrc !== packet.ssrc) {
-      this.received = { ssrc: packet.ssrc, base: packet.sequence, max: packet.sequence, cycles: 0, count: 1, expectedPrior: 0, countPrior: 0 };
+      this.received = {
+        ssrc: packet.ssrc,
+        base: packet.sequence,
+        max: packet.sequence,
+        cycles: 0,
+        count: 1,
+        expectedPrior: 0,
+        countPrior: 0,
+      };
       return;
     }
     r.count++;
@@ -115,7 +135,10 @@ export class RtcpReporter {
         : {
             ntp: ntpNow(),
             // our RTP clock now: the last packet's timestamp moved on by the time since it was sent
-            rtpTimestamp: (this.lastTimestamp + Math.round(((performance.now() - this.lastSentAt) * this.options.clockRate) / 1000)) >>> 0,
+            rtpTimestamp:
+              (this.lastTimestamp +
+                Math.round(((performance.now() - this.lastSentAt) * this.options.clockRate) / 1000)) >>>
+              0,
             packetCount: this.packetsSent,
             octetCount: this.octetsSent,
           };
@@ -141,7 +164,8 @@ export class RtcpReporter {
     const sr = this.lastSenderReport;
     return {
       ssrc: r.ssrc,
-      fractionLost: expectedInterval <= 0 || lostInterval <= 0 ? 0 : Math.floor((lostInterval * 256) / expectedInterval),
+      fractionLost:
+        expectedInterval <= 0 || lostInterval <= 0 ? 0 : Math.floor((lostInterval * 256) / expectedInterval),
       cumulativeLost: expected - r.count,
       extendedHighestSequence: extendedMax,
       jitter: (this.options.receivedJitterMs() * this.options.clockRate) / 1000,
@@ -163,7 +187,8 @@ export class RtcpReporter {
   }
 
   private heard(block: ReportBlock, arrival: number) {
-    const caller = (this.caller ??= { jitterMs: 0, packetsLost: 0, rttMs: null, reports: 0 });
+    this.caller ??= { jitterMs: 0, packetsLost: 0, rttMs: null, reports: 0 };
+    const caller = this.caller;
     caller.reports++;
     caller.jitterMs = Math.max(caller.jitterMs, (block.jitter * 1000) / this.options.clockRate);
     caller.packetsLost = block.cumulativeLost;

@@ -22,7 +22,12 @@ export type ReportBlock = {
 
 export type SenderInfo = { ntpMiddle: number; rtpTimestamp: number; packetCount: number; octetCount: number };
 
-export type RtcpReport = { type: typeof rtcpSenderReport | typeof rtcpReceiverReport; ssrc: number; sender: SenderInfo | null; blocks: ReportBlock[] };
+export type RtcpReport = {
+  type: typeof rtcpSenderReport | typeof rtcpReceiverReport;
+  ssrc: number;
+  sender: SenderInfo | null;
+  blocks: ReportBlock[];
+};
 
 /** Wall-clock time as NTP seconds and fraction. */
 export function ntpNow(nowMs = Date.now()): { seconds: number; fraction: number } {
@@ -39,7 +44,17 @@ export function ntpMiddle(ntp: { seconds: number; fraction: number }): number {
  * A compound packet: an SR (when `sender` is given) or an RR from `ssrc` with `blocks`, then an SDES
  * with our CNAME.
  */
-export function buildRtcp(report: { ssrc: number; cname: string; sender?: { ntp: { seconds: number; fraction: number }; rtpTimestamp: number; packetCount: number; octetCount: number }; blocks: ReportBlock[] }): Uint8Array {
+export function buildRtcp(report: {
+  ssrc: number;
+  cname: string;
+  sender?: {
+    ntp: { seconds: number; fraction: number };
+    rtpTimestamp: number;
+    packetCount: number;
+    octetCount: number;
+  };
+  blocks: ReportBlock[];
+}): Uint8Array {
   const reportBytes = 8 + (report.sender ? 20 : 0) + 24 * report.blocks.length;
   const cname = new TextEncoder().encode(report.cname.slice(0, 255));
   // SSRC, CNAME item (type, length, text), then at least one zero octet ending the item list, to 32 bits

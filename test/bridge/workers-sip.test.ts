@@ -70,7 +70,12 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
   });
   reapWithParent(supervisor.pid!, "KILL");
 
-  for (const id of credentials) await eventually(async () => (await world.credential(id)).registration?.state === "registered", `credential ${id} registered`, 30_000);
+  for (const id of credentials)
+    await eventually(
+      async () => (await world.credential(id)).registration?.state === "registered",
+      `credential ${id} registered`,
+      30_000,
+    );
   const leases = await db
     .select({ credentialId: sipRegistrations.credentialId, owner: sipRegistrations.ownerBridgeId })
     .from(sipRegistrations)
@@ -91,7 +96,15 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
       scenario: "uac-call.xml",
       trunkPort: world.trunk.port,
       service: did,
-      vars: { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: peer.port, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 1000, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+      vars: {
+        FROM: "<sip:+15557654321@127.0.0.1>",
+        RTP_PORT: peer.port,
+        PT: 0,
+        CODEC: "PCMU",
+        FIRST_WAIT_MS: 1000,
+        AFTER_WAIT: "hangup",
+        CALL_MS: 1000,
+      },
     });
     peer.stop();
     expect(result.logs.join("\n")).toContain("ANSWERED");
@@ -102,5 +115,10 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
     }, "the call's task");
     expect(task).toMatchObject({ credentialId: owned.credentialId, bridgeId: `${instanceId}#${worker}` });
   }
-  expect(await db.select().from(sipRegistrations).where(eq(sipRegistrations.ownerBridgeId, `${instanceId}#0`))).toHaveLength(2);
+  expect(
+    await db
+      .select()
+      .from(sipRegistrations)
+      .where(eq(sipRegistrations.ownerBridgeId, `${instanceId}#0`)),
+  ).toHaveLength(2);
 }, 120_000);

@@ -53,8 +53,14 @@ const alive = (pid: number) => {
 
 /** Opens `n` calls at once and hangs them up once ready; resolves with their call ids. */
 async function callsThrough(url: string, assistantId: string, n: number) {
-  const callers = await Promise.all(Array.from({ length: n }, () => dialNative(url, { assistantId, sampleRate: "16000", token: world.tenant.orgToken })));
-  const ids = await Promise.all(callers.map(async (c) => (await c.waitFor((e) => e.type === "ready")).callId as string));
+  const callers = await Promise.all(
+    Array.from({ length: n }, () =>
+      dialNative(url, { assistantId, sampleRate: "16000", token: world.tenant.orgToken }),
+    ),
+  );
+  const ids = await Promise.all(
+    callers.map(async (c) => (await c.waitFor((e) => e.type === "ready")).callId as string),
+  );
   for (const caller of callers) caller.ws.send(JSON.stringify({ type: "hangup" }));
   await Promise.all(callers.map((c) => c.closed));
   return ids;
@@ -81,27 +87,41 @@ test("two workers share the websocket port, a killed worker comes back, SIGTERM 
   const exited = new Promise<number | null>((resolve) => supervisor!.once("exit", (code) => resolve(code)));
 
   await until("both workers listening", () => lines("bridge listening").length === 2);
-  expect(lines("bridge listening").map((l) => l.bridgeId).sort()).toEqual([`${instanceId}#0`, `${instanceId}#1`]);
+  expect(
+    lines("bridge listening")
+      .map((l) => l.bridgeId)
+      .sort(),
+  ).toEqual([`${instanceId}#0`, `${instanceId}#1`]);
   expect(lines("bridge listening").every((l) => l.port === port)).toBe(true);
 
   // the kernel spreads connections by their address and port: 16 calls all on one worker has odds 2^-15
   const assistant = await createAssistant(world, { greeting: "Hello." });
   const url = `ws://127.0.0.1:${port}`;
   const callIds = await callsThrough(url, assistant.id, 16);
-  const tasks = await db.select({ bridgeId: agentTasks.bridgeId }).from(agentTasks).where(inArray(agentTasks.callId, callIds));
+  const tasks = await db
+    .select({ bridgeId: agentTasks.bridgeId })
+    .from(agentTasks)
+    .where(inArray(agentTasks.callId, callIds));
   expect(new Set(tasks.map((t) => t.bridgeId))).toEqual(new Set([`${instanceId}#0`, `${instanceId}#1`]));
 
   // SIGKILL one worker: the supervisor starts it again with the same instance id
   const [first] = lines("bridge worker started").filter((l) => l.worker === 0);
   process.kill(first.pid, "SIGKILL");
-  const restarted = await until("worker 0 started again", () => lines("bridge worker started").find((l) => l.worker === 0 && l.pid !== first.pid));
+  const restarted = await until("worker 0 started again", () =>
+    lines("bridge worker started").find((l) => l.worker === 0 && l.pid !== first.pid),
+  );
   expect(lines("bridge worker exited; restarting")).toMatchObject([{ worker: 0, signal: "SIGKILL" }]);
-  await until("worker 0 listening again", () => lines("bridge listening").filter((l) => l.bridgeId === `${instanceId}#0`).length === 2);
+  await until(
+    "worker 0 listening again",
+    () => lines("bridge listening").filter((l) => l.bridgeId === `${instanceId}#0`).length === 2,
+  );
   expect(alive(restarted.pid)).toBe(true);
   // calls go on being answered on the port
   expect(await callsThrough(url, assistant.id, 4)).toHaveLength(4);
 
-  const workers = lines("bridge worker started").slice(-2).map((l) => l.pid as number);
+  const workers = lines("bridge worker started")
+    .slice(-2)
+    .map((l) => l.pid as number);
   supervisor.kill("SIGTERM");
   expect(await exited).toBe(0);
   supervisor = null;

@@ -35,12 +35,27 @@ async function callerWithRtcp() {
             if (!sr?.sender) return;
             reports.push(sr.ssrc);
             // 30 ms of jitter (240 units at 8 kHz), 4 packets lost, the SR echoed after 0.25 s
-            const block = { ssrc: sr.ssrc, fractionLost: 1, cumulativeLost: 4, extendedHighestSequence: 0, jitter: 240, lastSenderReport: sr.sender.ntpMiddle, delaySinceLastSenderReport: 16384 };
-            setTimeout(() => socket.send(buildRtcp({ ssrc: 0x1234abcd, cname: "caller", blocks: [block] }), port, address), 250);
+            const block = {
+              ssrc: sr.ssrc,
+              fractionLost: 1,
+              cumulativeLost: 4,
+              extendedHighestSequence: 0,
+              jitter: 240,
+              lastSenderReport: sr.sender.ntpMiddle,
+              delaySinceLastSenderReport: 16384,
+            };
+            setTimeout(
+              () => socket.send(buildRtcp({ ssrc: 0x1234abcd, cname: "caller", blocks: [block] }), port, address),
+              250,
+            );
           },
         },
       });
-      return { peer, reports, stop: () => (peer.stop(), rtcp.close()) };
+      const stop = () => {
+        peer.stop();
+        rtcp.close();
+      };
+      return { peer, reports, stop };
     } catch {
       peer.stop(); // port + 1 taken: another peer
     }
@@ -52,14 +67,25 @@ test("the caller's receiver reports are kept on the agent task", async () => {
   const numberId = await world.createNumber(credentialId, "+15550600001");
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
   const bridge = await world.startBridge("rtcp");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registered");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registered",
+  );
 
   const caller = await callerWithRtcp();
   const result = await runSipp({
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550600001",
-    vars: { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: caller.peer.port, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 4000, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+    vars: {
+      FROM: "<sip:+15557654321@127.0.0.1>",
+      RTP_PORT: caller.peer.port,
+      PT: 0,
+      CODEC: "PCMU",
+      FIRST_WAIT_MS: 4000,
+      AFTER_WAIT: "hangup",
+      CALL_MS: 1000,
+    },
   });
   caller.stop();
   expect(result.logs.join("\n")).toContain("ANSWERED");
