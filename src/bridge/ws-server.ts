@@ -7,7 +7,7 @@ import { createDb } from "../db/client";
 import { AppError, badRequest, describeError } from "../errors";
 import { within } from "../lib/within";
 import { log } from "../log";
-import { metricsResponse } from "../metrics/serve";
+import { answerMetricsCollection, bridgeMetricsResponse } from "../metrics/bridge-workers";
 import { failure } from "../models/envelope";
 import { createTokenResolver, hearRevocations } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
@@ -92,7 +92,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
     async fetch(req, server) {
       const url = new URL(req.url);
       if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });
-      if (url.pathname === "/metrics") return metricsResponse();
+      if (url.pathname === "/metrics") return bridgeMetricsResponse();
       if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio") return json(404, "not found: connect to /v1/calls or /v1/twilio");
       try {
         const upgrade = await prepare(req, url, server.requestIP(req)?.address ?? null);
@@ -115,6 +115,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
       close: (ws) => ws.data.protocol?.onClose(),
     },
   });
+  if (config.bridge.workerIndex !== null) answerMetricsCollection();
   log.info("bridge listening", { port: server.port, bridgeId: config.bridge.instanceId });
 
   return {
