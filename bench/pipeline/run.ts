@@ -9,7 +9,6 @@
 // Each is measured between two processes, so it includes loopback hops; the baseline line is one
 // websocket hop measured the same way in the same run.
 // CPU: N calls at once, each asking a question whenever the agent has been quiet for 300 ms.
-import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { migrateDatabase } from "../../src/db/migrate";
@@ -20,7 +19,7 @@ import { createTenant } from "../../test/helpers/api";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool } from "../calls-ws/caller-pool";
-import { cpuSeconds } from "../calls-ws/proc-stats";
+import { treeCpuSeconds } from "../calls-sip/proc-tree";
 import { createBench, percentile as pct } from "../lib/harness";
 
 const { values } = parseArgs({
@@ -96,21 +95,6 @@ async function wsHopBaseline(samples: number): Promise<number[]> {
   return hops;
 }
 
-/** CPU seconds of a process and all its descendants (the bridge runs its calls in worker processes). */
-function treeCpuSeconds(pid: number): number {
-  let total = 0;
-  try {
-    total += cpuSeconds(pid);
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      for (const child of children ? children.split(" ") : []) total += treeCpuSeconds(Number(child));
-    }
-  } catch {
-    // a process that just exited
-  }
-  return total;
-}
-
 const line = (name: string, xs: number[]) => `${name.padEnd(44)} n=${String(xs.length).padStart(3)}  p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms  p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms  max ${pct(xs, 100).toFixed(1).padStart(6)} ms`;
 
 try {
@@ -130,7 +114,7 @@ try {
   // latency: the tagged calls, dialed one after another so call i is the providers' stream i
   say(`latency: ${latencyCalls} calls x ${turns} turns`);
   const firstFrames: Record<string, number> = {};
-  for (let c = 0; c < latencyCalls; c++) {
+  for (let c = 0; c < latencyCalls && turns > 0; c++) {
     const frames = await converse(url, question, turns);
     frames.forEach((at, t) => (firstFrames[`s${c}t${t}`] = at));
     say(`call ${c + 1}/${latencyCalls} done`);
