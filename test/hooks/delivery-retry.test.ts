@@ -4,7 +4,9 @@ import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, freePort, startWorker, type TestWorker } from "../helpers/temporal";
 import { at, attemptsOf, callConcluded, createAssistantWithHooks, emitOne, openDb, waitForStatus } from "./fixtures";
 
-const BASE_MS = 200;
+// long enough that scheduling overhead on a busy 2-core machine cannot hide the 1:2:4:8:16 shape: up
+// to a few hundred ms per attempt, and ~200 ms more before attempt 2 of an eagerly started workflow
+const BASE_MS = 1_000;
 const TIMEOUT_MS = 700;
 const { db, close } = openDb();
 let worker: TestWorker;
@@ -38,7 +40,7 @@ describe("delivery retries", () => {
   test("a receiver failing 5 times gets it on attempt 6, after waits in the ratios 1:2:4:8:16", async () => {
     const r = await receiver(failTimes(5, 503));
     const id = await deliverTo(r.url);
-    const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 30_000));
+    const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 60_000));
     expect(row.attemptCount).toBe(6);
     expect(r.requests).toHaveLength(6);
 
@@ -60,7 +62,7 @@ describe("delivery retries", () => {
     });
     expect(at(attempts, 5).nextAttemptAt).toBeNull();
     expect(row.nextAttemptAt).toBeNull();
-  }, 40_000);
+  }, 80_000);
 
   test("a receiver that never answers has each attempt cut at the time-out", async () => {
     const r = await receiver((_req, i) => (i < 2 ? "hang" : { status: 204 }));
