@@ -6,7 +6,6 @@ import type { Subprocess } from "bun";
 import { bridgeWorkerEnv, type Config } from "../config";
 import { log } from "../log";
 import { metricsAggregator } from "../metrics/bridge-workers";
-import { metricsAggregator } from "../metrics/bridge-workers";
 
 const mainScript = new URL("./main.ts", import.meta.url).pathname;
 /** A worker that lived at least this long restarts at once; one that keeps dying backs off. */
@@ -34,8 +33,6 @@ export function superviseBridgeWorkers(config: Config) {
   let stopping = false;
   // a scrape of any worker is answered with the sum of all of them
   const aggregateMetrics = metricsAggregator(() => slots.flatMap((s) => (s.proc ? [s.proc] : [])));
-  // a scrape of any worker is answered with the sum of all of them
-  const aggregateMetrics = metricsAggregator(() => slots.flatMap((s) => (s.proc ? [s.proc] : [])));
 
   function start(slot: Slot) {
     slot.restart = null;
@@ -43,7 +40,6 @@ export function superviseBridgeWorkers(config: Config) {
     const proc: Subprocess = Bun.spawn([process.execPath, mainScript], {
       env: bridgeWorkerEnv(config, slot.index),
       stdio: ["ignore", "inherit", "inherit"],
-      ipc: aggregateMetrics,
       ipc: aggregateMetrics,
       onExit: (_p, code, signal): void => exited(slot, proc, code, signal),
     });
