@@ -1,7 +1,8 @@
 // The bridge's websocket server (Bun's native websockets): refuses bad requests with a JSON error
 // before upgrading, then hands each connection to its wire format and the call it starts.
 import type { ServerWebSocket } from "bun";
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { Config } from "../config";
 import { createDb } from "../db/client";
 import { AppError, badRequest, describeError } from "../errors";
@@ -42,7 +43,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
   // the ends a previous run could not write carry the calls' history: they go before the recovery's bare ones
   await conclusions.replay();
   // recordings still there belong to calls of the previous run that never concluded (recovered below, bare)
-  await rm(recordingDirOf(config), { recursive: true, force: true });
+  const recordings = recordingDirOf(config);
+  for (const name of await readdir(recordings).catch(() => [])) await rm(join(recordings, name), { force: true });
   const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
   if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId: config.bridge.instanceId });
   // alive (and reaping the calls of bridges that are not) before the first call

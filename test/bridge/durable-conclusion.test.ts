@@ -110,6 +110,9 @@ test("a bridge stopped before the conclusion landed keeps it, and its next start
     expect(task).toMatchObject({ status: "completed", error: null });
     const record = await world.tenant.org.get(`${world.tenant.P}/agent-tasks/${task!.id}`);
     expect(JSON.stringify(record.body)).toContain("Hello, Acme front desk.");
+    // the recording file waited next to the spool and went out with the conclusion
+    expect(record.body.data.recording).toMatchObject({ contentType: "audio/wav" });
+    expect(record.body.data.recording.bytes).toBeGreaterThan(1000);
     expect(existsSync(spooled)).toBe(false);
   } finally {
     await second.stop();
