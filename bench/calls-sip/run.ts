@@ -204,9 +204,13 @@ async function startBridge(
   return bridge.proc;
 }
 
+/** SIGTERM (the bridge ends its calls), SIGKILL when it has not exited a minute later. */
 async function stopBridge(proc: ChildProcess) {
   const exited = new Promise((resolve) => proc.once("exit", resolve));
   proc.kill("SIGTERM");
+  if ((await Promise.race([exited, Bun.sleep(60_000).then(() => "late")])) !== "late") return;
+  say("the bridge did not stop within 60 s of SIGTERM: killed");
+  proc.kill("SIGKILL");
   await exited;
 }
 
