@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
+import { createLimiter } from "../lib/limiter";
 import { log } from "../log";
 import { concludeCallTask, markCallStarted, type Conclusion } from "./call-lifecycle";
 import { buildConcludedBody } from "./concluded-body";
@@ -18,6 +19,9 @@ export class ConclusionWriter {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly attemptTimeoutMs: number;
+  // a body with its recording is tens of MB in memory until written: a few at a time, not every call
+  // that ended at the same moment
+  private readonly bigOnes = createLimiter(4);
 
   constructor(
     private readonly db: Db,
@@ -39,6 +43,11 @@ export class ConclusionWriter {
       () => true,
       (error) => (log.error("call end not spooled", { callId, error: describeError(error) }), false),
     );
+    return pending.recording ? this.bigOnes(() => this.untilLanded(pending, kept)) : this.untilLanded(pending, kept);
+  }
+
+  private async untilLanded(pending: PendingEnd, kept: boolean): Promise<boolean> {
+    const callId = pending.task.callId;
     const recorded = await this.withRecording(pending);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -79,7 +88,7 @@ export class ConclusionWriter {
    * hang instead of failing. The write may still commit later; writing the end again is harmless.
    */
   private attempt(pending: PendingEnd, recorded: Conclusion["recorded"]): Promise<void> {
-    const write = this.write(pending, recorded);
+    const write = this.writeOnce(pending, recorded);
     write.catch(() => {}); // its failure is reported through the race below, or no longer matters
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.attemptTimeoutMs)]);
     return new Promise((resolve, reject) => {
@@ -90,7 +99,7 @@ export class ConclusionWriter {
     });
   }
 
-  private async write({ task, startedAt, conclusion }: PendingEnd, recorded: Conclusion["recorded"]) {
+  private async writeOnce({ task, startedAt, conclusion }: PendingEnd, recorded: Conclusion["recorded"]) {
     if (startedAt !== null) await markCallStarted(this.db, task, startedAt);
     await concludeCallTask(this.db, task, { ...conclusion, recorded });
   }
