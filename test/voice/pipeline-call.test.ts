@@ -99,7 +99,9 @@ describe("a pipeline call", () => {
     expect(tts.streams.at(-1)!.query.get("output_format")).toBe("pcm_16000");
   }, 60_000);
 
-  test("Twilio (mu-law end to end): the caller cuts in; audio stops within 200 ms; the message is what was heard", async () => {
+  // the 200 ms bound is checked on the stream's clock in pipeline-session.test.ts; here wall time is
+  // only bounded loosely, since the machine's load adds to it
+  test("Twilio (mu-law end to end): the caller cuts in; the agent's audio stops; the message is what was heard", async () => {
     const greeting = "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
     stt.transcripts.push("Stop please.");
     world.chat.reply = scriptedReplies([{ text: "Sure.", toolCalls: [{ name: "end_call", arguments: {} }] }]);
@@ -115,7 +117,7 @@ describe("a pipeline call", () => {
     const cutAt = performance.now();
     const heardFrames = caller.frames.length;
     // the caller's voice starts a little into espeak's audio; from there to the cut-off
-    expect(cutAt - (startedAt + onsetMs(said, 8000))).toBeLessThan(200);
+    expect(cutAt - (startedAt + onsetMs(said, 8000))).toBeLessThan(1000);
     await Bun.sleep(200); // still speaking: no reply yet, and nothing more of the greeting
     expect(caller.frames.length).toBeLessThanOrEqual(heardFrames + 1);
     await saying;

@@ -69,14 +69,20 @@ export function streamCaller(session: VoiceSession) {
       sent++;
     }
   }, 5);
+  let speechStartsAtMs = 0;
   return {
+    /** Milliseconds of caller audio sent so far (the stream's own clock, whatever the machine's load). */
+    sentMs: () => sent * 20,
     /** Queues speech; resolves when it has been sent, with the moment its first frame went out. */
     async say(samples: Int16Array): Promise<number> {
       speechSentAt = 0;
+      speechStartsAtMs = (sent + queue.length) * 20;
       for (let i = 0; i < samples.length; i += frame) queue.push(concatPcm([samples.subarray(i, i + frame), new Int16Array(Math.max(0, i + frame - samples.length))]));
       while (queue.length > 0) await Bun.sleep(10);
       return speechSentAt;
     },
+    /** Where in the caller's stream (ms) the last `say` began. */
+    speechStartsAtMs: () => speechStartsAtMs,
     stop() {
       clearInterval(timer);
       queue = [];
