@@ -12,21 +12,33 @@ export type Recording = { bytes: Buffer; contentType: string };
 /** Stores (or replaces) the recording of a call; any producer of audio can feed it. */
 export async function storeCallRecording(db: DbOrTx, callId: string, recording: Recording) {
   const row = { contentType: recording.contentType, audio: recording.bytes };
-  await db.insert(callRecordings).values({ callId, ...row }).onConflictDoUpdate({ target: callRecordings.callId, set: row });
+  await db
+    .insert(callRecordings)
+    .values({ callId, ...row })
+    .onConflictDoUpdate({ target: callRecordings.callId, set: row });
 }
 
 /** The messages and summary of a concluded call, from its call_concluded event, and its recording. */
 export async function storeConcludedCall(db: DbOrTx, event: CallConcludedPayload, recording: Recording | null) {
   const row = { messages: event.messages, shortSummary: event.shortSummary, summary: event.summary };
-  await db.insert(callRecords).values({ callId: event.callId, ...row }).onConflictDoUpdate({ target: callRecords.callId, set: row });
+  await db
+    .insert(callRecords)
+    .values({ callId: event.callId, ...row })
+    .onConflictDoUpdate({ target: callRecords.callId, set: row });
   if (recording) await storeCallRecording(db, event.callId, recording);
 }
 
 /** Deletes records and recordings older than `days`; returns how many rows went. */
 export async function deleteExpiredCallRecords(db: DbOrTx, days: number) {
   const cutoff = sql`now() - make_interval(days => ${days})`;
-  const records = await db.delete(callRecords).where(lt(callRecords.createdAt, cutoff)).returning({ callId: callRecords.callId });
-  const recordings = await db.delete(callRecordings).where(lt(callRecordings.createdAt, cutoff)).returning({ callId: callRecordings.callId });
+  const records = await db
+    .delete(callRecords)
+    .where(lt(callRecords.createdAt, cutoff))
+    .returning({ callId: callRecords.callId });
+  const recordings = await db
+    .delete(callRecordings)
+    .where(lt(callRecordings.createdAt, cutoff))
+    .returning({ callId: callRecordings.callId });
   return records.length + recordings.length;
 }
 

@@ -16,7 +16,8 @@ async function build(): Promise<Map<string, Asset>> {
   });
   if (!result.success) throw new AggregateError(result.logs, "console build failed");
   const assets = new Map<string, Asset>();
-  for (const output of result.outputs) assets.set(output.path.replace(/^.*\//, ""), { body: output, type: "text/javascript; charset=utf-8" });
+  for (const output of result.outputs)
+    assets.set(output.path.replace(/^.*\//, ""), { body: output, type: "text/javascript; charset=utf-8" });
   assets.set("console.css", { body: await Bun.file(join(web, "console.css")).text(), type: "text/css; charset=utf-8" });
   assets.set("index.html", { body: await Bun.file(join(web, "index.html")).text(), type: "text/html; charset=utf-8" });
   return assets;
@@ -33,7 +34,8 @@ export function bridgeUrlFor(config: Config, request: Request): string {
 export function consoleRoutes(config: Config) {
   let assets: Promise<Map<string, Asset>> | null = null;
   const serve = async (name: string) => {
-    const asset = (await (assets ??= build())).get(name);
+    assets ??= build();
+    const asset = (await assets).get(name);
     if (!asset) return new Response("not found", { status: 404 });
     return new Response(asset.body, { headers: { "content-type": asset.type, "cache-control": "no-cache" } });
   };

@@ -23,7 +23,8 @@ new Gauge({
   registers: [registry],
 }).set(1);
 
-const isMessage = (m: unknown): m is Message => typeof m === "object" && m !== null && String((m as Message).type).startsWith("metrics:");
+const isMessage = (m: unknown): m is Message =>
+  typeof m === "object" && m !== null && String((m as Message).type).startsWith("metrics:");
 
 let answering = false;
 let nextRequest = 0;
@@ -35,12 +36,17 @@ export function bridgeMetricsResponse(): Promise<Response> {
   const id = ++nextRequest;
   return new Promise<string | null>((resolve) => {
     const timer = setTimeout(() => resolve(null), collectTimeoutMs * 2);
-    waiting.set(id, (text) => (clearTimeout(timer), resolve(text)));
+    waiting.set(id, (text) => {
+      clearTimeout(timer);
+      resolve(text);
+    });
     process.send!({ type: "metrics:request", id } satisfies Message);
   }).then((text) => {
     waiting.delete(id);
     // no answer from the supervisor: this worker's own metrics are better than none
-    return text === null ? metricsResponse() : new Response(text, { headers: { "content-type": registry.contentType } });
+    return text === null
+      ? metricsResponse()
+      : new Response(text, { headers: { "content-type": registry.contentType } });
   });
 }
 
@@ -53,14 +59,19 @@ export function answerMetricsCollection() {
 
 async function onSupervisorMessage(m: unknown) {
   if (!isMessage(m)) return;
-  if (m.type === "metrics:collect") process.send!({ type: "metrics:collected", id: m.id, metrics: await registry.getMetricsAsJSON() } satisfies Message);
+  if (m.type === "metrics:collect")
+    process.send!({
+      type: "metrics:collected",
+      id: m.id,
+      metrics: await registry.getMetricsAsJSON(),
+    } satisfies Message);
   else if (m.type === "metrics:aggregated") waiting.get(m.id)?.(m.text);
 }
 
 /** In the supervisor: the IPC handler of its workers (Bun.spawn's `ipc`), given the live workers. */
 export function metricsAggregator(workers: () => Subprocess[]) {
   let nextCollection = 0;
-  const collections = new Map<number, { parts: Metrics[]; add(part: Metrics): void }>();
+  const collections = new Map<number, { add(part: Metrics): void }>();
   return (message: unknown, from: Subprocess) => {
     if (!isMessage(message)) return;
     if (message.type === "metrics:collected") return collections.get(message.id)?.add(message.metrics);
@@ -70,7 +81,14 @@ export function metricsAggregator(workers: () => Subprocess[]) {
     void new Promise<Metrics[]>((resolve) => {
       const parts: Metrics[] = [];
       const timer = setTimeout(() => resolve(parts), collectTimeoutMs);
-      collections.set(id, { parts, add: (part) => (parts.push(part), parts.length === live.length && (clearTimeout(timer), resolve(parts))) });
+      collections.set(id, {
+        add(part) {
+          parts.push(part);
+          if (parts.length < live.length) return;
+          clearTimeout(timer);
+          resolve(parts);
+        },
+      });
       for (const proc of live) proc.send({ type: "metrics:collect", id } satisfies Message);
     })
       .then((parts) => AggregatorRegistry.aggregate(parts).metrics())

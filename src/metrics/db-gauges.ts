@@ -19,7 +19,12 @@ function collected(name: string, help: string, labelNames: readonly string[], qu
     sources.push(db);
     if (!registered) {
       registered = true;
-      registerCollectedGauge({ name, help, labelNames, read: async () => (sources.length ? query(sources.at(-1)!) : []) });
+      registerCollectedGauge({
+        name,
+        help,
+        labelNames,
+        read: async () => (sources.length ? query(sources.at(-1)!) : []),
+      });
     }
     return () => void sources.splice(sources.lastIndexOf(db), 1);
   };
@@ -44,20 +49,24 @@ const exposeCredentialUsage = collected(
   "vas_sip_credential_agent_tasks",
   "open (offered or active) agent tasks of each SIP credential across all bridges",
   ["credential"],
-  async (db) => (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.active) })),
+  async (db) =>
+    (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.active) })),
 );
 
 const exposeCredentialCaps = collected(
   "vas_sip_credential_max_agent_tasks",
   "maxAgentTasks of each SIP credential",
   ["credential"],
-  async (db) => (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.cap) })),
+  async (db) =>
+    (await credentialUsage(db)).map((r) => ({ labels: { credential: String(r.credential) }, value: Number(r.cap) })),
 );
 
 /** Both SIP credential gauges (live use and its cap) through `db`; returns their release. */
 export function exposeCredentialGauges(db: Db) {
   const releases = [exposeCredentialUsage(db), exposeCredentialCaps(db)];
-  return () => releases.forEach((release) => release());
+  return () => {
+    for (const release of releases) release();
+  };
 }
 
 /** Hook deliveries by state (PENDING, SUCCEEDED, FAILED), all organizations. */
@@ -66,7 +75,9 @@ export const exposeHookDeliveryStates = collected(
   "hook deliveries by state",
   ["state"],
   async (db) => {
-    const rows = await db.execute<Row>(sql`select status as state, count(*)::int as n from hook_deliveries group by status`);
+    const rows = await db.execute<Row>(
+      sql`select status as state, count(*)::int as n from hook_deliveries group by status`,
+    );
     return rows.map((r) => ({ labels: { state: String(r.state) }, value: Number(r.n) }));
   },
 );

@@ -126,7 +126,10 @@ export function recordCallDuration(transport: string, status: string, startedAt:
 /** Times a voice provider connection; returns the same promise. */
 export function timeVoiceConnect<T>(provider: string, connecting: Promise<T>): Promise<T> {
   const stop = voiceConnect.startTimer({ provider });
-  connecting.then(() => stop({ outcome: "ok" }), () => stop({ outcome: "error" }));
+  connecting.then(
+    () => stop({ outcome: "ok" }),
+    () => stop({ outcome: "error" }),
+  );
   return connecting;
 }
 
@@ -141,7 +144,10 @@ export type ToolSample = { ok: boolean; status: number | null; durationMs: numbe
 
 export function recordToolWebhook(result: ToolSample) {
   toolDuration.observe({ outcome: result.ok ? "ok" : "error" }, result.durationMs / 1000);
-  if (!result.ok) toolErrors.inc({ reason: result.status !== null ? "status" : result.error?.startsWith("timed out") ? "timeout" : "network" });
+  if (!result.ok)
+    toolErrors.inc({
+      reason: result.status !== null ? "status" : result.error?.startsWith("timed out") ? "timeout" : "network",
+    });
 }
 
 export const recordUnknownTool = () => toolErrors.inc({ reason: "unknown_tool" });

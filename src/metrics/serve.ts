@@ -27,6 +27,10 @@ export async function startMetricsServer(port: number, host = "0.0.0.0") {
   return {
     port: (server.address() as AddressInfo).port,
     // scrapers keep connections alive: close them, or close() waits for their idle time-out
-    stop: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -26,10 +26,18 @@ const columns = {
   endedAt: agentTasks.endedAt,
   createdAt: agentTasks.createdAt,
 };
-const sortable = { id: agentTasks.id, createdAt: agentTasks.createdAt, startedAt: agentTasks.startedAt, endedAt: agentTasks.endedAt, status: agentTasks.status };
+const sortable = {
+  id: agentTasks.id,
+  createdAt: agentTasks.createdAt,
+  startedAt: agentTasks.startedAt,
+  endedAt: agentTasks.endedAt,
+  status: agentTasks.status,
+};
 
-const select = (db: DbOrTx) => db.select(columns).from(agentTasks).leftJoin(assistants, eq(assistants.id, agentTasks.assistantId));
-const byId = (scope: OrgScope, id: string) => and(eq(agentTasks.organizationId, scope.organizationId), eq(agentTasks.id, id));
+const select = (db: DbOrTx) =>
+  db.select(columns).from(agentTasks).leftJoin(assistants, eq(assistants.id, agentTasks.assistantId));
+const byId = (scope: OrgScope, id: string) =>
+  and(eq(agentTasks.organizationId, scope.organizationId), eq(agentTasks.id, id));
 /** Rows the cleanup has not reached yet but whose retention is over are already gone for readers. */
 const kept = (createdAt: typeof callRecords.createdAt | typeof callRecordings.createdAt, retentionDays: number) =>
   gt(createdAt, sql`now() - make_interval(days => ${retentionDays})`);
@@ -50,7 +58,10 @@ export async function getAgentTaskDetail(db: DbOrTx, scope: OrgScope, id: string
       .from(agentTasks)
       .leftJoin(assistants, eq(assistants.id, agentTasks.assistantId))
       .leftJoin(callRecords, and(eq(callRecords.callId, agentTasks.callId), kept(callRecords.createdAt, retentionDays)))
-      .leftJoin(callRecordings, and(eq(callRecordings.callId, agentTasks.callId), kept(callRecordings.createdAt, retentionDays)))
+      .leftJoin(
+        callRecordings,
+        and(eq(callRecordings.callId, agentTasks.callId), kept(callRecordings.createdAt, retentionDays)),
+      )
       .where(byId(scope, id)),
     "agent task",
   );
@@ -81,6 +92,10 @@ export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuer
   if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);
   return selectPage(db, agentTasks, where, paging, (limit, offset, orderBy) =>
-    select(db).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+    select(db)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
 }

@@ -23,7 +23,11 @@ beforeAll(async () => {
     greeting: "Hello, Acme here.",
     fake: { turns: [{ userSays: "What time do you open?", reply: { text: "We open at nine." } }] },
   });
-  const caller = await dialNative(world.bridge.url, { assistantId: assistant.id, sampleRate: "16000" }, { authorization: `Bearer ${world.tenant.orgToken}` });
+  const caller = await dialNative(
+    world.bridge.url,
+    { assistantId: assistant.id, sampleRate: "16000" },
+    { authorization: `Bearer ${world.tenant.orgToken}` },
+  );
   const ready = await caller.waitFor((e) => e.type === "ready");
   callId = ready.callId;
   caller.startStreaming();
@@ -53,7 +57,11 @@ describe("a finished call through the API", () => {
     expect(texts).toContain("ASSISTANT: Hello, Acme here.");
     expect(texts).toContain("ASSISTANT: We open at nine.");
     expect(texts.some((t) => t.startsWith("USER: "))).toBe(true);
-    expect(task.recording).toEqual({ contentType: "audio/wav", bytes: expect.any(Number), path: `${tenant.P}/agent-tasks/${taskId}/recording` });
+    expect(task.recording).toEqual({
+      contentType: "audio/wav",
+      bytes: expect.any(Number),
+      path: `${tenant.P}/agent-tasks/${taskId}/recording`,
+    });
 
     // the same messages the hook received
     const concluded = await hookFor(world, callId, "call_concluded");
@@ -62,7 +70,9 @@ describe("a finished call through the API", () => {
 
   test("GET …/recording is the call's WAV with both sides in it", async () => {
     const { tenant } = world;
-    const res = await fetch(`${world.api.url}${tenant.P}/agent-tasks/${taskId}/recording`, { headers: { authorization: `Bearer ${tenant.orgToken}` } });
+    const res = await fetch(`${world.api.url}${tenant.P}/agent-tasks/${taskId}/recording`, {
+      headers: { authorization: `Bearer ${tenant.orgToken}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("audio/wav");
     expect(res.headers.get("cache-control")).toBe("private, no-store");
@@ -85,7 +95,8 @@ describe("a finished call through the API", () => {
 
   test("list filters: transport and creation time", async () => {
     const { tenant } = world;
-    const ids = async (query: string) => ((await tenant.org.get(`${tenant.P}/agent-tasks?${query}`)).body.data as any[]).map((t) => t.id);
+    const ids = async (query: string) =>
+      ((await tenant.org.get(`${tenant.P}/agent-tasks?${query}`)).body.data as any[]).map((t) => t.id);
     expect(await ids("transport=websocket")).toContain(taskId);
     expect(await ids("transport=sip")).not.toContain(taskId);
     const created = new Date((await agentTask(world, callId)).createdAt).getTime();

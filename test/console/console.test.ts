@@ -29,7 +29,11 @@ let assistant: Awaited<ReturnType<typeof createAssistant>>;
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   const { address } = await ensureTemporal();
-  [world, worker, tools] = await Promise.all([startWorld(), startWorker({ address, backoffBaseMs: 1_000, env: { OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32" } }), startReceiver()]);
+  [world, worker, tools] = await Promise.all([
+    startWorld(),
+    startWorker({ address, backoffBaseMs: 1_000, env: { OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32" } }),
+    startReceiver(),
+  ]);
   tools.respond(() => ({ status: 200, body: "Order 42 ships tomorrow." }));
   // the worker may reach 127.0.0.1 only: a hook to 127.0.0.2 is refused, so it fails at once (for Retry)
   // the console's API tells the page where the bridge is
@@ -37,20 +41,41 @@ beforeAll(async () => {
   assistant = await createAssistant(world, {
     greeting: "Hello, Acme here.",
     tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
-    fake: { turns: [{ userSays: "Where is my order forty two?", reply: { text: "Checking.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] } }] },
+    fake: {
+      turns: [
+        {
+          userSays: "Where is my order forty two?",
+          reply: { text: "Checking.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] },
+        },
+      ],
+    },
   });
 
   // the fake microphone: the question, then silence (chromium loops the file)
   profile = mkdtempSync(join(tmpdir(), "vas-console-chromium-"));
   const mic = join(profile, "mic.wav");
-  writeFileSync(mic, encodeWav(concatPcm([silence(1500, 16000), await speech("Where is my order forty two?", 16000), silence(8000, 16000)]), 16000));
+  writeFileSync(
+    mic,
+    encodeWav(
+      concatPcm([silence(1500, 16000), await speech("Where is my order forty two?", 16000), silence(8000, 16000)]),
+      16000,
+    ),
+  );
   browser = await chromium.launchPersistentContext(join(profile, "user-data"), {
     executablePath: "/usr/bin/chromium",
     headless: true,
     args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required",
-      "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${mic}`,
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--autoplay-policy=no-user-gesture-required",
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      `--use-file-for-fake-audio-capture=${mic}`,
     ],
   });
   page = browser.pages()[0] ?? (await browser.newPage());
@@ -95,19 +120,26 @@ describe("the console", () => {
     const saved = await tenant.org.get(`${tenant.P}/assistants/${assistant.id}`);
     expect(saved.body.data.systemPromptGreeting).toBe("Hello from the console.");
     expect(saved.body.data.extensions).toHaveLength(1);
-    expect(saved.body.data.callEventHooks.map((hook: any) => hook.parameters.url)).toContain("http://127.0.0.2:9/refused");
+    expect(saved.body.data.callEventHooks.map((hook: any) => hook.parameters.url)).toContain(
+      "http://127.0.0.2:9/refused",
+    );
 
     // talk: the greeting is heard (the fake provider says its scripted one), the fake mic's question is transcribed, the tool runs
     await page.goto(`${api.url}/console#/talk/assistants/${assistant.id}`);
     await page.click("#talk-start");
     await page.waitForSelector("#talk-status:has-text('in call')", { timeout: 15_000 });
     const during = await bridgeMetrics();
-    expect(total(during, "vas_calls_active", { transport: "websocket" }) - total(before, "vas_calls_active", { transport: "websocket" })).toBe(1);
+    expect(
+      total(during, "vas_calls_active", { transport: "websocket" }) -
+        total(before, "vas_calls_active", { transport: "websocket" }),
+    ).toBe(1);
     await page.waitForSelector("#transcript .assistant:has-text('Hello, Acme here.')", { timeout: 15_000 });
     await page.waitForSelector("#transcript .user:has-text('Where is my order forty two?')", { timeout: 30_000 });
     // the bridge's tool_call and tool_result notices, as they happen
     await page.waitForSelector(`#transcript .tool:has-text('→ lookup_order({"orderId":"42"})')`, { timeout: 15_000 });
-    await page.waitForSelector("#transcript .tool:has-text('← lookup_order: Order 42 ships tomorrow.')", { timeout: 15_000 });
+    await page.waitForSelector("#transcript .tool:has-text('← lookup_order: Order 42 ships tomorrow.')", {
+      timeout: 15_000,
+    });
     await page.waitForSelector("#transcript .assistant:has-text('Order 42 ships tomorrow.')", { timeout: 15_000 });
     await Bun.sleep(1500); // let the reply play out
     await shot("talk");
@@ -146,7 +178,11 @@ describe("the console", () => {
       await page.reload();
       await page.waitForSelector("#hook-deliveries");
       const states = page.locator("#hook-deliveries");
-      if ((await states.locator(".state-SUCCEEDED").count()) === 2 && (await states.locator(".state-FAILED").count()) === 1) break;
+      if (
+        (await states.locator(".state-SUCCEEDED").count()) === 2 &&
+        (await states.locator(".state-FAILED").count()) === 1
+      )
+        break;
       if (i > 40) throw new Error("the hooks were not delivered");
       await Bun.sleep(500);
     }
@@ -172,16 +208,27 @@ describe("the console", () => {
     await shot("call-retried");
 
     const after = await bridgeMetrics();
-    const delta = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
+    const delta = (name: string, labels: Record<string, string>) =>
+      total(after, name, labels) - total(before, name, labels);
     expect(delta("vas_call_setup_seconds_count", { transport: "websocket" })).toBe(1);
     expect(delta("vas_call_duration_seconds_count", { transport: "websocket", status: "completed" })).toBe(1);
-    expect(total(after, "vas_calls_active", { transport: "websocket" })).toBe(total(before, "vas_calls_active", { transport: "websocket" }));
+    expect(total(after, "vas_calls_active", { transport: "websocket" })).toBe(
+      total(before, "vas_calls_active", { transport: "websocket" }),
+    );
   }, 180_000);
 
   test("SIP page: credentials with registration state, live use against maxAgentTasks, numbers", async () => {
     const { tenant } = world;
-    const credential = await tenant.org.post(`${tenant.P}/sip/credentials`, { hostname: "127.0.0.1", port: 5999, username: "frontdesk", password: "pw", maxAgentTasks: 4 });
-    await tenant.org.post(`${tenant.P}/sip/credentials/${credential.body.data.id}/phone-numbers`, { phoneNumber: "+14155550100" });
+    const credential = await tenant.org.post(`${tenant.P}/sip/credentials`, {
+      hostname: "127.0.0.1",
+      port: 5999,
+      username: "frontdesk",
+      password: "pw",
+      maxAgentTasks: 4,
+    });
+    await tenant.org.post(`${tenant.P}/sip/credentials/${credential.body.data.id}/phone-numbers`, {
+      phoneNumber: "+14155550100",
+    });
     await page.goto(`${api.url}/console#/sip`);
     await page.reload();
     const row = page.locator("#sip-credentials tr", { hasText: "frontdesk@127.0.0.1:5999" });

@@ -13,7 +13,16 @@ let bridge: ChildProcess;
 
 beforeAll(async () => {
   [world, port] = await Promise.all([startWorld(), freePort()]);
-  const env = { ...process.env, LOG_LEVEL: "info", BRIDGE_WORKERS: "2", BRIDGE_PORT: String(port), SIP_ENABLED: "false", OPENAI_REALTIME_URL: world.realtime.url, OPENAI_BASE_URL: world.chat.baseUrl, BRIDGE_INSTANCE_ID: `metrics-workers-${process.pid}` };
+  const env = {
+    ...process.env,
+    LOG_LEVEL: "info",
+    BRIDGE_WORKERS: "2",
+    BRIDGE_PORT: String(port),
+    SIP_ENABLED: "false",
+    OPENAI_REALTIME_URL: world.realtime.url,
+    OPENAI_BASE_URL: world.chat.baseUrl,
+    BRIDGE_INSTANCE_ID: `metrics-workers-${process.pid}`,
+  };
   bridge = spawn("bun", ["src/bridge/main.ts"], { env, stdio: ["ignore", "pipe", "inherit"] });
   reapWithParent(bridge.pid!, "KILL");
   let listening = 0;
@@ -26,7 +35,11 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
-  if (bridge?.exitCode === null) await new Promise((resolve) => (bridge.once("exit", resolve), bridge.kill("SIGTERM")));
+  if (bridge?.exitCode === null) {
+    const exited = new Promise((resolve) => bridge.once("exit", resolve));
+    bridge.kill("SIGTERM");
+    await exited;
+  }
   await world?.stop();
 });
 
@@ -34,7 +47,11 @@ const metrics = () => scrape(`http://127.0.0.1:${port}/metrics`);
 
 test("every scrape sums both workers, whichever one answers", async () => {
   const assistant = await createAssistant(world, { greeting: "Hello." });
-  const caller = await dialNative(`ws://127.0.0.1:${port}`, { assistantId: assistant.id, sampleRate: "16000", token: world.tenant.orgToken });
+  const caller = await dialNative(`ws://127.0.0.1:${port}`, {
+    assistantId: assistant.id,
+    sampleRate: "16000",
+    token: world.tenant.orgToken,
+  });
   await caller.waitFor((e) => e.type === "ready");
   caller.startStreaming();
   await caller.waitForAgentSaid("Hello.");

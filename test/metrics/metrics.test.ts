@@ -16,7 +16,11 @@ let tools: Receiver;
 
 beforeAll(async () => {
   const { address } = await ensureTemporal();
-  [world, worker, tools] = await Promise.all([startWorld(), startWorker({ address, backoffBaseMs: 1_000 }), startReceiver()]);
+  [world, worker, tools] = await Promise.all([
+    startWorld(),
+    startWorker({ address, backoffBaseMs: 1_000 }),
+    startReceiver(),
+  ]);
   tools.respond(() => ({ status: 200, body: "Order 42 ships tomorrow." }));
 }, 60_000);
 afterAll(async () => {
@@ -42,7 +46,8 @@ describe("API", () => {
     expect(missing.status).toBe(404);
     await fetch(`${world.api.url}/no/such/${crypto.randomUUID()}`);
     const after = await scrape(`${world.api.url}/metrics`);
-    const delta = (labels: Record<string, string>) => total(after, "vas_http_requests_total", labels) - total(before, "vas_http_requests_total", labels);
+    const delta = (labels: Record<string, string>) =>
+      total(after, "vas_http_requests_total", labels) - total(before, "vas_http_requests_total", labels);
     expect(delta({ method: "GET", route, status: "200" })).toBe(2);
     // errors carry the route they matched; paths no route matches share one series
     expect(delta({ method: "GET", route: `${route}/:assistantId`, status: "404" })).toBe(1);
@@ -55,7 +60,13 @@ describe("API", () => {
 
   test("SIP credentials: open agent tasks against maxAgentTasks", async () => {
     const { tenant } = world;
-    const created = await tenant.org.post(`${tenant.P}/sip/credentials`, { hostname: "127.0.0.1", port: 5999, username: "u", password: "p", maxAgentTasks: 3 });
+    const created = await tenant.org.post(`${tenant.P}/sip/credentials`, {
+      hostname: "127.0.0.1",
+      port: 5999,
+      username: "u",
+      password: "p",
+      maxAgentTasks: 3,
+    });
     expect(created.status).toBe(201);
     const credential = created.body.data.id;
     // another API in this process came and went: the gauges still read through a live connection
@@ -63,7 +74,11 @@ describe("API", () => {
     await other.stop();
     const samples = await scrape(`${world.api.url}/metrics`);
     expect(total(samples, "vas_sip_credential_max_agent_tasks", { credential })).toBe(3);
-    expect(samples.some((s) => s.name === "vas_sip_credential_agent_tasks" && s.labels.credential === credential && s.value === 0)).toBe(true);
+    expect(
+      samples.some(
+        (s) => s.name === "vas_sip_credential_agent_tasks" && s.labels.credential === credential && s.value === 0,
+      ),
+    ).toBe(true);
     await tenant.org.delete(`${tenant.P}/sip/credentials/${credential}`);
   });
 });
@@ -75,18 +90,28 @@ describe("bridge and worker around a call", () => {
       tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
       fake: {
         turns: [
-          { userSays: "Where is my order?", reply: { text: "Checking.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] } },
+          {
+            userSays: "Where is my order?",
+            reply: { text: "Checking.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] },
+          },
         ],
       },
     });
     const before = await bridgeMetrics();
     const workerBefore = await workerMetrics();
-    const caller = await dialNative(world.bridge.url, { assistantId: assistant.id, sampleRate: "16000" }, { authorization: `Bearer ${world.tenant.orgToken}` });
+    const caller = await dialNative(
+      world.bridge.url,
+      { assistantId: assistant.id, sampleRate: "16000" },
+      { authorization: `Bearer ${world.tenant.orgToken}` },
+    );
     const ready = await caller.waitFor((e) => e.type === "ready");
     caller.startStreaming();
     await caller.waitForAgentSaid("Hello.");
     const during = await bridgeMetrics();
-    expect(total(during, "vas_calls_active", { transport: "websocket" }) - total(before, "vas_calls_active", { transport: "websocket" })).toBe(1);
+    expect(
+      total(during, "vas_calls_active", { transport: "websocket" }) -
+        total(before, "vas_calls_active", { transport: "websocket" }),
+    ).toBe(1);
     await caller.say(await speech("Where is my order?", 16000));
     await caller.waitForAgentSaid("lookup_order:");
     caller.sendJson({ type: "hangup" });
@@ -94,8 +119,11 @@ describe("bridge and worker around a call", () => {
     await hookFor(world, ready.callId, "call_concluded");
     const after = await bridgeMetrics();
 
-    const delta = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
-    expect(total(after, "vas_calls_active", { transport: "websocket" })).toBe(total(before, "vas_calls_active", { transport: "websocket" }));
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      total(after, name, labels) - total(before, name, labels);
+    expect(total(after, "vas_calls_active", { transport: "websocket" })).toBe(
+      total(before, "vas_calls_active", { transport: "websocket" }),
+    );
     expect(delta("vas_call_setup_seconds_count", { transport: "websocket" })).toBe(1);
     expect(delta("vas_voice_provider_connect_seconds_count", { provider: "openai_realtime", outcome: "ok" })).toBe(1);
     expect(delta("vas_tool_webhook_duration_seconds_count", { outcome: "ok" })).toBe(1);
@@ -105,11 +133,21 @@ describe("bridge and worker around a call", () => {
 
     // both hooks were delivered by the worker process: its attempts and the delivery states show it
     let workerAfter = await workerMetrics();
-    for (let i = 0; i < 50 && total(workerAfter, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }) - total(workerBefore, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }) < 2; i++) {
+    for (
+      let i = 0;
+      i < 50 &&
+      total(workerAfter, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }) -
+        total(workerBefore, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }) <
+        2;
+      i++
+    ) {
       await Bun.sleep(100);
       workerAfter = await workerMetrics();
     }
-    expect(total(workerAfter, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }) - total(workerBefore, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" })).toBe(2);
+    expect(
+      total(workerAfter, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }) -
+        total(workerBefore, "vas_hook_attempt_duration_seconds_count", { state: "SUCCEEDED" }),
+    ).toBe(2);
     expect(total(workerAfter, "vas_hook_deliveries", { state: "SUCCEEDED" })).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });

@@ -19,7 +19,10 @@ beforeAll(async () => {
   credentialId = await world.createCredential("metrics", "metricspass", 3);
   numberId = await world.createNumber(credentialId, "+15550300001");
   await world.startBridge("metrics");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
@@ -38,29 +41,48 @@ test("a SIP call counts against its credential while it runs; its RTP jitter and
     trunkPort: world.trunk.port,
     service: "+15550300001",
     extraHeaders: [],
-    vars: { FROM: `"Bob" <sip:+15557654000@127.0.0.1>`, RTP_PORT: peer.port, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 4000, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+    vars: {
+      FROM: `"Bob" <sip:+15557654000@127.0.0.1>`,
+      RTP_PORT: peer.port,
+      PT: 0,
+      CODEC: "PCMU",
+      FIRST_WAIT_MS: 4000,
+      AFTER_WAIT: "hangup",
+      CALL_MS: 1000,
+    },
   });
   await eventually(() => peer.latched, "the bridge's first RTP packet");
   await eventually(() => rms(peer.heard()) > 300, "greeting audio");
   peer.say(await speech("Just checking the metrics.", 8000));
   const during = await samples();
   expect(total(during, "vas_sip_credential_calls_active", { credential: credentialId })).toBe(1);
-  expect(total(during, "vas_calls_active", { transport: "sip" }) - total(before, "vas_calls_active", { transport: "sip" })).toBe(1);
+  expect(
+    total(during, "vas_calls_active", { transport: "sip" }) - total(before, "vas_calls_active", { transport: "sip" }),
+  ).toBe(1);
   expect((await sipp).code).toBe(0);
   peer.stop();
 
-  const [task] = await eventually(async () => {
-    const tasks = await world.tasks((t) => t.credentialId === credentialId && t.status !== "active" && t.status !== "offered");
-    return tasks.length > 0 && tasks;
-  }, "the concluded task", 30_000);
+  const [task] = await eventually(
+    async () => {
+      const tasks = await world.tasks(
+        (t) => t.credentialId === credentialId && t.status !== "active" && t.status !== "offered",
+      );
+      return tasks.length > 0 && tasks;
+    },
+    "the concluded task",
+    30_000,
+  );
   expect(task.status).toBe("completed");
   const after = await eventually(async () => {
     const s = await samples();
     return total(s, "vas_rtp_jitter_seconds_count") > total(before, "vas_rtp_jitter_seconds_count") && s;
   }, "the RTP session's metrics");
   expect(total(after, "vas_sip_credential_calls_active", { credential: credentialId })).toBe(0);
-  expect(total(after, "vas_calls_active", { transport: "sip" })).toBe(total(before, "vas_calls_active", { transport: "sip" }));
-  const delta = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
+  expect(total(after, "vas_calls_active", { transport: "sip" })).toBe(
+    total(before, "vas_calls_active", { transport: "sip" }),
+  );
+  const delta = (name: string, labels: Record<string, string> = {}) =>
+    total(after, name, labels) - total(before, name, labels);
   // the caller sent 20 ms packets for several seconds over loopback: many received, none lost, little jitter
   expect(delta("vas_rtp_packets_received_total")).toBeGreaterThan(100);
   expect(delta("vas_rtp_packets_lost_total")).toBe(0);

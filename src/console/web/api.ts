@@ -12,7 +12,10 @@ export const signIn = (s: Session) => sessionStorage.setItem(key, JSON.stringify
 export const signOut = () => sessionStorage.removeItem(key);
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -26,7 +29,10 @@ async function request(method: string, path: string, body?: unknown): Promise<Re
   const s = session();
   const res = await fetch(path, {
     method,
-    headers: { ...(s && { authorization: `Bearer ${s.token}` }), ...(body !== undefined && { "content-type": "application/json" }) },
+    headers: {
+      ...(s && { authorization: `Bearer ${s.token}` }),
+      ...(body !== undefined && { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) {
@@ -34,15 +40,21 @@ async function request(method: string, path: string, body?: unknown): Promise<Re
     let message = text;
     try {
       const parsed = JSON.parse(text);
-      message = [parsed.message, ...(parsed.errors ?? []).map((e: { field: string; message: string }) => `${e.field}: ${e.message}`)].join("\n");
+      message = [
+        parsed.message,
+        ...(parsed.errors ?? []).map((e: { field: string; message: string }) => `${e.field}: ${e.message}`),
+      ].join("\n");
     } catch {}
     throw new ApiError(res.status, `${res.status}: ${message}`);
   }
   return res;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: API JSON as the page reads it (its shapes: the OpenAPI document)
+export type Json = any;
+
 /** JSON `data` of an envelope under the organization's path. */
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await request(method, orgPath() + path, body);
   return (await res.json()).data as T;
 }

@@ -1,5 +1,5 @@
 // The console: a hash-routed single page on the public API (see docs/console.md).
-import { api, blob, consoleConfig, session, signIn, signOut } from "./api";
+import { api, blob, consoleConfig, type Json, session, signIn, signOut } from "./api";
 import { h, when } from "./dom";
 import { startTalk } from "./talk";
 
@@ -20,10 +20,12 @@ async function render() {
   if (!session()) return show(signInPage());
   if (!location.hash || location.hash === "#/") location.hash = "#/assistants";
   nav.replaceChildren(
-    ...[["#/assistants", "Assistants"], ["#/calls", "Calls"], ["#/sip", "SIP"]].map(([href, label]) =>
-      h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label),
-    ),
-    h("a", { href: "#/", onclick: () => (signOut(), render()) }, "Sign out"),
+    ...[
+      ["#/assistants", "Assistants"],
+      ["#/calls", "Calls"],
+      ["#/sip", "SIP"],
+    ].map(([href, label]) => h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label)),
+    h("a", { href: "#/", onclick: signOutAndRender }, "Sign out"),
   );
   for (const [pattern, page] of pages) {
     const match = pattern.exec(location.hash);
@@ -35,6 +37,11 @@ async function render() {
     }
   }
   show(h("p", {}, "Not found."));
+}
+
+function signOutAndRender() {
+  signOut();
+  void render();
 }
 
 function show(node: Node) {
@@ -66,9 +73,12 @@ function signInPage() {
     },
     h("h2", {}, "Sign in"),
     h("p", { className: "note" }, "An API token of the organization (or its vendor). It stays in this tab only."),
-    h("label", { htmlFor: "token" }, "API token"), token,
-    h("label", { htmlFor: "vendor-id" }, "Vendor id"), vendor,
-    h("label", { htmlFor: "organization-id" }, "Organization id"), org,
+    h("label", { htmlFor: "token" }, "API token"),
+    token,
+    h("label", { htmlFor: "vendor-id" }, "Vendor id"),
+    vendor,
+    h("label", { htmlFor: "organization-id" }, "Organization id"),
+    org,
     h("div", {}, h("button", { type: "submit" }, "Sign in")),
     error,
   );
@@ -76,20 +86,36 @@ function signInPage() {
 
 async function assistantsPage() {
   const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
-  const table = (kind: Kind, rows: any[]) =>
+  const table = (kind: Kind, rows: Json[]) =>
     h(
       "table",
       { id: `${kind}-list` },
       h("tr", {}, h("th", {}, "Name"), h("th", {}, "Greeting"), h("th", {}, "")),
       rows.map((a) =>
-        h("tr", {}, h("td", {}, h("a", { href: `#/${kind}/${a.id}` }, a.name)), h("td", {}, a.systemPromptGreeting ?? ""), h("td", {}, h("a", { href: `#/talk/${kind}/${a.id}` }, "Talk"))),
+        h(
+          "tr",
+          {},
+          h("td", {}, h("a", { href: `#/${kind}/${a.id}` }, a.name)),
+          h("td", {}, a.systemPromptGreeting ?? ""),
+          h("td", {}, h("a", { href: `#/talk/${kind}/${a.id}` }, "Talk")),
+        ),
       ),
     );
-  return h("div", {}, h("h2", {}, "Assistants"), table("assistants", assistants), h("h2", {}, "Agents"), table("agents", agents));
+  return h(
+    "div",
+    {},
+    h("h2", {}, "Assistants"),
+    table("assistants", assistants),
+    h("h2", {}, "Agents"),
+    table("agents", agents),
+  );
 }
 
 async function assistantPage(kind: Kind, id: string) {
-  const [a, strategies] = await Promise.all([api("GET", `/${kind}/${id}`), api("GET", "/llm-generation-strategies?size=100")]);
+  const [a, strategies] = await Promise.all([
+    api("GET", `/${kind}/${id}`),
+    api("GET", "/llm-generation-strategies?size=100"),
+  ]);
   const field = (name: string, el: HTMLElement) => [h("label", { htmlFor: name }, name), el];
   const name = h("input", { id: "name", value: a.name, size: 60 });
   const prompt = h("textarea", { id: "systemPrompt", rows: 8 }, a.systemPrompt ?? "");
@@ -98,7 +124,9 @@ async function assistantPage(kind: Kind, id: string) {
     "select",
     { id: "strategy" },
     h("option", { value: "" }, "(none)"),
-    strategies.map((s: any) => h("option", { value: s.id, selected: s.id === a.llmAudioContentGenerationStrategyId }, `${s.name} (${s.type})`)),
+    strategies.map((s: Json) =>
+      h("option", { value: s.id, selected: s.id === a.llmAudioContentGenerationStrategyId }, `${s.name} (${s.type})`),
+    ),
   );
   const tools = h("textarea", { id: "extensions", rows: 10 }, JSON.stringify(a.extensions, null, 2));
   const hooks = h("textarea", { id: "callEventHooks", rows: 8 }, JSON.stringify(a.callEventHooks, null, 2));
@@ -131,7 +159,11 @@ async function assistantPage(kind: Kind, id: string) {
     field("systemPrompt", prompt),
     field("systemPromptGreeting", greeting),
     field("strategy", strategy),
-    h("p", { className: "note" }, "Tools (tool_webhook extensions) and call event hooks, as JSON. Hook secrets are write-only: leave them out to keep them."),
+    h(
+      "p",
+      { className: "note" },
+      "Tools (tool_webhook extensions) and call event hooks, as JSON. Hook secrets are write-only: leave them out to keep them.",
+    ),
     field("extensions", tools),
     field("callEventHooks", hooks),
     h("button", { type: "submit", id: "save" }, "Save"),
@@ -154,27 +186,35 @@ async function talkPage(kind: Kind, id: string) {
     start.disabled = true;
     status.textContent = "Starting…";
     try {
-      call = await startTalk(config.bridgeUrl, { kind, id }, {
-        onTranscript(role, text, final) {
-          let line = partial[role];
-          if (!line) transcript.append((line = partial[role] = h("div", { className: `msg ${role.toLowerCase()}` })));
-          line.replaceChildren(h("span", { className: "role" }, role === "USER" ? "You" : "Agent"), text);
-          line.classList.toggle("partial", !final);
-          if (final) partial[role] = null;
+      call = await startTalk(
+        config.bridgeUrl,
+        { kind, id },
+        {
+          onTranscript(role, text, final) {
+            let line = partial[role];
+            if (!line) {
+              line = h("div", { className: `msg ${role.toLowerCase()}` });
+              partial[role] = line;
+              transcript.append(line);
+            }
+            line.replaceChildren(h("span", { className: "role" }, role === "USER" ? "You" : "Agent"), text);
+            line.classList.toggle("partial", !final);
+            if (final) partial[role] = null;
+          },
+          onTool: (text) => transcript.append(h("div", { className: "msg tool" }, text)),
+          onStatus: (text) => (status.textContent = text),
+          onLevel(value) {
+            level.value = value;
+            if (value > Number(level.dataset.peak)) level.dataset.peak = String(value);
+          },
+          onEnded(reason) {
+            status.textContent = `Call ended: ${reason}`;
+            status.dataset.ended = reason;
+            hangUp.disabled = true;
+            start.disabled = false;
+          },
         },
-        onTool: (text) => transcript.append(h("div", { className: "msg tool" }, text)),
-        onStatus: (text) => (status.textContent = text),
-        onLevel(value) {
-          level.value = value;
-          if (value > Number(level.dataset.peak)) level.dataset.peak = String(value);
-        },
-        onEnded(reason) {
-          status.textContent = `Call ended: ${reason}`;
-          status.dataset.ended = reason;
-          hangUp.disabled = true;
-          start.disabled = false;
-        },
-      });
+      );
       hangUp.disabled = false;
     } catch (e) {
       status.textContent = `Could not start: ${(e as Error).message}`;
@@ -182,7 +222,14 @@ async function talkPage(kind: Kind, id: string) {
     }
   };
   hangUp.onclick = () => call?.hangUp();
-  return h("div", {}, h("h2", {}, "Talk to ", a.name), h("div", {}, start, hangUp, " agent level ", level), status, transcript);
+  return h(
+    "div",
+    {},
+    h("h2", {}, "Talk to ", a.name),
+    h("div", {}, start, hangUp, " agent level ", level),
+    status,
+    transcript,
+  );
 }
 
 type Owner = { kind: Kind; name: string };
@@ -205,16 +252,33 @@ function ownerLink(byId: Map<string, Owner>, task: { assistantId: string | null;
 
 async function callsPage() {
   const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
-  const filter = (name: string, el: HTMLInputElement | HTMLSelectElement) => ((el.value = params.get(name) ?? ""), h("label", {}, name, " ", el));
+  const filter = (name: string, el: HTMLInputElement | HTMLSelectElement) => {
+    el.value = params.get(name) ?? "";
+    return h("label", {}, name, " ", el);
+  };
   const byId = await owners();
-  const status = h("select", { name: "status" }, ["", "offered", "active", "completed", "failed"].map((s) => h("option", { value: s }, s || "any")));
-  const transport = h("select", { name: "transport" }, ["", "websocket", "sip"].map((s) => h("option", { value: s }, s || "any")));
+  const status = h(
+    "select",
+    { name: "status" },
+    ["", "offered", "active", "completed", "failed"].map((s) => h("option", { value: s }, s || "any")),
+  );
+  const transport = h(
+    "select",
+    { name: "transport" },
+    ["", "websocket", "sip"].map((s) => h("option", { value: s }, s || "any")),
+  );
   // the option's value names the filter: assistantId for an assistant, agentId for an agent
   const owner = h(
     "select",
     { name: "owner" },
     h("option", { value: "" }, "any"),
-    [...byId].map(([id, o]) => h("option", { value: `${o.kind === "agents" ? "agentId" : "assistantId"}:${id}` }, `${o.name} (${o.kind.slice(0, -1)})`)),
+    [...byId].map(([id, o]) =>
+      h(
+        "option",
+        { value: `${o.kind === "agents" ? "agentId" : "assistantId"}:${id}` },
+        `${o.name} (${o.kind.slice(0, -1)})`,
+      ),
+    ),
   );
   const after = h("input", { name: "createdAfter", type: "datetime-local" });
   const before = h("input", { name: "createdBefore", type: "datetime-local" });
@@ -224,7 +288,7 @@ async function callsPage() {
     if (key === "owner") query.set(value.split(":")[0]!, value.split(":")[1]!);
     else query.set(key, key.startsWith("created") ? new Date(value).toISOString() : value);
   }
-  const tasks: any[] = await api("GET", `/agent-tasks?${query}`);
+  const tasks: Json[] = await api("GET", `/agent-tasks?${query}`);
   const apply = (event: Event) => {
     event.preventDefault();
     const next = new URLSearchParams();
@@ -235,11 +299,24 @@ async function callsPage() {
     "div",
     {},
     h("h2", {}, "Calls"),
-    h("form", { className: "filters", onsubmit: apply }, filter("status", status), filter("transport", transport), filter("owner", owner), filter("createdAfter", after), filter("createdBefore", before), h("button", { type: "submit" }, "Filter")),
+    h(
+      "form",
+      { className: "filters", onsubmit: apply },
+      filter("status", status),
+      filter("transport", transport),
+      filter("owner", owner),
+      filter("createdAfter", after),
+      filter("createdBefore", before),
+      h("button", { type: "submit" }, "Filter"),
+    ),
     h(
       "table",
       { id: "calls-list" },
-      h("tr", {}, ["Created", "Status", "Transport", "Assistant/agent", "Duration"].map((c) => h("th", {}, c))),
+      h(
+        "tr",
+        {},
+        ["Created", "Status", "Transport", "Assistant/agent", "Duration"].map((c) => h("th", {}, c)),
+      ),
       tasks.map((t) =>
         h(
           "tr",
@@ -248,7 +325,11 @@ async function callsPage() {
           h("td", { className: `state-${t.status}` }, t.status),
           h("td", {}, transportText(t.transport)),
           h("td", {}, ownerLink(byId, t)),
-          h("td", {}, t.startedAt && t.endedAt ? `${Math.round((Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000)} s` : ""),
+          h(
+            "td",
+            {},
+            t.startedAt && t.endedAt ? `${Math.round((Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000)} s` : "",
+          ),
         ),
       ),
     ),
@@ -256,18 +337,22 @@ async function callsPage() {
 }
 
 const transportText = (t: { type: string; callingNumber?: string; calledNumber?: string }) =>
-  [t.type, t.callingNumber && `from ${t.callingNumber}`, t.calledNumber && `to ${t.calledNumber}`].filter(Boolean).join(" ");
+  [t.type, t.callingNumber && `from ${t.callingNumber}`, t.calledNumber && `to ${t.calledNumber}`]
+    .filter(Boolean)
+    .join(" ");
 
 async function callPage(id: string) {
   const [task, byId] = await Promise.all([api("GET", `/agent-tasks/${id}`), owners()]);
-  const deliveries: any[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
+  const deliveries: Json[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
   const details = await Promise.all(deliveries.map((d) => api("GET", `/hook-deliveries/${d.id}`)));
   const audio = h("audio", { id: "recording", controls: true });
   if (task.recording) void blob(`/agent-tasks/${id}/recording`).then((b) => (audio.src = URL.createObjectURL(b)));
-  const messages = (task.messages ?? []) as any[];
-  const messageLine = (m: any) => {
-    if (m.type === "text") return h("div", { className: `msg ${m.role.toLowerCase()}` }, h("span", { className: "role" }, m.role), m.text);
-    if (m.type === "tool_call") return h("div", { className: "msg tool" }, `→ ${m.toolName}(${JSON.stringify(m.parameters)})`);
+  const messages = (task.messages ?? []) as Json[];
+  const messageLine = (m: Json) => {
+    if (m.type === "text")
+      return h("div", { className: `msg ${m.role.toLowerCase()}` }, h("span", { className: "role" }, m.role), m.text);
+    if (m.type === "tool_call")
+      return h("div", { className: "msg tool" }, `→ ${m.toolName}(${JSON.stringify(m.parameters)})`);
     if (m.type === "tool_result") return h("div", { className: "msg tool" }, `← ${m.toolName}: ${m.text}`);
     return h("div", { className: "msg note" }, `${m.role}: (audio without transcript)`);
   };
@@ -289,15 +374,30 @@ async function callPage(id: string) {
       ].map(([k, v]) => h("tr", {}, h("th", {}, k as string), h("td", {}, v as Node))),
     ),
     h("h3", {}, "Recording"),
-    task.recording ? audio : h("p", { className: "note" }, "No recording (the call has none, or it is past its retention)."),
+    task.recording
+      ? audio
+      : h("p", { className: "note" }, "No recording (the call has none, or it is past its retention)."),
     h("h3", {}, "Transcript and tool calls"),
-    h("div", { className: "transcript", id: "call-messages" }, task.messages === null ? h("p", { className: "note" }, "No messages kept.") : messages.map(messageLine)),
+    h(
+      "div",
+      { className: "transcript", id: "call-messages" },
+      task.messages === null ? h("p", { className: "note" }, "No messages kept.") : messages.map(messageLine),
+    ),
     h("h3", {}, "Hook deliveries"),
-    h("table", { id: "hook-deliveries" }, h("tr", {}, ["Event", "URL", "State", "Attempts", ""].map((c) => h("th", {}, c))), details.map(deliveryRow)),
+    h(
+      "table",
+      { id: "hook-deliveries" },
+      h(
+        "tr",
+        {},
+        ["Event", "URL", "State", "Attempts", ""].map((c) => h("th", {}, c)),
+      ),
+      details.map(deliveryRow),
+    ),
   );
 }
 
-function deliveryRow(d: any) {
+function deliveryRow(d: Json) {
   const retry = h("button", { className: "retry" }, "Retry");
   retry.onclick = async () => {
     retry.disabled = true;
@@ -317,8 +417,12 @@ function deliveryRow(d: any) {
     h(
       "td",
       {},
-      (d.attempts as any[]).map((a) =>
-        h("div", {}, `run ${a.run} #${a.attempt} ${when(a.startedAt)}: ${a.statusCode ?? a.error ?? ""} (${a.durationMs} ms)`),
+      (d.attempts as Json[]).map((a) =>
+        h(
+          "div",
+          {},
+          `run ${a.run} #${a.attempt} ${when(a.startedAt)}: ${a.statusCode ?? a.error ?? ""} (${a.durationMs} ms)`,
+        ),
       ),
     ),
     h("td", {}, d.status === "FAILED" ? retry : ""),
@@ -326,8 +430,10 @@ function deliveryRow(d: any) {
 }
 
 async function sipPage() {
-  const credentials: any[] = await api("GET", "/sip/credentials?size=100");
-  const numbers = await Promise.all(credentials.map((c) => api("GET", `/sip/credentials/${c.id}/phone-numbers?size=100`)));
+  const credentials: Json[] = await api("GET", "/sip/credentials?size=100");
+  const numbers = await Promise.all(
+    credentials.map((c) => api("GET", `/sip/credentials/${c.id}/phone-numbers?size=100`)),
+  );
   return h(
     "div",
     {},
@@ -335,15 +441,29 @@ async function sipPage() {
     h(
       "table",
       { id: "sip-credentials" },
-      h("tr", {}, ["Account", "Registration", "Calls now / maxAgentTasks", "Phone numbers"].map((c) => h("th", {}, c))),
+      h(
+        "tr",
+        {},
+        ["Account", "Registration", "Calls now / maxAgentTasks", "Phone numbers"].map((c) => h("th", {}, c)),
+      ),
       credentials.map((c, i) =>
         h(
           "tr",
           {},
           h("td", {}, `${c.username}@${c.hostname}:${c.port}`),
-          h("td", { className: `state-${c.registration?.state ?? "none"}` }, c.registration ? `${c.registration.state}${c.registration.lastStatus ? ` (${c.registration.lastStatus})` : ""}${c.registration.lastError ? `: ${c.registration.lastError}` : ""}` : "not taken by a bridge yet"),
+          h(
+            "td",
+            { className: `state-${c.registration?.state ?? "none"}` },
+            c.registration
+              ? `${c.registration.state}${c.registration.lastStatus ? ` (${c.registration.lastStatus})` : ""}${c.registration.lastError ? `: ${c.registration.lastError}` : ""}`
+              : "not taken by a bridge yet",
+          ),
           h("td", {}, `${c.activeAgentTasks ?? "?"} / ${c.maxAgentTasks}`),
-          h("td", {}, (numbers[i] as any[]).map((n) => h("div", {}, n.phoneNumber, n.fallback ? " (fallback)" : ""))),
+          h(
+            "td",
+            {},
+            (numbers[i] as Json[]).map((n) => h("div", {}, n.phoneNumber, n.fallback ? " (fallback)" : "")),
+          ),
         ),
       ),
     ),

@@ -13,8 +13,14 @@ export type TalkEvents = {
 
 const sampleRate = 16000;
 
-export async function startTalk(bridgeUrl: string, target: { kind: "assistants" | "agents"; id: string }, events: TalkEvents) {
-  const mic = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true, channelCount: 1 } });
+export async function startTalk(
+  bridgeUrl: string,
+  target: { kind: "assistants" | "agents"; id: string },
+  events: TalkEvents,
+) {
+  const mic = await navigator.mediaDevices.getUserMedia({
+    audio: { echoCancellation: true, noiseSuppression: true, channelCount: 1 },
+  });
   // the context runs at the call's rate: the browser resamples the microphone and the output for us
   const context = new AudioContext({ sampleRate, latencyHint: "interactive" });
   await context.audioWorklet.addModule("/console/talk-worklet.js");
@@ -49,7 +55,8 @@ export async function startTalk(bridgeUrl: string, target: { kind: "assistants" 
     else if (message.type === "ended") events.onEnded(message.reason);
   };
   ws.onclose = (event) => {
-    if (!ready && event.code !== 1000) events.onStatus(`the bridge refused the call (${event.code}); check the token and the assistant's strategy`);
+    if (!ready && event.code !== 1000)
+      events.onStatus(`the bridge refused the call (${event.code}); check the token and the assistant's strategy`);
     stop();
   };
 
@@ -65,7 +72,7 @@ export async function startTalk(bridgeUrl: string, target: { kind: "assistants" 
     if (closed) return;
     closed = true;
     clearInterval(meter);
-    mic.getTracks().forEach((t) => t.stop());
+    for (const track of mic.getTracks()) track.stop();
     void context.close();
   }
 
