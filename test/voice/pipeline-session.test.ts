@@ -133,7 +133,7 @@ describe("barge-in", () => {
   test("caller speech stops the agent within 200 ms; the agent's message is what was heard", async () => {
     const greeting = "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
     fakes.script([{ userSays: "Stop please.", reply: { text: "Sure." } }]);
-    const { session, events, caller } = await start({ vad: { startDuration: 32, stopDuration: 300 } }, { greeting });
+    const { session, events, caller } = await start({ vad: { startDuration: 64, stopDuration: 300 } }, { greeting });
     await nextEvent(session, "audio", () => true, 10_000);
     await Bun.sleep(1500); // a second and a half of the greeting has played
     // measured on the caller's stream: how much of its speech had been sent when the agent stopped
