@@ -28,7 +28,10 @@ export class JitterBuffer {
       let best = Infinity;
       for (const seq of this.waiting.keys()) {
         const d = sequenceDelta(this.next!, seq);
-        if (d < best) (best = d), (oldest = seq);
+        if (d < best) {
+          best = d;
+          oldest = seq;
+        }
       }
       this.lost += best;
       this.next = oldest;

@@ -26,7 +26,11 @@ export class PortPool {
       this.cursor = port + 2 > this.max ? this.min : port + 2;
       if (this.inUse.has(port)) continue;
       try {
-        const socket = await Bun.udpSocket({ hostname: this.hostname, port, socket: { data: (_s, data, rport, raddr) => onData(data, rport, raddr), error: () => {} } });
+        const socket = await Bun.udpSocket({
+          hostname: this.hostname,
+          port,
+          socket: { data: (_s, data, rport, raddr) => onData(data, rport, raddr), error: () => {} },
+        });
         // (errors are ICMP port-unreachable from a caller that went away: the time-out handles that)
         this.inUse.add(port);
         return socket;

@@ -1,6 +1,13 @@
 // RTP fixed header (RFC 3550 §5.1): parsed defensively (CSRCs, extension, padding), built into one
 // buffer per packet. Anything that is not version 2 with a sane length is not RTP.
-export type RtpPacket = { payloadType: number; marker: boolean; sequence: number; timestamp: number; ssrc: number; payload: Uint8Array };
+export type RtpPacket = {
+  payloadType: number;
+  marker: boolean;
+  sequence: number;
+  timestamp: number;
+  ssrc: number;
+  payload: Uint8Array;
+};
 
 export const rtpHeaderBytes = 12;
 

@@ -85,7 +85,16 @@ export class RtpSender {
       if (item) payload = this.codec.encode(item.frame);
       else this.playing = false; // the agent stopped (or under-ran): wait for a frame of slack again
     }
-    const packet = buildRtp({ payloadType: this.codec.payloadType, marker: this.marker, sequence: this.sequence, timestamp: this.timestamp, ssrc: this.ssrc }, payload);
+    const packet = buildRtp(
+      {
+        payloadType: this.codec.payloadType,
+        marker: this.marker,
+        sequence: this.sequence,
+        timestamp: this.timestamp,
+        ssrc: this.ssrc,
+      },
+      payload,
+    );
     this.marker = false;
     this.sequence = (this.sequence + 1) & 0xffff;
     this.timestamp = (this.timestamp + frameSamples) >>> 0;

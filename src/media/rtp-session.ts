@@ -52,7 +52,11 @@ export class RtpSession {
     private readonly clock: FrameTicker,
   ) {}
 
-  static async open(pool: PortPool, handlers: RtpHandlers, options: { timeoutMs: number; clock?: FrameTicker; rtcpIntervalMs?: number }) {
+  static async open(
+    pool: PortPool,
+    handlers: RtpHandlers,
+    options: { timeoutMs: number; clock?: FrameTicker; rtcpIntervalMs?: number },
+  ) {
     const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? rtpClock);
     session.socket = await pool.bind((data, port, address) => session.receive(data, port, address));
     session.rtcp = await RtcpReporter.open(session.socket.hostname, session.socket.port + 1, {
@@ -70,7 +74,8 @@ export class RtpSession {
 
   /** Applies a negotiated offer/answer; a new address unlatches, so a moved caller is followed. */
   configure(target: MediaTarget) {
-    if (this.target && (this.target.address !== target.address || this.target.port !== target.port)) this.latched = null;
+    if (this.target && (this.target.address !== target.address || this.target.port !== target.port))
+      this.latched = null;
     this.target = target;
     this.sender?.setCodec(target.codec);
     this.lastPacketAt = performance.now();
@@ -154,7 +159,8 @@ export class RtpSession {
       if (digit) this.handlers.onDigit(digit);
       return;
     }
-    (this.arrivals ??= new InterarrivalJitter(target.codec.clockRate)).add(packet.timestamp, this.lastPacketAt);
+    this.arrivals ??= new InterarrivalJitter(target.codec.clockRate);
+    this.arrivals.add(packet.timestamp, this.lastPacketAt);
     this.rtcp?.receivedRtp(packet);
     for (const ready of this.jitter.push(packet)) this.handlers.onAudio(target.codec.decode(ready.payload));
   }

@@ -5,7 +5,13 @@
 // identity is never read, so it cannot leak into events or tool webhooks.
 import { parseUri } from "./sip-message";
 
-export type IdentityHeaders = { requestUser: string | null; to: string; from: string; assertedIdentity: string | null; privacy: string | null };
+export type IdentityHeaders = {
+  requestUser: string | null;
+  to: string;
+  from: string;
+  assertedIdentity: string | null;
+  privacy: string | null;
+};
 export type CallerIdentity = { calledNumber: string; callingNumber: string };
 
 export const anonymous = "anonymous";
@@ -17,7 +23,10 @@ const userOf = (header: string | null) => {
 
 export function callerIdentity(h: IdentityHeaders): CallerIdentity {
   const calledNumber = (h.requestUser?.split(";")[0] || userOf(h.to)) ?? "";
-  return { calledNumber, callingNumber: withheld(h) ? anonymous : (userOf(h.assertedIdentity) ?? userOf(h.from) ?? anonymous) };
+  return {
+    calledNumber,
+    callingNumber: withheld(h) ? anonymous : (userOf(h.assertedIdentity) ?? userOf(h.from) ?? anonymous),
+  };
 }
 
 function withheld(h: IdentityHeaders): boolean {

@@ -106,7 +106,11 @@ export class CredentialAgent {
       // a host the guard refuses loses its trunk; a name that does not resolve for a moment keeps the
       // addresses it had
       if (error instanceof OutboundRefusedError) this.trunkAddresses = [];
-      log.warn("sip trunk refused", { credentialId: this.credential.id, kept: this.trunkAddresses.length, error: describeError(error) });
+      log.warn("sip trunk refused", {
+        credentialId: this.credential.id,
+        kept: this.trunkAddresses.length,
+        error: describeError(error),
+      });
     }
     this.resolvedAt = performance.now();
   }
@@ -119,7 +123,11 @@ export class CredentialAgent {
         refreshFrequency: 85, // well before expiry, leaving room for a retransmission or two
         registrar: this.registrar,
       });
-      this.registration = new Registration(registerer, (report) => this.options.onReport(this.credential.id, report), this.options.retry);
+      this.registration = new Registration(
+        registerer,
+        (report) => this.options.onReport(this.credential.id, report),
+        this.options.retry,
+      );
       this.registration.start();
     } else if (!owned && this.registration) {
       const registration = this.registration;

@@ -18,11 +18,18 @@ export type WantedCredential = {
 };
 
 /** `unseal` gives the plain password, or null when it cannot be read (that credential is left out). */
-export async function loadWantedCredentials(db: Db, unseal: (credentialId: string, sealed: string) => string | null): Promise<Map<string, WantedCredential>> {
+export async function loadWantedCredentials(
+  db: Db,
+  unseal: (credentialId: string, sealed: string) => string | null,
+): Promise<Map<string, WantedCredential>> {
   const [rows, numbers] = await Promise.all([
     db.select().from(sipCredentials),
     db
-      .select({ credentialId: sipPhoneNumbers.credentialId, phoneNumber: sipPhoneNumbers.phoneNumber, fallback: sipPhoneNumbers.fallback })
+      .select({
+        credentialId: sipPhoneNumbers.credentialId,
+        phoneNumber: sipPhoneNumbers.phoneNumber,
+        fallback: sipPhoneNumbers.fallback,
+      })
       .from(sipPhoneNumbers),
   ]);
   const wanted = new Map<string, WantedCredential>();
@@ -30,7 +37,12 @@ export async function loadWantedCredentials(db: Db, unseal: (credentialId: strin
     const password = unseal(row.id, row.passwordEncrypted);
     if (password === null) continue;
     const settings = { id: row.id, hostname: row.hostname, port: row.port, username: row.username, password };
-    wanted.set(row.id, { settings, key: JSON.stringify([row.hostname, row.port, row.username, password]), numbers: new Set(), hasFallback: false });
+    wanted.set(row.id, {
+      settings,
+      key: JSON.stringify([row.hostname, row.port, row.username, password]),
+      numbers: new Set(),
+      hasFallback: false,
+    });
   }
   for (const n of numbers) {
     const credential = wanted.get(n.credentialId);
@@ -42,7 +54,10 @@ export async function loadWantedCredentials(db: Db, unseal: (credentialId: strin
 }
 
 /** Running user agents to retire (credential gone or changed) and credentials that need one. */
-export function diffAgents(running: ReadonlyMap<string, { key: string }>, wanted: ReadonlyMap<string, { key: string }>) {
+export function diffAgents(
+  running: ReadonlyMap<string, { key: string }>,
+  wanted: ReadonlyMap<string, { key: string }>,
+) {
   const stale = [...running].filter(([id, agent]) => wanted.get(id)?.key !== agent.key).map(([id]) => id);
   const missing = [...wanted.keys()].filter((id) => !running.has(id) || stale.includes(id));
   return { stale, missing };

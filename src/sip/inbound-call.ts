@@ -36,7 +36,12 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const received = performance.now();
   // only a CANCEL is the caller's doing: sip.js also ends the session when our answer fails
   let callerCancelled = false;
-  invitation.delegate = { ...invitation.delegate, onCancel: () => void (callerCancelled = true) };
+  invitation.delegate = {
+    ...invitation.delegate,
+    onCancel: () => {
+      callerCancelled = true;
+    },
+  };
   const since = () => Math.round(performance.now() - received);
   const { db, config } = ctx.deps;
   const request = invitation.request;
@@ -56,7 +61,13 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   if (!route) return refuse(invitation, 404, { ...fields, reason: "no assistant serves the number" });
   const callId = randomUUID();
   const task = { callId, organizationId: route.assistant.organizationId, assistantId: route.assistant.id };
-  const reserved = await reserveAgentTask(db, { ...task, credentialId: ctx.credentialId, phoneNumberId: route.phoneNumberId, transport, bridgeId: config.bridge.instanceId });
+  const reserved = await reserveAgentTask(db, {
+    ...task,
+    credentialId: ctx.credentialId,
+    phoneNumberId: route.phoneNumberId,
+    transport,
+    bridgeId: config.bridge.instanceId,
+  });
   if (!reserved) return refuse(invitation, 486, { ...fields, reason: "maxAgentTasks reached" });
   const reservedMs = since();
 
@@ -65,11 +76,15 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   let media: RtpSession | null = null;
   try {
     if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
-    media = await RtpSession.open(ctx.pool, {
-      onAudio: (pcm) => call?.callerAudio(pcm),
-      onDigit: (digit) => digits.push(digit),
-      onTimeout: () => call?.end("media-timeout"),
-    }, { timeoutMs: ctx.rtpTimeoutMs });
+    media = await RtpSession.open(
+      ctx.pool,
+      {
+        onAudio: (pcm) => call?.callerAudio(pcm),
+        onDigit: (digit) => digits.push(digit),
+        onTimeout: () => call?.end("media-timeout"),
+      },
+      { timeoutMs: ctx.rtpTimeoutMs },
+    );
     ctx.media.set(invitation.id, media);
     if (invitation.state !== SessionState.Initial) throw new Error("the caller cancelled");
     // a CANCEL landing while the answer is being built must not leave the reservation waiting
@@ -81,7 +96,11 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
     const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
     log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
-    await closeUnanswered(ctx, task, { status: cancelled ? "completed" : "failed", error: why, event: unanswered(callId, transport) });
+    await closeUnanswered(ctx, task, {
+      status: cancelled ? "completed" : "failed",
+      error: why,
+      event: unanswered(callId, transport),
+    });
     return;
   }
 
@@ -134,7 +153,11 @@ function untilTerminated(invitation: Invitation): Promise<never> {
 }
 
 /** A reserved slot must not stay taken: a transient database error (deadlock, failover) is retried. */
-async function closeUnanswered(ctx: InboundContext, task: Parameters<typeof concludeCallTask>[1], conclusion: Parameters<typeof concludeCallTask>[2]) {
+async function closeUnanswered(
+  ctx: InboundContext,
+  task: Parameters<typeof concludeCallTask>[1],
+  conclusion: Parameters<typeof concludeCallTask>[2],
+) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await concludeCallTask(ctx.deps.db, task, conclusion);

@@ -52,7 +52,9 @@ export class LeaseKeeper {
         returning r.credential_id, expired.owner_bridge_id as previous`);
       return {
         owned: [...renewed, ...claimed, ...taken].map((r) => r.credential_id),
-        takenOver: taken.flatMap((r) => (r.previous ? [{ credentialId: r.credential_id, previousOwner: r.previous }] : [])),
+        takenOver: taken.flatMap((r) =>
+          r.previous ? [{ credentialId: r.credential_id, previousOwner: r.previous }] : [],
+        ),
       };
     });
   }
@@ -87,10 +89,14 @@ export class LeaseKeeper {
         this.db
           .update(sipRegistrations)
           .set({ state: report.state, lastStatus: report.status, lastError: report.error, updatedAt: sql`now()` })
-          .where(and(eq(sipRegistrations.credentialId, credentialId), eq(sipRegistrations.ownerBridgeId, this.bridgeId))),
+          .where(
+            and(eq(sipRegistrations.credentialId, credentialId), eq(sipRegistrations.ownerBridgeId, this.bridgeId)),
+          ),
       );
     this.writes.set(credentialId, write);
-    void write.finally(() => this.writes.get(credentialId) === write && this.writes.delete(credentialId)).catch(() => {});
+    void write
+      .finally(() => this.writes.get(credentialId) === write && this.writes.delete(credentialId))
+      .catch(() => {});
     return write;
   }
 }

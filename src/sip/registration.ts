@@ -22,7 +22,8 @@ export class Registration {
   ) {
     registerer.stateChange.addListener((state) => {
       // a refresh that failed: sip.js just drops to Unregistered (a rejected attempt reports itself first)
-      if (state === RegistererState.Unregistered) setTimeout(() => this.running && !this.retryTimer && this.fail(null, "registration lapsed"), 0);
+      if (state === RegistererState.Unregistered)
+        setTimeout(() => this.running && !this.retryTimer && this.fail(null, "registration lapsed"), 0);
     });
   }
 

@@ -22,7 +22,11 @@ export type RoutableAgent = {
 
 export type RouteDecision<A> = { agent: A } | { status: 403 | 404; reason: string };
 
-export function routeRequest<A extends RoutableAgent>(agents: readonly A[], request: SipMessage, from: Peer): RouteDecision<A> {
+export function routeRequest<A extends RoutableAgent>(
+  agents: readonly A[],
+  request: SipMessage,
+  from: Peer,
+): RouteDecision<A> {
   const trunk = agents.filter((a) => a.trunkAddresses.includes(from.address));
   if (trunk.length === 0) return { status: 403, reason: "Forbidden" };
   const agent = pick(trunk, request, from);

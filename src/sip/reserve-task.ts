@@ -17,7 +17,8 @@ export type Reservation = {
 };
 
 /** The lock that serialises reservations of one credential (transaction-scoped; the same key as reserve_agent_task's). */
-export const credentialLock = (credentialId: string) => sql`select pg_advisory_xact_lock(hashtextextended(${credentialId}::text, 0))`;
+export const credentialLock = (credentialId: string) =>
+  sql`select pg_advisory_xact_lock(hashtextextended(${credentialId}::text, 0))`;
 
 /** True when the call got a slot (its task is now `offered`), false when the credential is full. */
 export async function reserveAgentTask(db: Db, r: Reservation): Promise<boolean> {

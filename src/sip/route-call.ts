@@ -21,13 +21,21 @@ export function spellings(dialled: string): string[] {
 export async function routeCall(db: Db, credentialId: string, calledNumber: string): Promise<CallRoute | null> {
   const numbers = spellings(calledNumber);
   const rows = await db
-    .select({ phoneNumberId: sipPhoneNumbers.id, fallback: sipPhoneNumbers.fallback, phoneNumber: sipPhoneNumbers.phoneNumber, assistantId: assistants.id, kind: assistants.kind })
+    .select({
+      phoneNumberId: sipPhoneNumbers.id,
+      fallback: sipPhoneNumbers.fallback,
+      phoneNumber: sipPhoneNumbers.phoneNumber,
+      assistantId: assistants.id,
+      kind: assistants.kind,
+    })
     .from(sipPhoneNumbers)
     .innerJoin(assistants, eq(assistants.telephoneNumberId, sipPhoneNumbers.id))
     .where(
       and(
         eq(sipPhoneNumbers.credentialId, credentialId),
-        numbers.length ? or(inArray(sipPhoneNumbers.phoneNumber, numbers), eq(sipPhoneNumbers.fallback, true)) : eq(sipPhoneNumbers.fallback, true),
+        numbers.length
+          ? or(inArray(sipPhoneNumbers.phoneNumber, numbers), eq(sipPhoneNumbers.fallback, true))
+          : eq(sipPhoneNumbers.fallback, true),
       ),
     );
   const chosen = rows.find((r) => numbers.includes(r.phoneNumber)) ?? rows.find((r) => r.fallback);

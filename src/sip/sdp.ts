@@ -5,7 +5,13 @@ import { codecByName, codecs, type Codec } from "../media/codecs";
 export type Direction = "sendrecv" | "sendonly" | "recvonly" | "inactive";
 const directions: Direction[] = ["sendrecv", "sendonly", "recvonly", "inactive"];
 
-export type SdpOffer = { address: string; port: number; formats: number[]; rtpmap: Map<number, string>; direction: Direction };
+export type SdpOffer = {
+  address: string;
+  port: number;
+  formats: number[];
+  rtpmap: Map<number, string>;
+  direction: Direction;
+};
 
 /** The first audio stream of an SDP body, or null when there is none. */
 export function parseSdp(body: string): SdpOffer | null {
@@ -19,7 +25,13 @@ export function parseSdp(body: string): SdpOffer | null {
       if (media) break; // only the first audio stream is ours
       const [kind, port, , ...formats] = value.split(/\s+/);
       if (kind !== "audio") continue;
-      media = { address, port: Number(port), formats: formats.map(Number).filter(Number.isInteger), rtpmap: new Map(), direction: sessionDirection };
+      media = {
+        address,
+        port: Number(port),
+        formats: formats.map(Number).filter(Number.isInteger),
+        rtpmap: new Map(),
+        direction: sessionDirection,
+      };
     } else if (line.startsWith("c=")) {
       const connection = value.split(/\s+/)[2] ?? "";
       if (media) media.address = connection;
@@ -47,11 +59,17 @@ export type Negotiated = {
   direction: Direction;
 };
 
-const answerDirection: Record<Direction, Direction> = { sendrecv: "sendrecv", sendonly: "recvonly", recvonly: "sendonly", inactive: "inactive" };
+const answerDirection: Record<Direction, Direction> = {
+  sendrecv: "sendrecv",
+  sendonly: "recvonly",
+  recvonly: "sendonly",
+  inactive: "inactive",
+};
 
 /** Our side of the offer, or null when we share no codec (488). */
 export function negotiate(offer: SdpOffer): Negotiated | null {
-  const encodingOf = (pt: number) => offer.rtpmap.get(pt)?.split("/")[0] ?? (pt === 0 ? "PCMU" : pt === 8 ? "PCMA" : "");
+  const encodingOf = (pt: number) =>
+    offer.rtpmap.get(pt)?.split("/")[0] ?? (pt === 0 ? "PCMU" : pt === 8 ? "PCMA" : "");
   const pt = offer.formats.find((f) => codecByName(encodingOf(f)));
   if (pt === undefined) return null;
   const codec = codecByName(encodingOf(pt))!;
@@ -72,11 +90,15 @@ export function negotiate(offer: SdpOffer): Negotiated | null {
 export type SdpOrigin = { sessionId: string; version: number; host: string; port: number };
 
 /** Our answer: one codec, telephone-event if the caller offered it. */
-export function buildAnswer(origin: SdpOrigin, negotiated: Pick<Negotiated, "codec" | "dtmfPayloadType" | "direction">): string {
+export function buildAnswer(
+  origin: SdpOrigin,
+  negotiated: Pick<Negotiated, "codec" | "dtmfPayloadType" | "direction">,
+): string {
   const { codec, dtmfPayloadType } = negotiated;
   const formats = [codec.payloadType, ...(dtmfPayloadType === null ? [] : [dtmfPayloadType])];
   const lines = [`a=rtpmap:${codec.payloadType} ${codec.name}/8000`];
-  if (dtmfPayloadType !== null) lines.push(`a=rtpmap:${dtmfPayloadType} telephone-event/8000`, `a=fmtp:${dtmfPayloadType} 0-15`);
+  if (dtmfPayloadType !== null)
+    lines.push(`a=rtpmap:${dtmfPayloadType} telephone-event/8000`, `a=fmtp:${dtmfPayloadType} 0-15`);
   return body(origin, formats, lines, negotiated.direction);
 }
 

@@ -4,7 +4,15 @@
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { log } from "../log";
-import { isRequest, joinMessage, methodOf, replaceTopVia, splitMessage, StreamFramer, type SipMessage } from "./sip-message";
+import {
+  isRequest,
+  joinMessage,
+  methodOf,
+  replaceTopVia,
+  splitMessage,
+  StreamFramer,
+  type SipMessage,
+} from "./sip-message";
 import { statelessResponse } from "./stateless-response";
 
 export type Protocol = "UDP" | "TCP";
@@ -17,7 +25,10 @@ export interface EndpointClient {
 }
 
 /** The user agent for a request, or the status the endpoint answers it with. */
-export type RequestRouter = (request: SipMessage, from: Peer) => { client: EndpointClient } | { status: number; reason: string };
+export type RequestRouter = (
+  request: SipMessage,
+  from: Peer,
+) => { client: EndpointClient } | { status: number; reason: string };
 
 export const viaTokenParam = "x-vas";
 
@@ -56,7 +67,9 @@ export class SipEndpoint {
 
   async send(peer: Peer, text: string): Promise<void> {
     if (peer.protocol === "UDP") {
-      await new Promise<void>((resolve, reject) => this.udp.send(text, peer.port, peer.address, (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        this.udp.send(text, peer.port, peer.address, (e) => (e ? reject(e) : resolve())),
+      );
       return;
     }
     const socket = this.connections.get(`${peer.address}:${peer.port}`) ?? (await this.dial(peer));
@@ -65,22 +78,39 @@ export class SipEndpoint {
 
   async close() {
     for (const socket of this.connections.values()) socket.destroy();
-    await Promise.all([new Promise((r) => this.udp.close(() => r(null))), new Promise((r) => this.tcp.close(() => r(null)))]);
+    await Promise.all([
+      new Promise((r) => this.udp.close(() => r(null))),
+      new Promise((r) => this.tcp.close(() => r(null))),
+    ]);
   }
 
   private async open(bindHost: string) {
     this.udp = createSocket("udp4");
-    this.udp.on("message", (data, rinfo) => this.receive(data.toString("utf8"), { protocol: "UDP", address: rinfo.address, port: rinfo.port }));
+    this.udp.on("message", (data, rinfo) =>
+      this.receive(data.toString("utf8"), { protocol: "UDP", address: rinfo.address, port: rinfo.port }),
+    );
     // ICMP port-unreachable from a peer that went away surfaces here; it is not our failure
     this.udp.on("error", (error) => log.debug("sip udp socket error", { error: error.message }));
     await new Promise<void>((resolve, reject) => {
       this.udp.once("error", reject);
-      this.udp.bind(this.port, bindHost, () => (this.udp.off("error", reject), resolve()));
+      this.udp.bind(this.port, bindHost, () => {
+        this.udp.off("error", reject);
+        resolve();
+      });
     });
-    this.tcp = createServer((socket) => this.adopt(socket, { protocol: "TCP", address: socket.remoteAddress!.replace(/^::ffff:/, ""), port: socket.remotePort! }));
+    this.tcp = createServer((socket) =>
+      this.adopt(socket, {
+        protocol: "TCP",
+        address: socket.remoteAddress!.replace(/^::ffff:/, ""),
+        port: socket.remotePort!,
+      }),
+    );
     await new Promise<void>((resolve, reject) => {
       this.tcp.once("error", reject);
-      this.tcp.listen(this.port, bindHost, () => (this.tcp.off("error", reject), resolve()));
+      this.tcp.listen(this.port, bindHost, () => {
+        this.tcp.off("error", reject);
+        resolve();
+      });
     });
   }
 
@@ -139,7 +169,8 @@ export class SipEndpoint {
     const routed = this.router(message, from);
     if ("client" in routed) return routed.client.receive(message, from);
     const method = methodOf(message);
-    if (method === "INVITE") log.info("sip request refused", { from: `${from.address}:${from.port}`, method, status: routed.status });
+    if (method === "INVITE")
+      log.info("sip request refused", { from: `${from.address}:${from.port}`, method, status: routed.status });
     if (method === "ACK") return;
     const response = statelessResponse(message, routed.status, routed.reason);
     if (response) void this.send(from, joinMessage(response)).catch(() => {});

@@ -1,7 +1,15 @@
 // Just enough of SIP's text format for the transport, which must read and rewrite a few headers
 // before sip.js sees a message (or after it wrote one): start line, headers by name (compact forms
 // too), the top Via, and Content-Length framing for streams.
-const compact: Record<string, string> = { v: "via", f: "from", t: "to", i: "call-id", m: "contact", l: "content-length", c: "content-type" };
+const compact: Record<string, string> = {
+  v: "via",
+  f: "from",
+  t: "to",
+  i: "call-id",
+  m: "contact",
+  l: "content-length",
+  c: "content-type",
+};
 const canonical = (name: string) => {
   const lower = name.trim().toLowerCase();
   return compact[lower] ?? lower;
@@ -19,7 +27,7 @@ export function splitMessage(text: string): SipMessage | null {
   return { startLine, headers, body: trimmed.slice(end + 4) };
 }
 
-export const joinMessage = (m: SipMessage) => [m.startLine, ...m.headers].join("\r\n") + "\r\n\r\n" + m.body;
+export const joinMessage = (m: SipMessage) => `${[m.startLine, ...m.headers].join("\r\n")}\r\n\r\n${m.body}`;
 
 const isRequestLine = (line: string) => /^[A-Z]+ \S+ SIP\/2\.0$/.test(line);
 const isStatusLine = (line: string) => /^SIP\/2\.0 \d{3}( |$)/.test(line);
@@ -60,7 +68,7 @@ export function replaceTopVia(m: SipMessage, fn: (via: string) => string) {
   if (line === undefined) return;
   const colon = line.indexOf(":");
   const [top = "", ...rest] = line.slice(colon + 1).split(",");
-  m.headers[i] = line.slice(0, colon + 1) + [" " + fn(top.trim()), ...rest].join(",");
+  m.headers[i] = line.slice(0, colon + 1) + [` ${fn(top.trim())}`, ...rest].join(",");
 }
 
 export type Via = { protocol: string; host: string; port: number | null; params: Map<string, string | null> };

@@ -32,7 +32,10 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const pool = new PortPool(config.bridge.rtpPortMin, config.bridge.rtpPortMax, sip.bindHost);
   // a worker of start:bridge claims its share of the credentials, so their calls spread over the workers
-  const share = config.bridge.workerIndex === null ? null : { bridges: config.bridge.workers, untilMs: performance.now() + 2 * sip.leaseMs };
+  const share =
+    config.bridge.workerIndex === null
+      ? null
+      : { bridges: config.bridge.workers, untilMs: performance.now() + 2 * sip.leaseMs };
   const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share);
   const leases = new LeaseSync(db, leaseKeeper);
 
@@ -55,10 +58,19 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     retry: { baseMs: sip.retryBaseMs, maxMs: sip.retryMaxMs },
     onReport(credentialId: string, report: RegistrationReport) {
       log.info("sip registration", { credentialId, bridgeId, ...report });
-      void leaseKeeper.report(credentialId, report).catch((e) => log.warn("sip registration state not saved", { credentialId, error: describeError(e) }));
+      void leaseKeeper
+        .report(credentialId, report)
+        .catch((e) => log.warn("sip registration state not saved", { credentialId, error: describeError(e) }));
     },
     onInvite(agent: CredentialAgent, invitation: Invitation) {
-      const context = { deps, pool, credentialId: agent.credential.id, rtpTimeoutMs: config.bridge.rtpTimeoutMs, media: agent.media, track: (call: CallHandle) => agent.track(call) };
+      const context = {
+        deps,
+        pool,
+        credentialId: agent.credential.id,
+        rtpTimeoutMs: config.bridge.rtpTimeoutMs,
+        media: agent.media,
+        track: (call: CallHandle) => agent.track(call),
+      };
       handleInvite(context, invitation).catch((error) => {
         log.error("sip invite failed", { credentialId: agent.credential.id, error: describeError(error) });
         invitation.reject({ statusCode: 500 }).catch(() => {});

@@ -15,7 +15,19 @@ import { EmitterImpl } from "sip.js/lib/api/emitter.js";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { Retransmitter } from "./retransmitter";
 import { viaTokenParam, type EndpointClient, type Peer, type Protocol, type SipEndpoint } from "./sip-endpoint";
-import { getHeaderList, isRequest, joinMessage, methodOf, parseUri, parseVia, removeHeader, replaceTopVia, requestUri, splitMessage, type SipMessage } from "./sip-message";
+import {
+  getHeaderList,
+  isRequest,
+  joinMessage,
+  methodOf,
+  parseUri,
+  parseVia,
+  removeHeader,
+  replaceTopVia,
+  requestUri,
+  splitMessage,
+  type SipMessage,
+} from "./sip-message";
 
 export type SipTransportOptions = {
   endpoint: SipEndpoint;
@@ -76,7 +88,9 @@ export class SipTransport implements Transport, EndpointClient {
     if (!message) throw new Error("sip.js produced an unparseable message");
     const { endpoint, viaHost } = this.options;
     const ours = new RegExp(`@${viaHost.replace(/\./g, "\\.")}(?=[;>\\s]|$)`, "g");
-    message.headers = message.headers.map((h) => (/^(contact|m)\s*:/i.test(h) ? h.replace(ours, `@${endpoint.sentBy}`) : h));
+    message.headers = message.headers.map((h) =>
+      /^(contact|m)\s*:/i.test(h) ? h.replace(ours, `@${endpoint.sentBy}`) : h,
+    );
     if (!isRequest(message)) return endpoint.send(await this.responseDestination(message), joinMessage(message));
     replaceTopVia(message, (via) => via.replace(viaHost, `${endpoint.sentBy};rport;${viaTokenParam}=${this.token}`));
     const destination = await this.requestDestination(message);
@@ -98,7 +112,9 @@ export class SipTransport implements Transport, EndpointClient {
       if (branch) this.retransmitter.stop(branch);
       replaceTopVia(message, (v) => v.replace(/^(SIP\s*\/\s*2\.0\s*\/\s*\w+\s+)[^;]+/i, `$1${this.options.viaHost}`));
       const ours = new RegExp(`@${this.options.endpoint.sentBy.replace(/\./g, "\\.")}(?=[;>\\s]|$)`, "g");
-      message.headers = message.headers.map((h) => (/^(contact|m)\s*:/i.test(h) ? h.replace(ours, `@${this.options.viaHost}`) : h));
+      message.headers = message.headers.map((h) =>
+        /^(contact|m)\s*:/i.test(h) ? h.replace(ours, `@${this.options.viaHost}`) : h,
+      );
     }
     this.onMessage?.(joinMessage(message));
   }
@@ -125,7 +141,11 @@ export class SipTransport implements Transport, EndpointClient {
     const transport = /;\s*transport=(\w+)/i.exec(route ?? requestUri(message))?.[1]?.toUpperCase();
     const [address] = await this.options.guard.resolveAllowed(target.host);
     if (!address) throw new Error(`${target.host} has no address`);
-    return { protocol: transport === "TCP" || transport === "UDP" ? transport : this.protocol, address, port: target.port ?? 5060 };
+    return {
+      protocol: transport === "TCP" || transport === "UDP" ? transport : this.protocol,
+      address,
+      port: target.port ?? 5060,
+    };
   }
 
   private async responseDestination(message: SipMessage): Promise<Peer> {

@@ -10,7 +10,14 @@ export function statelessResponse(request: SipMessage, status: number, reason: s
   const tagged = /;\s*tag=/i.test(to) ? to : `${to};tag=${randomBytes(6).toString("hex")}`;
   return {
     startLine: `SIP/2.0 ${status} ${reason}`,
-    headers: [...copy("via|v"), ...copy("from|f"), `To: ${tagged}`, ...copy("call-id|i"), ...copy("cseq"), "Content-Length: 0"],
+    headers: [
+      ...copy("via|v"),
+      ...copy("from|f"),
+      `To: ${tagged}`,
+      ...copy("call-id|i"),
+      ...copy("cseq"),
+      "Content-Length: 0",
+    ],
     body: "",
   };
 }

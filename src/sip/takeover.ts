@@ -20,7 +20,12 @@ export class LeaseSync {
     const beat = await this.leases.heartbeat();
     for (const { credentialId, previousOwner } of beat.takenOver) {
       const closed = await recoverOrphanedTasks(this.db, previousOwner, { credentialId, error: "bridge lost" });
-      log.warn("sip credential taken over", { credentialId, bridgeId: this.leases.bridgeId, previousOwner, closedCalls: closed });
+      log.warn("sip credential taken over", {
+        credentialId,
+        bridgeId: this.leases.bridgeId,
+        previousOwner,
+        closedCalls: closed,
+      });
     }
     const owned = new Set(beat.owned);
     const lost = [...this.held].filter((id) => !owned.has(id));

@@ -20,7 +20,10 @@ beforeAll(async () => {
     { desk: "deskpass" },
     { "+15550200001": "desk", "15550200002": "desk;contact", "+15550200003": "desk", "+15550200004": "desk" },
   );
-  tools = await startReceiver((req) => ({ status: 200, body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.` }));
+  tools = await startReceiver((req) => ({
+    status: 200,
+    body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.`,
+  }));
   credentialId = await world.createCredential("desk", "deskpass");
   numbers = {
     main: await world.createNumber(credentialId, "+15550200001"),
@@ -29,7 +32,10 @@ beforeAll(async () => {
     late: await world.createNumber(credentialId, "+15550200004"),
   };
   await world.startBridge("calls");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
@@ -42,14 +48,26 @@ const call = (service: string, rtpPort: number, law: Law, from: string, extraHea
     trunkPort: world.trunk.port,
     service,
     extraHeaders,
-    vars: { FROM: from, RTP_PORT: rtpPort, PT: law === "PCMU" ? 0 : 8, CODEC: law, FIRST_WAIT_MS: callMs, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+    vars: {
+      FROM: from,
+      RTP_PORT: rtpPort,
+      PT: law === "PCMU" ? 0 : 8,
+      CODEC: law,
+      FIRST_WAIT_MS: callMs,
+      AFTER_WAIT: "hangup",
+      CALL_MS: 1000,
+    },
   });
 
 const concludedFor = (assistantId: string) =>
-  eventually(async () => {
-    const task = (await world.tasks((t) => t.assistantId === assistantId))[0];
-    return task && world.hookBodies("call_concluded").find((b) => b.callId === task.callId);
-  }, "call_concluded", 30_000);
+  eventually(
+    async () => {
+      const task = (await world.tasks((t) => t.assistantId === assistantId))[0];
+      return task && world.hookBodies("call_concluded").find((b) => b.callId === task.callId);
+    },
+    "call_concluded",
+    30_000,
+  );
 
 test("speech both ways over PCMU; the caller hangs up; call_concluded carries numbers, messages, recording", async () => {
   const greeting = "Hello, Acme here.";
@@ -59,7 +77,12 @@ test("speech both ways over PCMU; the caller hangs up; call_concluded carries nu
     greeting,
     fake: {
       onInstructions: () => ({ text: greeting, audio: greetingAudio }),
-      turns: [{ userSays: "What time do you open?", reply: { text: "We open at nine.", audio: await speech("We open at nine.", 24000) } }],
+      turns: [
+        {
+          userSays: "What time do you open?",
+          reply: { text: "We open at nine.", audio: await speech("We open at nine.", 24000) },
+        },
+      ],
     },
   });
   const peer = await startRtpPeer("PCMU");
@@ -101,14 +124,23 @@ test("PCMA, an anonymous caller, DTMF to the LLM, a tool webhook, the fallback n
     tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
     fake: {
       turns: [
-        { userSays: "(keypad)", reply: { text: "Let me look.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] } },
-        { userSays: "(keypad)", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "done" } }] } },
+        {
+          userSays: "(keypad)",
+          reply: { text: "Let me look.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] },
+        },
+        {
+          userSays: "(keypad)",
+          reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "done" } }] },
+        },
       ],
     },
   });
   const peer = await startRtpPeer("PCMA");
   // a number nobody serves goes to the fallback number's assistant; the caller withholds its number
-  const sipp = call("+15550200003", peer.port, "PCMA", `"Anonymous" <sip:anonymous@anonymous.invalid>`, ["Privacy: id", "P-Asserted-Identity: <sip:+15551110000@127.0.0.1>"]);
+  const sipp = call("+15550200003", peer.port, "PCMA", `"Anonymous" <sip:anonymous@anonymous.invalid>`, [
+    "Privacy: id",
+    "P-Asserted-Identity: <sip:+15551110000@127.0.0.1>",
+  ]);
   await eventually(() => peer.latched, "the bridge's first RTP packet");
   await Bun.sleep(300);
   for (const digit of "42#") {
@@ -127,13 +159,25 @@ test("PCMA, an anonymous caller, DTMF to the LLM, a tool webhook, the fallback n
   const concluded = await concludedFor(assistant.id);
   const transport = { type: "sip", calledNumber: "+15550200003", callingNumber: "anonymous" };
   expect(concluded.transport).toEqual(transport);
-  expect(JSON.parse(tools.requests[0]!.body.toString())).toEqual({ type: "tool_webhook", name: "lookup_order", callId: concluded.callId, transport, parameters: { orderId: "42" } });
+  expect(JSON.parse(tools.requests[0]!.body.toString())).toEqual({
+    type: "tool_webhook",
+    name: "lookup_order",
+    callId: concluded.callId,
+    transport,
+    parameters: { orderId: "42" },
+  });
   const texts = concluded.messages.filter((m: any) => m.role === "USER").map((m: any) => m.text);
   expect(texts).toEqual(["The caller pressed 42# on the keypad.", "The caller pressed # on the keypad."]);
-  const sent = assistant.fake.sessions[0]!.received.filter((e: any) => e.type === "conversation.item.create" && e.item.type === "message");
+  const sent = assistant.fake.sessions[0]!.received.filter(
+    (e: any) => e.type === "conversation.item.create" && e.item.type === "message",
+  );
   expect(sent.map((e: any) => e.item.content[0].text)).toEqual(texts);
   // the withheld identity appears nowhere
-  const everything = JSON.stringify([world.hookBodies("call_started"), world.hookBodies("call_concluded"), tools.requests.map((r) => r.body.toString())]);
+  const everything = JSON.stringify([
+    world.hookBodies("call_started"),
+    world.hookBodies("call_concluded"),
+    tools.requests.map((r) => r.body.toString()),
+  ]);
   expect(everything).not.toContain("15551110000");
   const [task] = await world.tasks((t) => t.callId === concluded.callId);
   expect(task).toMatchObject({ status: "completed", transport });
@@ -151,7 +195,11 @@ test("a trunk that keeps our contact in the Request-URI: the number comes from T
 
 test("a late offer (INVITE without SDP): we offer in the 200 OK, the caller answers in the ACK, and hears the agent", async () => {
   const greeting = "Hello, late caller.";
-  const assistant = await world.createAssistant({ numberId: numbers.late, greeting, fake: { onInstructions: () => ({ text: greeting }) } });
+  const assistant = await world.createAssistant({
+    numberId: numbers.late,
+    greeting,
+    fake: { onInstructions: () => ({ text: greeting }) },
+  });
   const peer = await startRtpPeer("PCMU");
   const sipp = runSipp({
     scenario: "uac-late-offer.xml",

@@ -23,7 +23,13 @@ test("every credential with its numbers in every spelling and its fallback; the 
 
   const wanted = await loadWantedCredentials(fixtures.db, unseal);
   const desk = wanted.get(withNumbers);
-  expect(desk?.settings).toEqual({ id: withNumbers, hostname: "127.0.0.1", port: 5070, username: "desk", password: "secret" });
+  expect(desk?.settings).toEqual({
+    id: withNumbers,
+    hostname: "127.0.0.1",
+    port: 5070,
+    username: "desk",
+    password: "secret",
+  });
   expect([...(desk?.numbers ?? [])].sort()).toEqual(["+15550300001", "+15550300002", "15550300001", "15550300002"]);
   expect(desk?.hasFallback).toBe(true);
   expect(wanted.get(bare)).toMatchObject({ hasFallback: false, numbers: new Set() });
@@ -37,7 +43,9 @@ test("every credential with its numbers in every spelling and its fallback; the 
   expect(changed.get(withNumbers)?.settings.password).toBe("changed");
   expect(changed.get(bare)?.key).toBe(wanted.get(bare)?.key as string);
   // a password that cannot be unsealed leaves the credential out
-  const unreadable = await loadWantedCredentials(fixtures.db, (id, sealed) => (id === bare ? null : unseal(id, sealed)));
+  const unreadable = await loadWantedCredentials(fixtures.db, (id, sealed) =>
+    id === bare ? null : unseal(id, sealed),
+  );
   expect(unreadable.has(bare)).toBe(false);
   expect(unreadable.has(withNumbers)).toBe(true);
 });

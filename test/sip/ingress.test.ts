@@ -29,12 +29,26 @@ beforeAll(async () => {
   assistants.b = (await vendorB.createAssistant({ numberId: numberB, greeting: "Beta here." })).id;
   assistants.contact = (await world.createAssistant({ numberId: contactNumber, greeting: "Alpha again." })).id;
   bridge = await world.startBridge("ingress");
-  await eventually(async () => (await world.credential(credentials.a)).registration?.state === "registered", "vendor A's registration");
-  await eventually(async () => (await vendorB.credential(credentials.b)).registration?.state === "registered", "vendor B's registration");
+  await eventually(
+    async () => (await world.credential(credentials.a)).registration?.state === "registered",
+    "vendor A's registration",
+  );
+  await eventually(
+    async () => (await vendorB.credential(credentials.b)).registration?.state === "registered",
+    "vendor B's registration",
+  );
 }, 60_000);
 afterAll(() => world?.stop());
 
-const callVars = { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: 9, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 500, AFTER_WAIT: "hangup", CALL_MS: 500 };
+const callVars = {
+  FROM: "<sip:+15557654321@127.0.0.1>",
+  RTP_PORT: 9,
+  PT: 0,
+  CODEC: "PCMU",
+  FIRST_WAIT_MS: 500,
+  AFTER_WAIT: "hangup",
+  CALL_MS: 500,
+};
 
 test("the same number registered by two vendors on two trunks: each trunk's call reaches its own vendor", async () => {
   const routes = [
@@ -42,17 +56,34 @@ test("the same number registered by two vendors on two trunks: each trunk's call
     { trunk: trunkB, assistantId: assistants.b, tasksOf: vendorB.tasks },
   ];
   for (const { trunk, assistantId, tasksOf } of routes) {
-    const result = await runSipp({ scenario: "uac-call.xml", trunkHost: trunk.host, trunkPort: trunk.port, service: shared, localHost: trunk.host, vars: callVars });
+    const result = await runSipp({
+      scenario: "uac-call.xml",
+      trunkHost: trunk.host,
+      trunkPort: trunk.port,
+      service: shared,
+      localHost: trunk.host,
+      vars: callVars,
+    });
     expect(result.code).toBe(0);
     expect(result.logs.join("\n")).toContain("ANSWERED");
-    const task = await eventually(async () => (await tasksOf((t) => t.assistantId === assistantId && t.status === "completed"))[0], "the call on the right vendor");
+    const task = await eventually(
+      async () => (await tasksOf((t) => t.assistantId === assistantId && t.status === "completed"))[0],
+      "the call on the right vendor",
+    );
     expect(task.transport).toMatchObject({ calledNumber: shared });
   }
   // vendor B's trunk naming vendor A's registered contact (or A's number on B's trunk, had B none)
   // does not reach vendor A
   const contactA = bridge.agents.get(credentials.a)?.contactUser;
   expect(contactA).toBeDefined();
-  const capture = await runSipp({ scenario: "uac-call.xml", trunkHost: "127.0.0.1", trunkPort: bridge.sipPort, service: contactA!, localHost: trunkB.host, vars: callVars });
+  const capture = await runSipp({
+    scenario: "uac-call.xml",
+    trunkHost: "127.0.0.1",
+    trunkPort: bridge.sipPort,
+    service: contactA!,
+    localHost: trunkB.host,
+    vars: callVars,
+  });
   expect(capture.logs.join("\n")).toContain("REFUSED 404");
   // neither vendor saw the other's call
   expect((await world.tasks((t) => t.assistantId === assistants.a)).length).toBe(1);
@@ -61,11 +92,24 @@ test("the same number registered by two vendors on two trunks: each trunk's call
 
 test("the Request-URI forms trunks use, from the trunk's address: the contact with the number in To", async () => {
   // Kamailio leaves our registered contact in the Request-URI for this number; the number is in To
-  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "15550500002", vars: callVars });
+  const result = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "15550500002",
+    vars: callVars,
+  });
   expect(result.logs.join("\n")).toContain("ANSWERED");
-  await eventually(async () => (await world.tasks((t) => t.assistantId === assistants.contact && t.status === "completed"))[0], "the contact-form call");
+  await eventually(
+    async () => (await world.tasks((t) => t.assistantId === assistants.contact && t.status === "completed"))[0],
+    "the contact-form call",
+  );
   // straight to the bridge with the dialled number in the Request-URI, from the trunk's address
-  const direct = await runSipp({ scenario: "uac-call.xml", trunkPort: bridge.sipPort, service: shared, vars: callVars });
+  const direct = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: bridge.sipPort,
+    service: shared,
+    vars: callVars,
+  });
   expect(direct.logs.join("\n")).toContain("ANSWERED");
 }, 30_000);
 
@@ -74,7 +118,13 @@ test("an INVITE from an address that is no credential's trunk gets 403, with a n
   const contact = bridge.agents.get(credentials.a)?.contactUser;
   expect(contact).toBeDefined();
   for (const service of [shared, contact!, "15550500002"]) {
-    const result = await runSipp({ scenario: "uac-call.xml", trunkPort: bridge.sipPort, service, localHost: "127.0.0.3", vars: callVars });
+    const result = await runSipp({
+      scenario: "uac-call.xml",
+      trunkPort: bridge.sipPort,
+      service,
+      localHost: "127.0.0.3",
+      vars: callVars,
+    });
     expect(result.logs.join("\n")).toContain("REFUSED 403");
   }
   expect((await world.tasks()).length + (await vendorB.tasks()).length).toBe(before);

@@ -17,7 +17,10 @@ beforeAll(async () => {
   credentialId = await world.createCredential("cap", "cappass", 5);
   numberId = await world.createNumber(credentialId, "+15550300001");
   bridges = [await world.startBridge("cap-a"), await world.startBridge("cap-b")];
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
   await Promise.all(bridges.map((b) => b.settled()));
 }, 60_000);
 afterAll(() => world?.stop());
@@ -38,7 +41,14 @@ test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge 
   const port = bridges[0]!.sipPort;
   const udp = createSocket("udp4");
   udp.on("error", () => {});
-  const junk = [Buffer.from([0, 1, 2, 3, 255]), "\r\n\r\n", "INVITE nonsense\r\n\r\n", "OPTIONS sip:x SIP/2.0\r\nVia: broken\r\n\r\n", "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 1.2.3.4;branch=z9hG4bKx;x-vas=nobody\r\n\r\n", "INVITE sip:+15550300001@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\nv=0"];
+  const junk = [
+    Buffer.from([0, 1, 2, 3, 255]),
+    "\r\n\r\n",
+    "INVITE nonsense\r\n\r\n",
+    "OPTIONS sip:x SIP/2.0\r\nVia: broken\r\n\r\n",
+    "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 1.2.3.4;branch=z9hG4bKx;x-vas=nobody\r\n\r\n",
+    "INVITE sip:+15550300001@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\nv=0",
+  ];
   for (const message of junk) udp.send(message, port, "127.0.0.1");
   const tcp = connect(port, "127.0.0.1");
   await new Promise((r) => tcp.once("connect", r));
@@ -49,7 +59,12 @@ test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge 
   expect(bridges[0]!.endpoint.dropped).toBeGreaterThan(0);
   // still answering: an OPTIONS ping through the trunk's address gets a reply
   const assistant = await world.createAssistant({ numberId, greeting: "Hi." });
-  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: port, service: "+15550300001", vars: callVars(9, 500) });
+  const result = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: port,
+    service: "+15550300001",
+    vars: callVars(9, 500),
+  });
   expect(result.logs.join("\n")).toContain("ANSWERED");
   await eventually(async () => (await lastTaskOf(assistant.id))?.status === "completed", "the call to complete");
 }, 30_000);
@@ -57,7 +72,15 @@ test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge 
 test("maxAgentTasks = 5: of 20 simultaneous INVITEs across two bridges exactly 5 are answered, 15 get 486", async () => {
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
   const burst = (port: number) =>
-    runSipp({ scenario: "uac-call.xml", trunkPort: port, service: "+15550300001", calls: 10, rate: 1000, vars: callVars(9, 3000), timeoutSeconds: 30 });
+    runSipp({
+      scenario: "uac-call.xml",
+      trunkPort: port,
+      service: "+15550300001",
+      calls: 10,
+      rate: 1000,
+      vars: callVars(9, 3000),
+      timeoutSeconds: 30,
+    });
   const runs = await Promise.all(bridges.map((b) => burst(b.sipPort)));
   const logs = runs.flatMap((r) => r.logs).join("\n");
   expect(logs.match(/ANSWERED/g)?.length).toBe(5);
@@ -74,7 +97,7 @@ test("CANCEL before the answer: 487, and the reserved task is closed with call_c
   // while we hold the credential's reservation lock the bridge cannot answer, so the CANCEL (sent on
   // the bridge's 100 Trying) always lands first; the slot is reserved once we let go
   const release = await world.holdReservations(credentialId);
-  let result;
+  let result: Awaited<ReturnType<typeof runSipp>>;
   try {
     result = await runSipp({ scenario: "uac-cancel.xml", trunkPort: world.trunk.port, service: "+15550300001" });
   } finally {
@@ -91,9 +114,17 @@ test("CANCEL before the answer: 487, and the reserved task is closed with call_c
 }, 30_000);
 
 test("the caller hangs up while the agent speaks", async () => {
-  const assistant = await world.createAssistant({ numberId, greeting: "Thank you for calling, this is a rather long greeting that goes on and on for a while." });
+  const assistant = await world.createAssistant({
+    numberId,
+    greeting: "Thank you for calling, this is a rather long greeting that goes on and on for a while.",
+  });
   const peer = await startRtpPeer();
-  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 700) });
+  const result = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550300001",
+    vars: callVars(peer.port, 700),
+  });
   peer.stop();
   expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
   const task = await eventually(async () => {
@@ -101,14 +132,22 @@ test("the caller hangs up while the agent speaks", async () => {
     return t?.status !== "active" && t;
   }, "the task to close");
   expect(task).toMatchObject({ status: "completed", error: null });
-  const concluded = await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+  const concluded = await eventually(
+    () => world.hookBodies("call_concluded").find((b) => b.callId === task.callId),
+    "call_concluded",
+  );
   expect(concluded.messages[0]).toMatchObject({ role: "ASSISTANT" });
 }, 30_000);
 
 test("RTP stops: the bridge times the call out and sends BYE", async () => {
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
   const peer = await startRtpPeer();
-  const sipp = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 20_000) });
+  const sipp = runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550300001",
+    vars: callVars(peer.port, 20_000),
+  });
   await eventually(() => peer.latched, "RTP from the bridge");
   await Bun.sleep(500);
   peer.silence();
@@ -126,7 +165,12 @@ test("RTP stops: the bridge times the call out and sends BYE", async () => {
 test("a re-INVITE refreshes the session without dropping the call", async () => {
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
   const peer = await startRtpPeer();
-  const result = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 1000, "reinvite", 1500) });
+  const result = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550300001",
+    vars: callVars(peer.port, 1000, "reinvite", 1500),
+  });
   const before = peer.received.length;
   peer.stop();
   const log = result.logs.join("\n");
@@ -145,8 +189,16 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
   for (const password of ["cappass", "changed"]) {
     // the same password (sealed anew by the PUT), then a new one (the user agent is rebuilt)
     const peer = await startRtpPeer();
-    const sipp = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550300001", vars: callVars(peer.port, 4000) });
-    const { callId } = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0], `the call (${password})`);
+    const sipp = runSipp({
+      scenario: "uac-call.xml",
+      trunkPort: world.trunk.port,
+      service: "+15550300001",
+      vars: callVars(peer.port, 4000),
+    });
+    const { callId } = await eventually(
+      async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0],
+      `the call (${password})`,
+    );
     const before = peer.received.length;
     await world.updateCredential(credentialId, { password });
     await Promise.all(bridges.map((b) => b.settled()));
@@ -155,12 +207,18 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
     expect(result.code).toBe(0); // SIPp fails the call on a 481 to its BYE
     expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
     expect(peer.received.length).toBeGreaterThan(before + 50); // the agent's RTP went on
-    const task = await eventually(async () => (await world.tasks((t) => t.callId === callId && t.status !== "active"))[0], "the call to end");
+    const task = await eventually(
+      async () => (await world.tasks((t) => t.callId === callId && t.status !== "active"))[0],
+      "the call to end",
+    );
     expect(task).toMatchObject({ status: "completed", error: null });
   }
   // the trunk knows the original password: register with it again for the next tests
   await world.updateCredential(credentialId, { password: "cappass" });
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
 }, 60_000);
 
 test("an offer with no usable codec: 488, and the reserved task is recorded as failed, not as cancelled", async () => {
@@ -172,7 +230,10 @@ test("an offer with no usable codec: 488, and the reserved task is recorded as f
     vars: { ...callVars(9, 1000), PT: 18, CODEC: "G729" },
   });
   expect(result.logs.join("\n")).toContain("REFUSED 488");
-  const task = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status !== "offered"))[0], "the task closed");
+  const task = await eventually(
+    async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status !== "offered"))[0],
+    "the task closed",
+  );
   expect(task.status).toBe("failed");
   expect(task.error).toContain("answer failed");
   expect(task.error).toContain("PCMU or PCMA");

@@ -9,10 +9,21 @@ import { callerIdentity } from "../../src/sip/caller-identity";
 import { buildAnswer, negotiate, parseSdp } from "../../src/sip/sdp";
 import { StreamFramer } from "../../src/sip/sip-message";
 
-const packet = (sequence: number, ssrc = 7) => parseRtp(buildRtp({ payloadType: 0, marker: false, sequence, timestamp: sequence * 160, ssrc }, new Uint8Array([sequence & 0xff])))!;
+const packet = (sequence: number, ssrc = 7) =>
+  parseRtp(
+    buildRtp(
+      { payloadType: 0, marker: false, sequence, timestamp: sequence * 160, ssrc },
+      new Uint8Array([sequence & 0xff]),
+    ),
+  )!;
 
 test("RTP round trip; padding, CSRCs and non-RTP are handled", () => {
-  const p = parseRtp(buildRtp({ payloadType: 8, marker: true, sequence: 65535, timestamp: 0xfffffff0, ssrc: 0xdeadbeef }, new Uint8Array(160).fill(0xd5)))!;
+  const p = parseRtp(
+    buildRtp(
+      { payloadType: 8, marker: true, sequence: 65535, timestamp: 0xfffffff0, ssrc: 0xdeadbeef },
+      new Uint8Array(160).fill(0xd5),
+    ),
+  )!;
   expect(p).toMatchObject({ payloadType: 8, marker: true, sequence: 65535, timestamp: 0xfffffff0, ssrc: 0xdeadbeef });
   expect(p.payload.length).toBe(160);
   const padded = new Uint8Array([0xa1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 1, 2, 3, 4, 0, 0, 3]); // P=1, one CSRC, 3 bytes padding
@@ -43,9 +54,28 @@ test("RFC 4733: one digit per event, reported at its end, repeats ignored", () =
 
 test("SDP: the caller's first G.711 codec, telephone-event, hold directions", () => {
   const offer = (extra: string, media = "m=audio 4000 RTP/AVP 18 8 0 101") =>
-    parseSdp(["v=0", "o=- 1 1 IN IP4 10.0.0.1", "s=-", "c=IN IP4 10.0.0.1", "t=0 0", media, "a=rtpmap:18 G729/8000", "a=rtpmap:101 telephone-event/8000", extra].join("\r\n"))!;
+    parseSdp(
+      [
+        "v=0",
+        "o=- 1 1 IN IP4 10.0.0.1",
+        "s=-",
+        "c=IN IP4 10.0.0.1",
+        "t=0 0",
+        media,
+        "a=rtpmap:18 G729/8000",
+        "a=rtpmap:101 telephone-event/8000",
+        extra,
+      ].join("\r\n"),
+    )!;
   const n = negotiate(offer("a=sendrecv"))!;
-  expect(n).toMatchObject({ address: "10.0.0.1", port: 4000, dtmfPayloadType: 101, receiving: true, sending: true, direction: "sendrecv" });
+  expect(n).toMatchObject({
+    address: "10.0.0.1",
+    port: 4000,
+    dtmfPayloadType: 101,
+    receiving: true,
+    sending: true,
+    direction: "sendrecv",
+  });
   expect(n.codec.name).toBe("PCMA");
   const answer = buildAnswer({ sessionId: "9", version: 1, host: "127.0.0.1", port: 20000 }, n);
   expect(answer).toContain("m=audio 20000 RTP/AVP 8 101\r\n");
@@ -57,18 +87,34 @@ test("SDP: the caller's first G.711 codec, telephone-event, hold directions", ()
 });
 
 test("caller identity: called from the Request-URI or To, calling from PAI or From, withheld is anonymous", () => {
-  const base = { requestUser: null, to: "<sip:+15550001@trunk>", from: '"Bob" <sip:+15557777@trunk>;tag=1', assertedIdentity: null, privacy: null };
+  const base = {
+    requestUser: null,
+    to: "<sip:+15550001@trunk>",
+    from: '"Bob" <sip:+15557777@trunk>;tag=1',
+    assertedIdentity: null,
+    privacy: null,
+  };
   expect(callerIdentity(base)).toEqual({ calledNumber: "+15550001", callingNumber: "+15557777" });
-  expect(callerIdentity({ ...base, requestUser: "15550002;npdi", assertedIdentity: "<tel:+15558888>" })).toEqual({ calledNumber: "15550002", callingNumber: "+15558888" });
-  for (const withheld of [{ privacy: "id" }, { privacy: "user; critical" }, { from: "<sip:anonymous@trunk>;tag=1" }, { from: "<sip:+1555@anonymous.invalid>" }]) {
-    expect(callerIdentity({ ...base, assertedIdentity: "<sip:+15559999@trunk>", ...withheld }).callingNumber).toBe("anonymous");
+  expect(callerIdentity({ ...base, requestUser: "15550002;npdi", assertedIdentity: "<tel:+15558888>" })).toEqual({
+    calledNumber: "15550002",
+    callingNumber: "+15558888",
+  });
+  for (const withheld of [
+    { privacy: "id" },
+    { privacy: "user; critical" },
+    { from: "<sip:anonymous@trunk>;tag=1" },
+    { from: "<sip:+1555@anonymous.invalid>" },
+  ]) {
+    expect(callerIdentity({ ...base, assertedIdentity: "<sip:+15559999@trunk>", ...withheld }).callingNumber).toBe(
+      "anonymous",
+    );
   }
 });
 
 test("TCP framing by Content-Length, across chunks, past keep-alives; oversized headers refused", () => {
   const framer = new StreamFramer();
   const msg = "OPTIONS sip:a SIP/2.0\r\nContent-Length: 4\r\n\r\nbody";
-  expect(framer.push(Buffer.from("\r\n\r\n" + msg.slice(0, 20)))).toEqual([]);
+  expect(framer.push(Buffer.from(`\r\n\r\n${msg.slice(0, 20)}`))).toEqual([]);
   expect(framer.push(Buffer.from(msg.slice(20) + msg))).toEqual([msg, msg]);
   expect(() => framer.push(Buffer.alloc(70_000, 65))).toThrow();
 });

@@ -14,13 +14,18 @@ beforeAll(async () => {
   const credentialId = await world.createCredential("phone", "phonepass");
   numberId = await world.createNumber(credentialId, "+15550500001");
   await world.startBridge("phone");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
 }, 60_000);
 afterAll(() => world?.stop());
 
 /** RMS of each 100 ms window. */
 const windows = (samples: Int16Array, rate: number) =>
-  Array.from({ length: Math.floor(samples.length / (rate / 10)) }, (_, i) => rms(samples.subarray((i * rate) / 10, ((i + 1) * rate) / 10)));
+  Array.from({ length: Math.floor(samples.length / (rate / 10)) }, (_, i) =>
+    rms(samples.subarray((i * rate) / 10, ((i + 1) * rate) / 10)),
+  );
 
 test("baresip calls the assistant: it hears the greeting and the answer, the agent hears its question", async () => {
   const greeting = "Hello, you are through to the phone desk.";
@@ -37,7 +42,13 @@ test("baresip calls the assistant: it hears the greeting and the answer, the age
   // quiet while the greeting plays (speech would barge in), then the question, then quiet again
   const question = await speech("When do you open?", 8000);
   const say = Int16Array.from([...silence(3500, 8000), ...question, ...silence(4000, 8000)]);
-  const phone = await callFromBaresip({ trunkPort: world.trunk.port, dial: "+15550500001", from: "+15557654321", say, seconds: 7 });
+  const phone = await callFromBaresip({
+    trunkPort: world.trunk.port,
+    dial: "+15550500001",
+    from: "+15557654321",
+    say,
+    seconds: 7,
+  });
   expect(phone.heard, phone.output).not.toBeNull();
 
   // what the phone heard: speech where the agent spoke, digital silence between its utterances
@@ -53,7 +64,10 @@ test("baresip calls the assistant: it hears the greeting and the answer, the age
     return t && t.status !== "offered" && t.status !== "active" && t;
   }, "the call to end");
   expect(task).toMatchObject({ status: "completed", error: null });
-  const concluded = await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+  const concluded = await eventually(
+    () => world.hookBodies("call_concluded").find((b) => b.callId === task.callId),
+    "call_concluded",
+  );
   expect(concluded.transport).toEqual({ type: "sip", calledNumber: "+15550500001", callingNumber: "+15557654321" });
   expect(concluded.messages.map((m: any) => [m.role, m.text])).toEqual([
     ["ASSISTANT", greeting],

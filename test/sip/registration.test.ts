@@ -28,24 +28,50 @@ test("registers with digest auth; a wrong password is refused and reported; a fi
   }, "failure of reg2");
   expect(refused).toMatchObject({ state: "failing", lastStatus: 401, lastError: expect.stringContaining("401") });
 
-  const fixed = await world.tenant.org.put(`${world.tenant.P}/sip/credentials/${bad}`, { hostname: "127.0.0.1", port: world.trunk.port, username: "reg2", password: "secret2" });
+  const fixed = await world.tenant.org.put(`${world.tenant.P}/sip/credentials/${bad}`, {
+    hostname: "127.0.0.1",
+    port: world.trunk.port,
+    username: "reg2",
+    password: "secret2",
+  });
   expect(fixed.status).toBe(200);
-  await eventually(async () => (await registration(bad))?.state === "registered", "re-registration of reg2 after the fix");
+  await eventually(
+    async () => (await registration(bad))?.state === "registered",
+    "re-registration of reg2 after the fix",
+  );
 }, 30_000);
 
 test("deleting a credential unregisters it at the trunk", async () => {
   const id = await world.createCredential("reg1", "secret1");
   await eventually(async () => (await registration(id))?.state === "registered", "registration");
   // while registered, the trunk routes the number to us (no number is configured: we answer 404)
-  const before = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550100001", vars: callVars });
+  const before = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550100001",
+    vars: callVars,
+  });
   expect(before.logs.join("\n")).toContain("REFUSED 404");
   expect((await world.tenant.org.delete(`${world.tenant.P}/sip/credentials/${id}`)).status).toBe(200);
   // the contact is gone: Kamailio has no one to send the call to
   const after = await eventually(async () => {
-    const run = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550100001", vars: callVars });
+    const run = await runSipp({
+      scenario: "uac-call.xml",
+      trunkPort: world.trunk.port,
+      service: "+15550100001",
+      vars: callVars,
+    });
     return run.logs.join("\n").includes("REFUSED 480") && run;
   }, "the trunk to forget the contact");
   expect(after.code).toBe(0);
 }, 40_000);
 
-const callVars = { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: 9, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 1000, AFTER_WAIT: "hangup", CALL_MS: 1000 };
+const callVars = {
+  FROM: "<sip:+15557654321@127.0.0.1>",
+  RTP_PORT: 9,
+  PT: 0,
+  CODEC: "PCMU",
+  FIRST_WAIT_MS: 1000,
+  AFTER_WAIT: "hangup",
+  CALL_MS: 1000,
+};

@@ -18,7 +18,9 @@ const agent = (name: string, fields: Partial<Omit<Agent, "name">> = {}): Agent =
 });
 
 const invite = (uri: string, to = "<sip:someone@10.0.0.1>", method = "INVITE"): SipMessage => {
-  const message = splitMessage(`${method} ${uri} SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1;branch=z9hG4bK1\r\nTo: ${to}\r\nCall-ID: call-1\r\n\r\n`);
+  const message = splitMessage(
+    `${method} ${uri} SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.0.1;branch=z9hG4bK1\r\nTo: ${to}\r\nCall-ID: call-1\r\n\r\n`,
+  );
   if (!message) throw new Error("bad fixture");
   return message;
 };
@@ -34,7 +36,10 @@ test("our contact user in the Request-URI names the credential", () => {
 });
 
 test("a dialled number in the Request-URI or in To goes to the credential of the trunk that has it", () => {
-  const agents = [agent("a", { numbers: new Set(["+15550001", "15550001"]) }), agent("b", { numbers: new Set(["+15550002"]) })];
+  const agents = [
+    agent("a", { numbers: new Set(["+15550001", "15550001"]) }),
+    agent("b", { numbers: new Set(["+15550002"]) }),
+  ];
   expect(route(agents, invite("sip:+15550002@192.0.2.1"))).toBe("b");
   expect(route(agents, invite("sip:192.0.2.1", "<sip:15550001@10.0.0.1>"))).toBe("a");
   // our contact in the Request-URI with the number in To
@@ -60,7 +65,12 @@ test("an unknown number goes to a fallback number, the lease holder's first; not
 });
 
 test("credential first: only the credentials whose trunk sent the request are candidates; no trunk: 403", () => {
-  const vendorA = agent("a", { trunkAddresses: ["10.0.0.1", "10.0.0.11"], numbers: new Set(["+15550001"]), hasFallback: true, owned: true });
+  const vendorA = agent("a", {
+    trunkAddresses: ["10.0.0.1", "10.0.0.11"],
+    numbers: new Set(["+15550001"]),
+    hasFallback: true,
+    owned: true,
+  });
   const vendorB = agent("b", { trunkAddresses: ["10.0.0.2"], numbers: new Set(["+15550001"]) });
   const agents = [vendorA, vendorB];
   // the same number on two trunks: each trunk reaches its own credential

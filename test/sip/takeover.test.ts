@@ -23,7 +23,15 @@ afterAll(async () => {
   await world?.stop();
 });
 
-const callVars = (rtpPort: number, ms: number) => ({ FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: rtpPort, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: ms, AFTER_WAIT: "hangup", CALL_MS: 1000 });
+const callVars = (rtpPort: number, ms: number) => ({
+  FROM: "<sip:+15557654321@127.0.0.1>",
+  RTP_PORT: rtpPort,
+  PT: 0,
+  CODEC: "PCMU",
+  FIRST_WAIT_MS: ms,
+  AFTER_WAIT: "hangup",
+  CALL_MS: 1000,
+});
 
 test("a killed bridge's credential is taken over, its call closed, and new calls reach the new owner", async () => {
   credentialId = await world.createCredential("lease", "leasepass");
@@ -49,29 +57,59 @@ test("a killed bridge's credential is taken over, its call closed, and new calls
     stdio: "ignore",
   });
   reapWithParent(child.pid!, "KILL");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "bridge A to register", 20_000);
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "bridge A to register",
+    20_000,
+  );
   const peer = await startRtpPeer();
-  const doomed = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550400001", vars: callVars(peer.port, 6_000) });
-  const task = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0], "the call on bridge A");
+  const doomed = runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550400001",
+    vars: callVars(peer.port, 6_000),
+  });
+  const task = await eventually(
+    async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0],
+    "the call on bridge A",
+  );
   expect(task.credentialId).toBe(credentialId);
 
   // bridge B starts, then A dies mid-call
   const b = await world.startBridge("heir");
   child.kill("SIGKILL");
-  const closed = await eventually(async () => {
-    const [t] = await world.tasks((t) => t.callId === task.callId);
-    return t.status !== "active" && t;
-  }, "the dead bridge's call to be closed", 20_000);
+  const closed = await eventually(
+    async () => {
+      const [t] = await world.tasks((t) => t.callId === task.callId);
+      return t.status !== "active" && t;
+    },
+    "the dead bridge's call to be closed",
+    20_000,
+  );
   expect(closed).toMatchObject({ status: "failed", error: "bridge lost" });
-  await eventually(() => world.hookBodies("call_concluded").find((h) => h.callId === task.callId), "call_concluded of the lost call");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "bridge B to register");
+  await eventually(
+    () => world.hookBodies("call_concluded").find((h) => h.callId === task.callId),
+    "call_concluded of the lost call",
+  );
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "bridge B to register",
+  );
 
   // the next call goes to B
   const peer2 = await startRtpPeer();
-  const next = await runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550400001", vars: callVars(peer2.port, 1000) });
+  const next = await runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550400001",
+    vars: callVars(peer2.port, 1000),
+  });
   peer2.stop();
   expect(next.logs.join("\n")).toContain("ANSWERED");
-  const fresh = await eventually(async () => (await world.tasks((t) => t.assistantId === assistant.id && t.callId !== task.callId))[0], "the new call's task");
+  const fresh = await eventually(
+    async () => (await world.tasks((t) => t.assistantId === assistant.id && t.callId !== task.callId))[0],
+    "the new call's task",
+  );
   expect(fresh.credentialId).toBe(credentialId);
   expect(b.bridgeId).not.toBe(bridgeA);
   peer.stop();
@@ -81,11 +119,22 @@ test("a killed bridge's credential is taken over, its call closed, and new calls
 test("a bridge whose lease another bridge took (it renewed too late) hangs up its calls of that credential", async () => {
   const earlier = new Set((await world.tasks()).map((t) => t.callId)); // the last test's call may still be ending
   const peer = await startRtpPeer();
-  const sipp = runSipp({ scenario: "uac-call.xml", trunkPort: world.trunk.port, service: "+15550400001", vars: callVars(peer.port, 20_000) });
-  const task = await eventually(async () => (await world.tasks((t) => t.assistantId === assistantId && t.status === "active" && !earlier.has(t.callId)))[0], "the call");
+  const sipp = runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: world.trunk.port,
+    service: "+15550400001",
+    vars: callVars(peer.port, 20_000),
+  });
+  const task = await eventually(
+    async () =>
+      (await world.tasks((t) => t.assistantId === assistantId && t.status === "active" && !earlier.has(t.callId)))[0],
+    "the call",
+  );
   // what a takeover leaves behind: the lease held by someone else, for a good while
   const { db, close } = createDb(process.env.DATABASE_URL!, { max: 1 });
-  await db.execute(sql`update sip_registrations set owner_bridge_id = 'sip-usurper', lease_expires_at = now() + interval '1 hour' where credential_id = ${credentialId}`);
+  await db.execute(
+    sql`update sip_registrations set owner_bridge_id = 'sip-usurper', lease_expires_at = now() + interval '1 hour' where credential_id = ${credentialId}`,
+  );
   await close();
   const result = await sipp;
   peer.stop();

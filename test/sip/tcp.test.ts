@@ -15,7 +15,10 @@ beforeAll(async () => {
   const credentialId = await world.createCredential("stream", "streampass");
   numberId = await world.createNumber(credentialId, "+15550600001");
   bridge = await world.startBridge("tcp", { SIP_TRANSPORT: "tcp" });
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration over TCP");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration over TCP",
+  );
 }, 60_000);
 afterAll(() => world?.stop());
 
@@ -26,7 +29,15 @@ test("a call over TCP through the trunk: answered, media both ways, hung up, cal
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550600001",
-    vars: { FROM: "<sip:+15557654321@127.0.0.1>", RTP_PORT: peer.port, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 2000, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+    vars: {
+      FROM: "<sip:+15557654321@127.0.0.1>",
+      RTP_PORT: peer.port,
+      PT: 0,
+      CODEC: "PCMU",
+      FIRST_WAIT_MS: 2000,
+      AFTER_WAIT: "hangup",
+      CALL_MS: 1000,
+    },
     extra: ["-t", "t1"],
   });
   peer.stop();
@@ -42,7 +53,13 @@ test("a call over TCP through the trunk: answered, media both ways, hung up, cal
     const t = (await world.tasks((t) => t.assistantId === assistant.id))[0];
     return t?.status === "completed" && t;
   }, "the task to complete");
-  const concluded = await eventually(() => world.hookBodies("call_concluded").find((b) => b.callId === task.callId), "call_concluded");
+  const concluded = await eventually(
+    () => world.hookBodies("call_concluded").find((b) => b.callId === task.callId),
+    "call_concluded",
+  );
   expect(concluded.transport).toEqual({ type: "sip", calledNumber: "+15550600001", callingNumber: "+15557654321" });
-  expect(concluded.messages[0]).toMatchObject({ role: "ASSISTANT", text: expect.stringContaining("Hello from the TCP desk.") });
+  expect(concluded.messages[0]).toMatchObject({
+    role: "ASSISTANT",
+    text: expect.stringContaining("Hello from the TCP desk."),
+  });
 }, 40_000);

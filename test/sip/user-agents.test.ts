@@ -45,7 +45,11 @@ test("one user agent per credential, registering where the lease is held; rebuil
   const held = await fixtures.createCredential({ port: trunkPort, username: "held" });
   const other = await fixtures.createCredential({ port: trunkPort, username: "other" });
   await fixtures.createNumber(held, "+15550320001", true);
-  const sync = async (owned: string[], lost: string[] = []) => agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), { owned: new Set(owned), lost });
+  const sync = async (owned: string[], lost: string[] = []) =>
+    agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), {
+      owned: new Set(owned),
+      lost,
+    });
 
   await sync([held]);
   const first = agents.get(held);
@@ -100,7 +104,10 @@ test("a trunk host the outbound guard refuses: no addresses to take calls from, 
     onInvite: () => {},
   });
   const refused = await fixtures.createCredential({ port: trunkPort, username: "refused" });
-  await agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), { owned: new Set([refused]), lost: [] });
+  await agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), {
+    owned: new Set([refused]),
+    lost: [],
+  });
   const agent = agents.get(refused);
   expect(agent?.trunkAddresses).toEqual([]);
   expect(agent?.owned).toBe(true); // it tries to register, but the REGISTER never leaves
@@ -129,7 +136,10 @@ test("a trunk host name is resolved again: calls follow its new address, a refus
   });
   const named = await fixtures.createCredential({ hostname: "trunk.example", port: trunkPort, username: "named" });
   const sync = async () => {
-    await agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), { owned: new Set(), lost: [] });
+    await agents.apply(await loadWantedCredentials(fixtures.db, (_id, sealed) => fixtures.secrets.decrypt(sealed)), {
+      owned: new Set(),
+      lost: [],
+    });
     await Bun.sleep(20); // the refresh runs in the background
   };
   await sync();

@@ -32,13 +32,17 @@ export async function callFromBaresip(call: PhoneCall): Promise<PhoneResult> {
     "module_app menu.so", // the /dial command
     `snd_path ${dir}`,
   ];
-  writeFileSync(join(dir, "config"), config.join("\n") + "\n");
+  writeFileSync(join(dir, "config"), `${config.join("\n")}\n`);
   writeFileSync(join(dir, "accounts"), `<sip:${call.from}@127.0.0.1>;regint=0;audio_codecs=PCMU\n`);
   writeFileSync(join(dir, "contacts"), "");
-  const child = spawn("baresip", ["-f", dir, "-t", String(call.seconds), "-e", `/dial sip:${call.dial}@127.0.0.1:${call.trunkPort}`], {
-    cwd: dir,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "baresip",
+    ["-f", dir, "-t", String(call.seconds), "-e", `/dial sip:${call.dial}@127.0.0.1:${call.trunkPort}`],
+    {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   reapWithParent(child.pid!, "KILL");
   let output = "";
   child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));

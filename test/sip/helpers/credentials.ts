@@ -7,7 +7,14 @@ import { eq } from "drizzle-orm";
 import { loadConfig } from "../../../src/config";
 import { createSecretBox } from "../../../src/crypto/secrets";
 import { createDb } from "../../../src/db/client";
-import { agentTasks, assistants, organizations, sipCredentials, sipPhoneNumbers, vendors } from "../../../src/db/schema";
+import {
+  agentTasks,
+  assistants,
+  organizations,
+  sipCredentials,
+  sipPhoneNumbers,
+  vendors,
+} from "../../../src/db/schema";
 
 export async function startCredentialFixtures(name = "sip-units") {
   const { db, close } = createDb(process.env.DATABASE_URL!, { max: 2 });
@@ -33,27 +40,59 @@ export async function startCredentialFixtures(name = "sip-units") {
       const row = one(
         await db
           .insert(sipCredentials)
-          .values({ organizationId, hostname: "127.0.0.1", port: 5060, username: "unit", ...rest, passwordEncrypted: secrets.encrypt(password) })
+          .values({
+            organizationId,
+            hostname: "127.0.0.1",
+            port: 5060,
+            username: "unit",
+            ...rest,
+            passwordEncrypted: secrets.encrypt(password),
+          })
           .returning(),
       );
       credentialIds.push(row.id);
       return row.id;
     },
     /** What a PUT writes: the fields given and the password sealed again. */
-    async updateCredential(id: string, fields: { hostname?: string; port?: number; username?: string; password?: string } = {}) {
+    async updateCredential(
+      id: string,
+      fields: { hostname?: string; port?: number; username?: string; password?: string } = {},
+    ) {
       const { password = "secret", ...rest } = fields;
-      await db.update(sipCredentials).set({ ...rest, passwordEncrypted: secrets.encrypt(password) }).where(eq(sipCredentials.id, id));
+      await db
+        .update(sipCredentials)
+        .set({ ...rest, passwordEncrypted: secrets.encrypt(password) })
+        .where(eq(sipCredentials.id, id));
     },
     async createNumber(credentialId: string, phoneNumber: string, fallback = false) {
-      return one(await db.insert(sipPhoneNumbers).values({ organizationId, vendorId: vendor.id, credentialId, phoneNumber, fallback }).returning()).id;
+      return one(
+        await db
+          .insert(sipPhoneNumbers)
+          .values({ organizationId, vendorId: vendor.id, credentialId, phoneNumber, fallback })
+          .returning(),
+      ).id;
     },
     async createAssistant(numberId: string) {
-      return one(await db.insert(assistants).values({ organizationId, kind: "assistant", name: "unit desk", telephoneNumberId: numberId }).returning()).id;
+      return one(
+        await db
+          .insert(assistants)
+          .values({ organizationId, kind: "assistant", name: "unit desk", telephoneNumberId: numberId })
+          .returning(),
+      ).id;
     },
     /** An `active` task of `bridgeId` on the credential, as a call in progress leaves it. */
     async openTask(credentialId: string, numberId: string, assistantId: string, bridgeId: string) {
-      const task = { organizationId, callId: randomUUID(), assistantId, credentialId, phoneNumberId: numberId, bridgeId };
-      await db.insert(agentTasks).values({ ...task, transport: { type: "sip" }, status: "active", startedAt: new Date() });
+      const task = {
+        organizationId,
+        callId: randomUUID(),
+        assistantId,
+        credentialId,
+        phoneNumberId: numberId,
+        bridgeId,
+      };
+      await db
+        .insert(agentTasks)
+        .values({ ...task, transport: { type: "sip" }, status: "active", startedAt: new Date() });
       return task.callId;
     },
     async task(callId: string) {

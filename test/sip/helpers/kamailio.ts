@@ -15,7 +15,11 @@ const template = readFileSync(new URL("../fixtures/kamailio.cfg", import.meta.ur
  * users: name => password; dids: number => "user" (DID in the Request-URI) or "user;contact". `host`
  * is the loopback address it listens on (a second trunk gets a source address of its own).
  */
-export async function startKamailio(users: Record<string, string>, dids: Record<string, string>, host = "127.0.0.1"): Promise<Trunk> {
+export async function startKamailio(
+  users: Record<string, string>,
+  dids: Record<string, string>,
+  host = "127.0.0.1",
+): Promise<Trunk> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "vas-kamailio-"));
   const init = [
@@ -23,7 +27,10 @@ export async function startKamailio(users: Record<string, string>, dids: Record<
     ...Object.entries(dids).map(([n, u]) => `\t$sht(dids=>${n}) = "${u}";`),
   ].join("\n");
   const cfg = join(dir, "kamailio.cfg");
-  writeFileSync(cfg, template.replaceAll("__PORT__", String(port)).replaceAll("__HOST__", host).replace("__USERS__", init));
+  writeFileSync(
+    cfg,
+    template.replaceAll("__PORT__", String(port)).replaceAll("__HOST__", host).replace("__USERS__", init),
+  );
   // its own process group: its workers outlive a main process killed with SIGKILL, so the group goes
   const child: ChildProcess = spawn("kamailio", ["-DD", "-E", "-f", cfg, "-Y", dir, "-w", dir, "-m", "64", "-M", "8"], {
     stdio: ["ignore", "pipe", "pipe"],

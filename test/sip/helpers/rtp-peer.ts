@@ -21,7 +21,13 @@ export async function startRtpPeer(law: Law = "PCMU") {
         const packet = parseRtp(data);
         if (!packet) return;
         bridge ??= { port, address };
-        received.push({ payloadType: packet.payloadType, sequence: packet.sequence, timestamp: packet.timestamp, at: performance.now(), payload: packet.payload.slice() });
+        received.push({
+          payloadType: packet.payloadType,
+          sequence: packet.sequence,
+          timestamp: packet.timestamp,
+          at: performance.now(),
+          payload: packet.payload.slice(),
+        });
       },
     },
   });
@@ -32,7 +38,11 @@ export async function startRtpPeer(law: Law = "PCMU") {
   const ssrc = 0x1234abcd;
   const send = (payloadType: number, payload: Uint8Array, marker = false) => {
     if (!bridge) return;
-    socket.send(buildRtp({ payloadType, marker, sequence: seq++ & 0xffff, timestamp: ts, ssrc }, payload), bridge.port, bridge.address);
+    socket.send(
+      buildRtp({ payloadType, marker, sequence: seq++ & 0xffff, timestamp: ts, ssrc }, payload),
+      bridge.port,
+      bridge.address,
+    );
   };
   const timer = setInterval(() => {
     if (!sending || !bridge) return;
@@ -77,7 +87,7 @@ export async function startRtpPeer(law: Law = "PCMU") {
     heard(): Int16Array {
       const audio = received.filter((r) => r.payloadType === pt);
       const out = new Int16Array(audio.length * 160);
-      audio.forEach((r, i) => out.set(decode(r.payload).subarray(0, 160), i * 160));
+      for (const [i, r] of audio.entries()) out.set(decode(r.payload).subarray(0, 160), i * 160);
       return out;
     },
     stop() {

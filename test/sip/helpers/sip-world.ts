@@ -12,7 +12,12 @@ import { startReceiver } from "../../helpers/receiver";
 import { ensureTemporal, freePort, startWorker } from "../../helpers/temporal";
 import { startKamailio, type Trunk } from "./kamailio";
 
-export type SipAssistantSpec = { numberId: string; greeting?: string; fake?: FakeRealtimeOptions; tools?: { name: string; serverUrl: string }[] };
+export type SipAssistantSpec = {
+  numberId: string;
+  greeting?: string;
+  fake?: FakeRealtimeOptions;
+  tools?: { name: string; serverUrl: string }[];
+};
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
 
@@ -39,13 +44,14 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       SIP_BIND_HOST: "127.0.0.1",
       SIP_PUBLIC_HOST: "127.0.0.1",
       RTP_PORT_MIN: String(rtpBase),
-      RTP_PORT_MAX: String((rtpBase += 200) - 1),
+      RTP_PORT_MAX: String(rtpBase + 199),
       SIP_LEASE_MS: "3000",
       SIP_REGISTER_RETRY_MS: "500",
       SIP_REGISTER_EXPIRES: "60",
       RTP_TIMEOUT_MS: "4000",
       ...env,
     });
+    rtpBase += 200;
     const bridge = await startSipStack(config);
     bridges.push(bridge);
     return Object.assign(bridge, { sipPort: config.bridge.sip.port, bridgeId: config.bridge.instanceId });
@@ -62,7 +68,13 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     return {
       tenant: t,
       async createCredential(username: string, password: string, maxAgentTasks?: number, on: Trunk = defaultTrunk) {
-        const res = await org.post(`${P}/sip/credentials`, { hostname: on.host, port: on.port, username, password, ...(maxAgentTasks && { maxAgentTasks }) });
+        const res = await org.post(`${P}/sip/credentials`, {
+          hostname: on.host,
+          port: on.port,
+          username,
+          password,
+          ...(maxAgentTasks && { maxAgentTasks }),
+        });
         if (res.status !== 201) throw new Error(`credential not created: ${JSON.stringify(res.body)}`);
         const id = res.body.data.id as string;
         cleanup.push(() => org.delete(`${P}/sip/credentials/${id}`));
@@ -71,7 +83,13 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       /** PUT: the given fields over the credential's current ones (the password must always be sent). */
       async updateCredential(id: string, fields: { password: string; username?: string; maxAgentTasks?: number }) {
         const current = (await org.get(`${P}/sip/credentials/${id}`)).body.data;
-        const body = { hostname: current.hostname, port: current.port, username: current.username, maxAgentTasks: current.maxAgentTasks, ...fields };
+        const body = {
+          hostname: current.hostname,
+          port: current.port,
+          username: current.username,
+          maxAgentTasks: current.maxAgentTasks,
+          ...fields,
+        };
         const res = await org.put(`${P}/sip/credentials/${id}`, body);
         if (res.status !== 200) throw new Error(`credential not updated: ${JSON.stringify(res.body)}`);
       },
@@ -87,15 +105,25 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
         const previous = onNumber.get(spec.numberId);
         if (previous) await org.delete(`${P}/assistants/${previous}`);
         const fake = realtime.add(spec.fake ?? {});
-        const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { model: fake.model } });
+        const strategy = await org.post(`${P}/llm-generation-strategies`, {
+          name: "fake",
+          type: "openai_realtime",
+          parameters: { model: fake.model },
+        });
         const created = await org.post(`${P}/assistants`, {
           name: "phone desk",
           systemPrompt: "You answer the phone.",
           llmAudioContentGenerationStrategyId: strategy.body.data.id,
           telephoneNumberId: spec.numberId,
           ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
-          extensions: (spec.tools ?? []).map((tool) => ({ type: "tool_webhook", parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) } })),
-          callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${hooks.url}/hooks` } })),
+          extensions: (spec.tools ?? []).map((tool) => ({
+            type: "tool_webhook",
+            parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) },
+          })),
+          callEventHooks: ["call_started", "call_concluded"].map((type) => ({
+            type,
+            parameters: { url: `${hooks.url}/hooks` },
+          })),
         });
         if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
         const id = created.body.data.id as string;
@@ -159,7 +187,14 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     async stop() {
       await Promise.allSettled(bridges.map((b) => b.stop()));
       for (const undo of cleanup.reverse()) await undo().catch(() => {});
-      await Promise.allSettled([api.stop(), hooks.close(), chat.close(), worker.kill(), realtime.close(), ...trunks.map((t) => t.stop())]);
+      await Promise.allSettled([
+        api.stop(),
+        hooks.close(),
+        chat.close(),
+        worker.kill(),
+        realtime.close(),
+        ...trunks.map((t) => t.stop()),
+      ]);
     },
   };
   return world;

@@ -31,7 +31,9 @@ export function fixture(name: string) {
 
 function writeScenario(dir: string, options: SippOptions): string {
   let xml = readFileSync(fixture(options.scenario), "utf8");
-  xml = xml.replace(/^(\s*)__EXTRA__\n/m, (_m, indent: string) => (options.extraHeaders ?? []).map((h) => `${indent}${h}\n`).join(""));
+  xml = xml.replace(/^(\s*)__EXTRA__\n/m, (_m, indent: string) =>
+    (options.extraHeaders ?? []).map((h) => `${indent}${h}\n`).join(""),
+  );
   for (const [name, value] of Object.entries(options.vars ?? {})) xml = xml.replaceAll(`__${name}__`, String(value));
   const path = join(dir, options.scenario);
   writeFileSync(path, xml);
@@ -43,20 +45,36 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   const calls = options.calls ?? 1;
   const args = [
     `${options.trunkHost ?? "127.0.0.1"}:${options.trunkPort}`,
-    "-sf", writeScenario(dir, options),
-    "-s", options.service,
-    "-i", options.localHost ?? "127.0.0.1",
-    "-p", String(await freePort()),
-    "-mi", "127.0.0.1",
-    "-mp", String(await freePort()),
-    "-m", String(calls),
-    "-l", String(options.concurrent ?? calls),
-    "-r", String(options.rate ?? calls),
+    "-sf",
+    writeScenario(dir, options),
+    "-s",
+    options.service,
+    "-i",
+    options.localHost ?? "127.0.0.1",
+    "-p",
+    String(await freePort()),
+    "-mi",
+    "127.0.0.1",
+    "-mp",
+    String(await freePort()),
+    "-m",
+    String(calls),
+    "-l",
+    String(options.concurrent ?? calls),
+    "-r",
+    String(options.rate ?? calls),
     "-nostdin",
-    "-timeout", `${options.timeoutSeconds ?? 30}s`,
-    "-trace_logs", "-log_file", join(dir, "logs.log"),
-    "-trace_msg", "-message_file", join(dir, "messages.log"),
-    "-trace_err", "-error_file", join(dir, "errors.log"),
+    "-timeout",
+    `${options.timeoutSeconds ?? 30}s`,
+    "-trace_logs",
+    "-log_file",
+    join(dir, "logs.log"),
+    "-trace_msg",
+    "-message_file",
+    join(dir, "messages.log"),
+    "-trace_err",
+    "-error_file",
+    join(dir, "errors.log"),
     "-timeout_error",
     ...(options.extra ?? []),
   ];
