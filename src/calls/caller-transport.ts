@@ -1,6 +1,7 @@
 // The one seam between a call and whatever carries its audio (our websocket format, Twilio Media
 // Streams, later SIP/RTP): audio at one rate both ways, hangup both ways, a descriptor for events.
 import type { Transport } from "../db/schema";
+import type { CallerQuality } from "../media/rtcp-reporter";
 import type { TranscriptRole } from "../voice/engine";
 
 export const endReasons = [
@@ -39,6 +40,8 @@ export interface CallerTransport {
   notify(notice: CallNotice): void;
   /** Closes the connection from our side; called once, after the `ended` notice. */
   hangup(): void;
+  /** What the caller's side reported of our audio (SIP: its RTCP), for the concluded log line. */
+  mediaQuality?(): CallerQuality | null;
 }
 
 /** The caller's side: what a wire format calls when audio or a hangup arrives. */

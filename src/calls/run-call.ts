@@ -52,7 +52,7 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
   });
   const setupDone = startCallSetup(task.transport.type);
   log.info("call", { callId: task.callId, event: "accepted", organizationId: task.organizationId, assistantId: assistant.id, kind: assistant.kind, transport: task.transport.type, sampleRate: transport.sampleRate });
-  const done = runCall(deps, { assistant, task, tools, session, sampleRate: transport.sampleRate, setupDone, reserved: reserved !== undefined });
+  const done = runCall(deps, { assistant, task, tools, session, transport, sampleRate: transport.sampleRate, setupDone, reserved: reserved !== undefined });
 
   recordCallActive(task.transport.type, done);
   return {
@@ -70,6 +70,7 @@ type RunningCall = {
   task: CallTask;
   tools: ToolWebhook[];
   session: CallSession;
+  transport: CallerTransport;
   sampleRate: number;
   /** stops the call-setup timer (accepted -> voice ready) */
   setupDone: () => void;
@@ -102,7 +103,8 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const event = await concludedEvent(config, task, outcome);
   const writer = deps.conclusions ?? defaultWriter(db, config);
   const landed = await writer.conclude({ task, startedAt: outcome.startedAt, conclusion: { status, error: outcome.error, event }, recording: outcome.recording });
-  log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null, landed });
+  const caller = call.transport.mediaQuality?.();
+  log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null, landed, ...(caller !== undefined && { caller }) });
 }
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */

@@ -14,6 +14,7 @@ export function sipCallerTransport(session: Session, media: RtpSession, descript
     playAudio: (frame) => media.playAudio(frame),
     clearAudio: () => media.clearAudio(),
     notify: () => {}, // a phone line carries audio only
+    mediaQuality: () => media.callerQuality,
     hangup() {
       if (session.state !== SessionState.Established) return; // the caller already hung up
       session.bye().catch((error: Error) => log.warn("sip bye failed", { error: error.message }));

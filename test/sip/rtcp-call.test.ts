@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { agentTasks } from "../../src/db/schema";
+import { setLogLevel } from "../../src/log";
 import { buildRtcp, parseRtcp, rtcpSenderReport } from "../../src/media/rtcp";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
@@ -11,11 +12,17 @@ import { runSipp } from "./helpers/sipp";
 
 const { db, close } = createDb(process.env.DATABASE_URL!, { max: 2 });
 let world: SipWorld;
+const write = process.stdout.write.bind(process.stdout);
+const restoreStdout = () => {
+  setLogLevel("warn");
+  process.stdout.write = write;
+};
 
 beforeAll(async () => {
   world = await startSipWorld({ rtcp: "rtcppass" }, { "+15550600001": "rtcp" });
 }, 60_000);
 afterAll(async () => {
+  restoreStdout();
   await world?.stop();
   await close();
 });
@@ -73,6 +80,13 @@ test("the caller's receiver reports are kept on the agent task", async () => {
   );
 
   const caller = await callerWithRtcp();
+  // the call's log lines, as the bridge writes them
+  const lines: string[] = [];
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  setLogLevel("info");
   const result = await runSipp({
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
@@ -100,4 +114,13 @@ test("the caller's receiver reports are kept on the agent task", async () => {
   expect(task.roundTripMs).toBeGreaterThanOrEqual(0);
   expect(task.roundTripMs!).toBeLessThan(200);
   expect(bridge.bridgeId).toBeTruthy();
+
+  const callLines = await eventually(() => {
+    const mine = lines.filter((l) => l.includes(task.callId)).map((l) => JSON.parse(l));
+    return mine.some((l) => l.event === "media") && mine;
+  }, "the call's media line");
+  restoreStdout();
+  for (const event of ["concluded", "media"]) {
+    expect(callLines.find((l) => l.event === event)?.caller).toMatchObject({ jitterMs: 30, packetsLost: 4 });
+  }
 }, 60_000);
