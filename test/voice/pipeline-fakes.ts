@@ -32,7 +32,7 @@ export async function startPipelineFakes(ttsOptions: FakeElevenLabsOptions = {})
     llm,
     env: { ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url, OPENAI_BASE_URL: llm.baseUrl, PIPELINE_LLM_MODEL: "gpt-test-mini" },
     script(turns) {
-      stt.transcripts.push(...turns.map((t) => t.userSays));
+      stt.transcripts.splice(0, stt.transcripts.length, ...turns.map((t) => t.userSays)); // a test's script replaces the last one's
       llm.reply = scriptedReplies(turns.map((t) => t.reply));
     },
     close: async () => void (await Promise.all([stt.close(), tts.close(), llm.close()])),
