@@ -32,7 +32,17 @@ export function createCallerPool(options: PoolOptions) {
   const frameSamples = options.sampleRate / 50;
   const silence = new Uint8Array(frameSamples * 2);
   const callers = new Set<Caller>();
-  const stats: PoolStats = { calls: 0, frames: 0, jitters: [], jitterTimes: [], clientLag: [], bursts: 0, lostFrames: 0, extraFrames: 0, failed: 0 };
+  const stats: PoolStats = {
+    calls: 0,
+    frames: 0,
+    jitters: [],
+    jitterTimes: [],
+    clientLag: [],
+    bursts: 0,
+    lostFrames: 0,
+    extraFrames: 0,
+    failed: 0,
+  };
 
   const endBurst = (c: Caller) => {
     if (c.burstFrames === 0) return;
@@ -53,7 +63,9 @@ export function createCallerPool(options: PoolOptions) {
       // the agent finished a reply: ask the next question (no barge-in, so every reply plays in full)
       if (c.burstFrames > 0 && now - c.lastFrameAt > quietMs) {
         endBurst(c);
-        if (c.queue.length === 0) for (let i = 0; i < options.question.length; i += frameSamples) c.queue.push(options.question.subarray(i, i + frameSamples));
+        if (c.queue.length === 0)
+          for (let i = 0; i < options.question.length; i += frameSamples)
+            c.queue.push(options.question.subarray(i, i + frameSamples));
       }
       while (c.sent * 20 <= now - c.started) {
         const frame = c.queue.shift();
@@ -102,7 +114,13 @@ export function createCallerPool(options: PoolOptions) {
     },
     /** Hangs every caller up (a burst cut short by the hangup is not counted). */
     async hangUpAll() {
-      const closing = [...callers].map((c) => new Promise((r) => ((c.ws.onclose = r), c.ws.close(1000))));
+      const closing = [...callers].map(
+        (c) =>
+          new Promise((resolve) => {
+            c.ws.onclose = resolve;
+            c.ws.close(1000);
+          }),
+      );
       callers.clear();
       clearInterval(loop);
       await Promise.all(closing);

@@ -15,7 +15,12 @@ import { serializePayload, type CallConcludedPayload } from "../../src/events/pa
 import { percentile as pct } from "../lib/harness";
 
 const { values } = parseArgs({
-  options: { calls: { type: "string", default: "50" }, minutes: { type: "string", default: "30" }, format: { type: "string", default: "ulaw" }, rate: { type: "string", default: "16000" } },
+  options: {
+    calls: { type: "string", default: "50" },
+    minutes: { type: "string", default: "30" },
+    format: { type: "string", default: "ulaw" },
+    rate: { type: "string", default: "16000" },
+  },
 });
 const calls = Number(values.calls);
 const seconds = Number(values.minutes) * 60;
@@ -40,7 +45,12 @@ const event = (i: number): CallConcludedPayload => ({
   summary: "s",
   callRecording: null,
   transport: { type: "websocket" },
-  messages: Array.from({ length: 40 }, (_, k) => ({ type: "text" as const, role: "USER" as const, timestamp: k, text: "a sentence of the call ".repeat(4) })),
+  messages: Array.from({ length: 40 }, (_, k) => ({
+    type: "text" as const,
+    role: "USER" as const,
+    timestamp: k,
+    text: "a sentence of the call ".repeat(4),
+  })),
 });
 
 /** Runs `work` while a 5 ms timer records its lateness; returns the lateness p99, max and the wall time. */
@@ -68,16 +78,21 @@ const inline = async () => {
 };
 // as the conclusion writer does: a few bodies at a time (each is tens of MB until written)
 const limited = createLimiter(4);
-const worker = () => Promise.all(files.map((path, i) => limited(() => buildConcludedBody(event(i), path).then(() => {}))));
+const worker = () =>
+  Promise.all(files.map((path, i) => limited(() => buildConcludedBody(event(i), path).then(() => {}))));
 
 try {
   await measure(worker); // start the worker thread and warm both paths once
   await measure(inline);
   const results = { inline: await measure(inline), worker: await measure(worker) };
   const mb = (dataBytes / 1e6).toFixed(1);
-  console.log(`bench/calls-ws/conclude-loop: ${calls} calls of ${values.minutes} min, ${values.format} recordings of ${mb} MB each`);
+  console.log(
+    `bench/calls-ws/conclude-loop: ${calls} calls of ${values.minutes} min, ${values.format} recordings of ${mb} MB each`,
+  );
   for (const [name, r] of Object.entries(results)) {
-    console.log(`${name.padEnd(7)} event-loop lateness p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; all bodies built in ${(r.wallMs / 1000).toFixed(1)} s`);
+    console.log(
+      `${name.padEnd(7)} event-loop lateness p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; all bodies built in ${(r.wallMs / 1000).toFixed(1)} s`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -26,7 +26,13 @@ const { values } = parseArgs({
     format: { type: "string", default: "ulaw" },
   },
 });
-const [live, ending, beforeS, windowS, rate] = [values.live, values.ending, values.before, values.window, values.rate].map(Number) as [number, number, number, number, number];
+const [live, ending, beforeS, windowS, rate] = [
+  values.live,
+  values.ending,
+  values.before,
+  values.window,
+  values.rate,
+].map(Number) as [number, number, number, number, number];
 const replyChars = 300;
 const replyFrames = Math.ceil((replyChars * 12) / 20);
 
@@ -39,19 +45,35 @@ function windowP99(stats: PoolStats, from: number, to: number) {
 }
 
 try {
-  say(`${live} live + ${ending} ending calls at ${rate} Hz for ${beforeS} s, recording ${values.format}; then the ${ending} hang up at once`);
+  say(
+    `${live} live + ${ending} ending calls at ${rate} Hz for ${beforeS} s, recording ${values.format}; then the ${ending} hang up at once`,
+  );
   await migrateDatabase(databaseUrl);
   const chat = await startFakeChatServer();
   const api = await startApi(loadConfig(env), { port: 0 });
-  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) => l.includes('"url"'));
+  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) =>
+    l.includes('"url"'),
+  );
   const bridgePort = await freePort();
   const bridge = await spawnBun(
     "src/bridge/main.ts",
-    { BRIDGE_PORT: String(bridgePort), BRIDGE_WORKERS: "1", SIP_ENABLED: "false", RECORDING_FORMAT: values.format!, OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" },
+    {
+      BRIDGE_PORT: String(bridgePort),
+      BRIDGE_WORKERS: "1",
+      SIP_ENABLED: "false",
+      RECORDING_FORMAT: values.format!,
+      OPENAI_BASE_URL: chat.baseUrl,
+      OPENAI_REALTIME_URL: JSON.parse(provider.line).url,
+      LOG_LEVEL: "info",
+    },
     (l) => l.includes("bridge listening"),
   );
   const tenant = await createTenant(api.url, "bench");
-  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
+    name: "fake",
+    type: "openai_realtime",
+    parameters: { vad: { stopDuration: 400 } },
+  });
   const assistant = await tenant.org.post(`${tenant.P}/assistants`, {
     name: "bench",
     systemPromptGreeting: "x",
@@ -63,12 +85,16 @@ try {
 
   const livePool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
   const endingPool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
-  for (let i = 0; i < live; i += 25) await Promise.all(Array.from({ length: Math.min(25, live - i) }, () => livePool.dial()));
-  for (let i = 0; i < ending; i += 25) await Promise.all(Array.from({ length: Math.min(25, ending - i) }, () => endingPool.dial()));
+  for (let i = 0; i < live; i += 25)
+    await Promise.all(Array.from({ length: Math.min(25, live - i) }, () => livePool.dial()));
+  for (let i = 0; i < ending; i += 25)
+    await Promise.all(Array.from({ length: Math.min(25, ending - i) }, () => endingPool.dial()));
   const started = performance.now();
   while (performance.now() - started < beforeS * 1000) {
     await Bun.sleep(5000);
-    say(`${((performance.now() - started) / 1000).toFixed(0)}/${beforeS} s: ${livePool.active + endingPool.active} live, bridge RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`);
+    say(
+      `${((performance.now() - started) / 1000).toFixed(0)}/${beforeS} s: ${livePool.active + endingPool.active} live, bridge RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
+    );
   }
   const cpuBefore = cpuSeconds(bridge.proc.pid!);
   const hangUpAt = performance.now();
@@ -83,7 +109,9 @@ try {
     `live calls' agent-frame jitter, ${windowS} s after ${ending} calls hung up at once: p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms (${during.frames} frames)`,
     `lost frames ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
   ];
-  console.log(`\nbench/calls-ws/conclude: ${live} live + ${ending} ending calls, ${beforeS} s each at ${rate} Hz, recording ${values.format}\n${lines.join("\n")}`);
+  console.log(
+    `\nbench/calls-ws/conclude: ${live} live + ${ending} ending calls, ${beforeS} s each at ${rate} Hz, recording ${values.format}\n${lines.join("\n")}`,
+  );
   await livePool.hangUpAll();
   await api.stop();
   await chat.close();

@@ -16,7 +16,13 @@ import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool, type PoolStats } from "./caller-pool";
 import { cpuSeconds, rssMb } from "./proc-stats";
 
-const { values } = parseArgs({ options: { steps: { type: "string", default: "50,100,200,300" }, duration: { type: "string", default: "60" }, rate: { type: "string", default: "16000" } } });
+const { values } = parseArgs({
+  options: {
+    steps: { type: "string", default: "50,100,200,300" },
+    duration: { type: "string", default: "60" },
+    rate: { type: "string", default: "16000" },
+  },
+});
 const steps = values.steps.split(",").map(Number);
 const durationS = Number(values.duration);
 const rate = Number(values.rate);
@@ -40,14 +46,28 @@ async function runStep(n: number, bridgePid: number, providerPid: number, url: s
     const elapsed = (performance.now() - started) / 1000;
     peakRss = Math.max(peakRss, rssMb(bridgePid));
     const cpu = ((cpuSeconds(bridgePid) - cpuStart) / elapsed) * 100;
-    say(`N=${n} ${elapsed.toFixed(0)}/${durationS} s: ${pool.active} live, ${pool.stats.frames} frames, p99 jitter ${pct(pool.stats.jitters, 99).toFixed(1)} ms, lost ${pool.stats.lostFrames}, bridge CPU ${cpu.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; provider CPU ${(((cpuSeconds(providerPid) - others.provider) / elapsed) * 100).toFixed(0)}%, callers CPU ${(((process.cpuUsage(others.callers).user + process.cpuUsage(others.callers).system) / 1e6 / elapsed) * 100).toFixed(0)}%`);
+    say(
+      `N=${n} ${elapsed.toFixed(0)}/${durationS} s: ${pool.active} live, ${pool.stats.frames} frames, p99 jitter ${pct(pool.stats.jitters, 99).toFixed(1)} ms, lost ${pool.stats.lostFrames}, bridge CPU ${cpu.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; provider CPU ${(((cpuSeconds(providerPid) - others.provider) / elapsed) * 100).toFixed(0)}%, callers CPU ${(((process.cpuUsage(others.callers).user + process.cpuUsage(others.callers).system) / 1e6 / elapsed) * 100).toFixed(0)}%`,
+    );
   }
   const cpuPercent = ((cpuSeconds(bridgePid) - cpuStart) / ((performance.now() - started) / 1000)) * 100;
   await pool.hangUpAll();
   return { n, stats: pool.stats, cpuPercent, rssBefore, peakRss };
 }
 
-function report({ n, stats, cpuPercent, rssBefore, peakRss }: { n: number; stats: PoolStats; cpuPercent: number; rssBefore: number; peakRss: number }) {
+function report({
+  n,
+  stats,
+  cpuPercent,
+  rssBefore,
+  peakRss,
+}: {
+  n: number;
+  stats: PoolStats;
+  cpuPercent: number;
+  rssBefore: number;
+  peakRss: number;
+}) {
   const p99 = pct(stats.jitters, 99);
   const ok = p99 < 20 && stats.lostFrames === 0 && stats.failed === 0 && stats.calls === n;
   return {
@@ -61,12 +81,32 @@ try {
   await migrateDatabase(databaseUrl);
   const chat = await startFakeChatServer();
   const api = await startApi(loadConfig(env), { port: 0 });
-  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) => l.includes('"url"'));
+  const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) =>
+    l.includes('"url"'),
+  );
   const bridgePort = await freePort();
-  const bridge = await spawnBun("src/bridge/main.ts", { BRIDGE_PORT: String(bridgePort), BRIDGE_WORKERS: "1", OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: JSON.parse(provider.line).url, LOG_LEVEL: "info" }, (l) => l.includes("bridge listening"));
+  const bridge = await spawnBun(
+    "src/bridge/main.ts",
+    {
+      BRIDGE_PORT: String(bridgePort),
+      BRIDGE_WORKERS: "1",
+      OPENAI_BASE_URL: chat.baseUrl,
+      OPENAI_REALTIME_URL: JSON.parse(provider.line).url,
+      LOG_LEVEL: "info",
+    },
+    (l) => l.includes("bridge listening"),
+  );
   const tenant = await createTenant(api.url, "bench");
-  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, { name: "fake", type: "openai_realtime", parameters: { vad: { stopDuration: 400 } } });
-  const assistant = await tenant.org.post(`${tenant.P}/assistants`, { name: "bench", systemPromptGreeting: "x", llmAudioContentGenerationStrategyId: strategy.body.data.id });
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
+    name: "fake",
+    type: "openai_realtime",
+    parameters: { vad: { stopDuration: 400 } },
+  });
+  const assistant = await tenant.org.post(`${tenant.P}/assistants`, {
+    name: "bench",
+    systemPromptGreeting: "x",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+  });
   const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const question = await speech("Tell me more.", rate);
 
@@ -80,7 +120,9 @@ try {
     best = n;
     await Bun.sleep(3000); // let the previous step's calls conclude
   }
-  console.log(`\nbench/calls-ws: ${durationS} s per step, ${rate} Hz, bridge on one process\n${lines.join("\n")}\nlargest N with p99 jitter < 20 ms and no lost frame: ${best || "none"}`);
+  console.log(
+    `\nbench/calls-ws: ${durationS} s per step, ${rate} Hz, bridge on one process\n${lines.join("\n")}\nlargest N with p99 jitter < 20 ms and no lost frame: ${best || "none"}`,
+  );
   await api.stop();
   await chat.close();
 } finally {

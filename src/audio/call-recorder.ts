@@ -51,12 +51,17 @@ export function createCallRecorder(options: CallRecorderOptions): CallRecorder {
   const encoding: WavEncoding = format === "ulaw" ? "ulaw" : "pcm16";
   const fileRate = format === "ulaw" ? 8000 : sampleRate;
   const toFileRate = createResampler(sampleRate, fileRate);
-  const encode = (pcm: Int16Array): Uint8Array => (format === "ulaw" ? muLawEncode(toFileRate.process(pcm)) : pcmToBytes(pcm));
-  const file = new AppendOnlyFile(path, wavHeaderBytes(encoding), maxBytes - (maxBytes % (encoding === "pcm16" ? 2 : 1)));
+  const encode = (pcm: Int16Array): Uint8Array =>
+    format === "ulaw" ? muLawEncode(toFileRate.process(pcm)) : pcmToBytes(pcm);
+  const file = new AppendOnlyFile(
+    path,
+    wavHeaderBytes(encoding),
+    maxBytes - (maxBytes % (encoding === "pcm16" ? 2 : 1)),
+  );
 
   function chunkAt(c: number) {
-    let chunk = chunks.get(c);
-    if (!chunk) chunks.set(c, (chunk = new Int16Array(chunkSize)));
+    const chunk = chunks.get(c) ?? new Int16Array(chunkSize);
+    chunks.set(c, chunk);
     return chunk;
   }
 
@@ -71,7 +76,7 @@ export function createCallRecorder(options: CallRecorderOptions): CallRecorder {
         for (let k = 0; k < n; k++) {
           const sum = chunk[offset + k]! + samples[i + k]!;
           // saturate instead of wrapping around when both sides are loud at once
-          chunk[offset + k] = sum > 32767 ? 32767 : sum < -32768 ? -32768 : sum;
+          chunk[offset + k] = Math.max(-32768, Math.min(32767, sum));
         }
       }
       i += n;

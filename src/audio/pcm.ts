@@ -38,7 +38,7 @@ export function rms(samples: Int16Array): number {
 /** Rounds and saturates a float sample to the Int16 range. */
 export function clampSample(value: number): number {
   const v = Math.round(value);
-  return v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+  return Math.max(-32768, Math.min(32767, v));
 }
 
 export function concatPcm(parts: Int16Array[]): Int16Array {

@@ -6,7 +6,11 @@ import type { WireProtocol, WireSocket } from "./wire-socket";
 
 export const nativeSampleRates = [8000, 16000, 24000] as const;
 
-export function nativeProtocol(socket: WireSocket, sampleRate: number, startCall: (transport: CallerTransport) => CallHandle): WireProtocol {
+export function nativeProtocol(
+  socket: WireSocket,
+  sampleRate: number,
+  startCall: (transport: CallerTransport) => CallHandle,
+): WireProtocol {
   let call: CallHandle | null = null;
   let open = true;
   const send = (message: object) => open && socket.sendText(JSON.stringify(message));
@@ -22,7 +26,9 @@ export function nativeProtocol(socket: WireSocket, sampleRate: number, startCall
     },
   };
   return {
-    onOpen: () => void (call = startCall(transport)),
+    onOpen: () => {
+      call = startCall(transport);
+    },
     onMessage(message) {
       if (typeof message !== "string") return call?.callerAudio(bytesToPcm(message));
       let parsed: { type?: unknown } | null = null;

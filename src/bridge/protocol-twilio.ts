@@ -8,7 +8,12 @@ import { AppError } from "../errors";
 import { log } from "../log";
 import type { WireProtocol, WireSocket } from "./wire-socket";
 
-type TwilioEvent = { event?: string; streamSid?: string; start?: { streamSid?: string; customParameters?: Record<string, string> }; media?: { track?: string; payload?: string } };
+type TwilioEvent = {
+  event?: string;
+  streamSid?: string;
+  start?: { streamSid?: string; customParameters?: Record<string, string> };
+  media?: { track?: string; payload?: string };
+};
 
 export type TwilioOptions = {
   /** Authorized before the upgrade, or null to authorize the start event's custom parameters. */
@@ -29,7 +34,8 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
   const transport: CallerTransport = {
     descriptor: { type: "websocket" },
     sampleRate: 8000,
-    playAudio: (frame) => send({ event: "media", media: { payload: Buffer.from(muLawEncode(frame)).toString("base64") } }),
+    playAudio: (frame) =>
+      send({ event: "media", media: { payload: Buffer.from(muLawEncode(frame)).toString("base64") } }),
     clearAudio: () => send({ event: "clear" }),
     notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
     hangup: () => close(1000, "call ended"),

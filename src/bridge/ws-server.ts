@@ -29,7 +29,10 @@ type Upgrade =
 type Connection = Upgrade & { protocol?: WireProtocol };
 
 const json = (status: number, message: string, retryAfterSec?: number) =>
-  Response.json(failure(message), { status, headers: retryAfterSec === undefined ? {} : { "retry-after": String(retryAfterSec) } });
+  Response.json(failure(message), {
+    status,
+    headers: retryAfterSec === undefined ? {} : { "retry-after": String(retryAfterSec) },
+  });
 
 export async function startBridge(config: Config, options: { port?: number } = {}) {
   const { db, client, close: closeDb } = createDb(config.databaseUrl);
@@ -46,9 +49,16 @@ export async function startBridge(config: Config, options: { port?: number } = {
   const recordings = recordingDirOf(config);
   for (const name of await readdir(recordings).catch(() => [])) await rm(join(recordings, name), { force: true });
   const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
-  if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId: config.bridge.instanceId });
+  if (recovered > 0)
+    log.warn("bridge closed calls left open by its previous run", {
+      count: recovered,
+      bridgeId: config.bridge.instanceId,
+    });
   // alive (and reaping the calls of bridges that are not) before the first call
-  const reaper = new BridgeReaper(db, config.bridge.instanceId, { intervalMs: config.bridge.heartbeatMs, ttlMs: config.bridge.heartbeatTtlMs });
+  const reaper = new BridgeReaper(db, config.bridge.instanceId, {
+    intervalMs: config.bridge.heartbeatMs,
+    ttlMs: config.bridge.heartbeatTtlMs,
+  });
   await reaper.start();
 
   const track = (call: CallHandle) => {
@@ -59,14 +69,22 @@ export async function startBridge(config: Config, options: { port?: number } = {
 
   async function prepare(req: Request, url: URL, source: string | null): Promise<Upgrade> {
     const q = url.searchParams;
-    const credentials = { authorization: req.headers.get("authorization"), token: q.get("token"), assistantId: q.get("assistantId"), agentId: q.get("agentId"), source };
+    const credentials = {
+      authorization: req.headers.get("authorization"),
+      token: q.get("token"),
+      assistantId: q.get("assistantId"),
+      agentId: q.get("agentId"),
+      source,
+    };
     if (url.pathname === "/v1/twilio") {
       // without credentials in the URL, they are expected in the start event's custom parameters
-      const deferred = !credentials.authorization && !credentials.token && !credentials.assistantId && !credentials.agentId;
+      const deferred =
+        !credentials.authorization && !credentials.token && !credentials.assistantId && !credentials.agentId;
       return { route: "twilio", assistant: deferred ? null : await authorizeCall(db, tokens, credentials), source };
     }
     const sampleRate = Number(q.get("sampleRate") ?? 16000);
-    if (!(nativeSampleRates as readonly number[]).includes(sampleRate)) throw badRequest("sampleRate", `must be one of ${nativeSampleRates.join(", ")}`);
+    if (!(nativeSampleRates as readonly number[]).includes(sampleRate))
+      throw badRequest("sampleRate", `must be one of ${nativeSampleRates.join(", ")}`);
     return { route: "native", assistant: await authorizeCall(db, tokens, credentials), sampleRate };
   }
 
@@ -77,11 +95,18 @@ export async function startBridge(config: Config, options: { port?: number } = {
       close: (code, reason) => ws.close(code, reason),
     };
     const data = ws.data;
-    if (data.route === "native") return nativeProtocol(socket, data.sampleRate, (transport) => track(startCall(deps, data.assistant, transport)));
+    if (data.route === "native")
+      return nativeProtocol(socket, data.sampleRate, (transport) => track(startCall(deps, data.assistant, transport)));
     return twilioProtocol(socket, {
       assistant: data.assistant,
       authorize: (p) =>
-        authorizeCall(db, tokens, { authorization: null, token: p.token ?? null, assistantId: p.assistantId ?? null, agentId: p.agentId ?? null, source: data.source }),
+        authorizeCall(db, tokens, {
+          authorization: null,
+          token: p.token ?? null,
+          assistantId: p.assistantId ?? null,
+          agentId: p.agentId ?? null,
+          source: data.source,
+        }),
       startCall: (assistant, transport) => track(startCall(deps, assistant, transport)),
     });
   }
@@ -95,7 +120,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
       const url = new URL(req.url);
       if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });
       if (url.pathname === "/metrics") return bridgeMetricsResponse();
-      if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio") return json(404, "not found: connect to /v1/calls or /v1/twilio");
+      if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio")
+        return json(404, "not found: connect to /v1/calls or /v1/twilio");
       try {
         const upgrade = await prepare(req, url, server.requestIP(req)?.address ?? null);
         if (server.upgrade(req, { data: upgrade as Connection })) return undefined;
@@ -129,13 +155,20 @@ export async function startBridge(config: Config, options: { port?: number } = {
     },
     /** Ends every call; a conclusion that cannot be written within `graceMs` stays in the spool. */
     async stop({ graceMs = 10_000 }: { graceMs?: number } = {}) {
-      const ending = Promise.allSettled([...calls].map((call) => (call.end("bridge-shutdown"), call.done)));
+      const ending = Promise.allSettled(
+        [...calls].map((call) => {
+          call.end("bridge-shutdown");
+          return call.done;
+        }),
+      );
       const grace = setTimeout(() => conclusions.stop(), graceMs);
       await ending;
       clearTimeout(grace);
       conclusions.stop();
       // a database that went away must not hold the stop: the row then simply expires
-      await within(reaper.stop(), 2_000, "removing the heartbeat").catch((error) => log.warn("bridge heartbeat not removed", { error: describeError(error) }));
+      await within(reaper.stop(), 2_000, "removing the heartbeat").catch((error) =>
+        log.warn("bridge heartbeat not removed", { error: describeError(error) }),
+      );
       server.stop(true);
       await revocations.unlisten();
       await closeDb();

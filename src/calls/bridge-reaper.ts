@@ -55,7 +55,13 @@ export class BridgeReaper {
       .selectDistinct({ bridgeId: bridgeHeartbeats.bridgeId })
       .from(bridgeHeartbeats)
       .innerJoin(agentTasks, eq(agentTasks.bridgeId, bridgeHeartbeats.bridgeId))
-      .where(and(lt(bridgeHeartbeats.expiresAt, sql`now()`), ne(bridgeHeartbeats.bridgeId, this.bridgeId), inArray(agentTasks.status, ["offered", "active"])));
+      .where(
+        and(
+          lt(bridgeHeartbeats.expiresAt, sql`now()`),
+          ne(bridgeHeartbeats.bridgeId, this.bridgeId),
+          inArray(agentTasks.status, ["offered", "active"]),
+        ),
+      );
     for (const { bridgeId } of lost) {
       // each task is concluded once: another live bridge reaping at the same time writes nothing twice
       const closed = await recoverOrphanedTasks(this.db, bridgeId, { error: bridgeLostError });

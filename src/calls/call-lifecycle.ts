@@ -8,7 +8,13 @@ import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
 import { storeConcludedCall, type Recording } from "./call-records";
 
-export type CallTask = { callId: string; organizationId: string; assistantId: string; transport: Transport; bridgeId: string };
+export type CallTask = {
+  callId: string;
+  organizationId: string;
+  assistantId: string;
+  transport: Transport;
+  bridgeId: string;
+};
 
 const openStatuses: AgentTaskStatus[] = ["offered", "active"];
 
@@ -37,7 +43,9 @@ export async function markCallStarted(db: Db, task: CallTask, startedAt: number)
     const marked = await tx
       .update(agentTasks)
       .set({ startedAt: new Date(startedAt) })
-      .where(and(eq(agentTasks.callId, task.callId), isNull(agentTasks.startedAt), inArray(agentTasks.status, openStatuses)))
+      .where(
+        and(eq(agentTasks.callId, task.callId), isNull(agentTasks.startedAt), inArray(agentTasks.status, openStatuses)),
+      )
       .returning({ id: agentTasks.id });
     if (marked.length === 0) return;
     await emitCallEvent(tx, {
@@ -49,7 +57,11 @@ export async function markCallStarted(db: Db, task: CallTask, startedAt: number)
 }
 
 /** call_concluded with only what the task row knows; a call's own conclusion adds its history to it. */
-export function bareConcludedEvent(task: Pick<CallTask, "callId" | "transport">, startedAt: number | null, endedAt = Date.now()): CallConcludedPayload {
+export function bareConcludedEvent(
+  task: Pick<CallTask, "callId" | "transport">,
+  startedAt: number | null,
+  endedAt = Date.now(),
+): CallConcludedPayload {
   return {
     type: "call_concluded",
     callId: task.callId,
@@ -73,7 +85,11 @@ export type Conclusion = {
 };
 
 /** Closes the task (once: a task already closed is left alone) and emits call_concluded. */
-export async function concludeCallTask(db: Db, task: Pick<CallTask, "callId" | "organizationId"> & { assistantId: string | null }, conclusion: Conclusion) {
+export async function concludeCallTask(
+  db: Db,
+  task: Pick<CallTask, "callId" | "organizationId"> & { assistantId: string | null },
+  conclusion: Conclusion,
+) {
   const { status, error, event, recorded } = conclusion;
   return db.transaction(async (tx) => {
     const closed = await tx
@@ -84,7 +100,12 @@ export async function concludeCallTask(db: Db, task: Pick<CallTask, "callId" | "
     if (closed.length > 0) await storeConcludedCall(tx, event, recorded?.recording ?? null);
     // an assistant deleted since took its hooks with it
     if (closed.length > 0 && task.assistantId) {
-      await emitCallEvent(tx, { organizationId: task.organizationId, assistantId: task.assistantId, event, body: recorded?.body });
+      await emitCallEvent(tx, {
+        organizationId: task.organizationId,
+        assistantId: task.assistantId,
+        event,
+        body: recorded?.body,
+      });
     }
     return closed.length > 0;
   });
@@ -94,7 +115,11 @@ export async function concludeCallTask(db: Db, task: Pick<CallTask, "callId" | "
  * The calls a bridge left open are failed and concluded: on start, those of this instance's previous
  * run; on a SIP takeover, those of a dead bridge on the credential taken over.
  */
-export async function recoverOrphanedTasks(db: Db, bridgeId: string, scope: { credentialId?: string; error?: string } = {}): Promise<number> {
+export async function recoverOrphanedTasks(
+  db: Db,
+  bridgeId: string,
+  scope: { credentialId?: string; error?: string } = {},
+): Promise<number> {
   const orphans = await db
     .select()
     .from(agentTasks)

@@ -27,7 +27,8 @@ export class CallMessages {
 
   /** Agent audio as it arrives; `at` is when its first sample will play. */
   agentAudio(samples: Int16Array, at: number) {
-    this.keep((this.agent ??= { at, audio: [], samples: 0, text: "" }), samples);
+    this.agent ??= { at, audio: [], samples: 0, text: "" };
+    this.keep(this.agent, samples);
   }
 
   transcript(event: TranscriptEvent, at: number) {
@@ -35,11 +36,13 @@ export class CallMessages {
       if (!event.final) return;
       // every turn gets one final, blank or failed ones too, so each is paired with its own utterance
       const utterance = this.pendingUser.shift();
-      if (event.text.trim()) this.messages.push({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text });
+      if (event.text.trim())
+        this.messages.push({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text });
       else if (utterance) this.keepAsAudio("USER", utterance);
       return;
     }
-    const agent = (this.agent ??= { at, audio: [], samples: 0, text: "" });
+    this.agent ??= { at, audio: [], samples: 0, text: "" };
+    const agent = this.agent;
     agent.text = event.text;
     if (event.final) this.closeAgent();
   }
@@ -55,7 +58,14 @@ export class CallMessages {
   }
 
   toolCall(event: ToolCallEvent, at: number) {
-    this.messages.push({ type: "tool_call", role: "TOOL_CALL", timestamp: at, callId: event.callId, toolName: event.name, parameters: event.arguments });
+    this.messages.push({
+      type: "tool_call",
+      role: "TOOL_CALL",
+      timestamp: at,
+      callId: event.callId,
+      toolName: event.name,
+      parameters: event.arguments,
+    });
   }
 
   toolResult(callId: string, toolName: string, text: string, at: number) {
@@ -69,7 +79,9 @@ export class CallMessages {
   finish(startedAt: number | null): CallMessage[] {
     this.closeAgent();
     for (const utterance of this.pendingUser.splice(0)) this.keepAsAudio("USER", utterance);
-    return this.messages.map((m) => (startedAt !== null && m.timestamp < startedAt ? { ...m, timestamp: startedAt } : m));
+    return this.messages.map((m) =>
+      startedAt !== null && m.timestamp < startedAt ? { ...m, timestamp: startedAt } : m,
+    );
   }
 
   /** The text of the call for the summary, in order. */
@@ -88,13 +100,20 @@ export class CallMessages {
     const agent = this.agent;
     this.agent = null;
     if (!agent) return;
-    if (agent.text.trim()) this.messages.push({ type: "text", role: "ASSISTANT", timestamp: agent.at, text: agent.text.trim() });
+    if (agent.text.trim())
+      this.messages.push({ type: "text", role: "ASSISTANT", timestamp: agent.at, text: agent.text.trim() });
     else this.keepAsAudio("ASSISTANT", agent);
   }
 
   /** An utterance nobody transcribed is kept as its audio (if any was heard). */
   private keepAsAudio(role: "USER" | "ASSISTANT", utterance: Utterance) {
-    if (utterance.samples > 0) this.messages.push({ type: "audio", role, timestamp: utterance.at, audio: pcmToBase64(concatPcm(utterance.audio)) });
+    if (utterance.samples > 0)
+      this.messages.push({
+        type: "audio",
+        role,
+        timestamp: utterance.at,
+        audio: pcmToBase64(concatPcm(utterance.audio)),
+      });
   }
 
   private keep(utterance: Utterance, samples: Int16Array) {

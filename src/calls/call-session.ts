@@ -1,7 +1,12 @@
 // One call's conversation, free of sockets and the database: caller audio to the voice session, agent
 // audio paced back out, barge-in, tool webhooks, the message history, the recording and why it ended.
 import { join } from "node:path";
-import { createCallRecorder, type CallRecorder, type FinishedRecording, type RecordingFormat } from "../audio/call-recorder";
+import {
+  createCallRecorder,
+  type CallRecorder,
+  type FinishedRecording,
+  type RecordingFormat,
+} from "../audio/call-recorder";
 import { describeError } from "../errors";
 import type { CallMessage } from "../events/payloads";
 import { log } from "../log";
@@ -65,7 +70,11 @@ export class CallSession {
     this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.messages = new CallMessages(options.transport.sampleRate * maxUtteranceSeconds);
-    this.playout = new Playout(options.transport.sampleRate, (frame) => this.playFrame(frame), options.ticker ?? sharedTicker);
+    this.playout = new Playout(
+      options.transport.sampleRate,
+      (frame) => this.playFrame(frame),
+      options.ticker ?? sharedTicker,
+    );
     this.timers.push(setTimeout(() => this.end("max-duration"), options.maxCallMs));
   }
 
@@ -118,10 +127,23 @@ export class CallSession {
     if (error) this.transport.notify({ type: "error", message: error });
     this.transport.notify({ type: "ended", callId: this.callId, reason });
     this.transport.hangup();
-    log.info("call", { callId: this.callId, event: "ended", reason, error, durationMs: this.startedAt ? endedAt - this.startedAt : null });
+    log.info("call", {
+      callId: this.callId,
+      event: "ended",
+      reason,
+      error,
+      durationMs: this.startedAt ? endedAt - this.startedAt : null,
+    });
     // tool calls still running are bounded by their time-out; their results belong to the record
     void Promise.allSettled(this.toolsInFlight).then(async () =>
-      this.resolveEnded({ reason, error, startedAt: this.startedAt, endedAt, messages: this.messages.finish(this.startedAt), recording: await recording }),
+      this.resolveEnded({
+        reason,
+        error,
+        startedAt: this.startedAt,
+        endedAt,
+        messages: this.messages.finish(this.startedAt),
+        recording: await recording,
+      }),
     );
   }
 
@@ -129,7 +151,12 @@ export class CallSession {
     this.startedAt = Date.now();
     const { dir, format, maxBytes } = this.options.recording;
     try {
-      this.recorder = createCallRecorder({ sampleRate: this.transport.sampleRate, path: join(dir, `${this.callId}.wav`), format, maxBytes });
+      this.recorder = createCallRecorder({
+        sampleRate: this.transport.sampleRate,
+        path: join(dir, `${this.callId}.wav`),
+        format,
+        maxBytes,
+      });
     } catch (error) {
       log.error("call not recorded", { callId: this.callId, error: describeError(error) });
     }
@@ -188,12 +215,25 @@ export class CallSession {
 
   private onToolCall(event: ToolCallEvent) {
     this.messages.toolCall(event, Date.now());
-    this.transport.notify({ type: "tool_call", toolCallId: event.callId, name: event.name, arguments: event.arguments });
+    this.transport.notify({
+      type: "tool_call",
+      toolCallId: event.callId,
+      name: event.name,
+      arguments: event.arguments,
+    });
     const { tools, toolTimeoutMs, toolGuard } = this.options;
-    const request = { callId: this.callId, event, tools, timeoutMs: toolTimeoutMs, transport: this.transport.descriptor, guard: toolGuard };
+    const request = {
+      callId: this.callId,
+      event,
+      tools,
+      timeoutMs: toolTimeoutMs,
+      transport: this.transport.descriptor,
+      guard: toolGuard,
+    };
     const running = runToolCall(request).then((output) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now());
-      if (!this.ending) this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });
+      if (!this.ending)
+        this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });
       if (!this.ending) this.voice?.submitToolResult(event.callId, output);
     });
     this.toolsInFlight.add(running);

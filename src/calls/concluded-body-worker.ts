@@ -15,6 +15,9 @@ self.onmessage = ({ data: job }: MessageEvent<BodyJob>) => {
     const audio = wav.buffer.slice(wav.byteOffset, wav.byteOffset + wav.byteLength) as ArrayBuffer;
     self.postMessage({ id: job.id, body, audio } satisfies BodyResult, [audio]);
   } catch (error) {
-    self.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) } satisfies BodyResult);
+    self.postMessage({
+      id: job.id,
+      error: error instanceof Error ? error.message : String(error),
+    } satisfies BodyResult);
   }
 };

@@ -25,7 +25,8 @@ function bodyWorker(): Worker {
     for (const job of waiting.values()) job.reject(new Error(`the body worker failed: ${event.message}`));
     waiting.clear();
   };
-  return (worker = started);
+  worker = started;
+  return started;
 }
 
 /** The serialized payload with `recordingPath`'s WAV as its callRecording, and the WAV's bytes. */

@@ -10,7 +10,12 @@ import type { CallTask, Conclusion } from "./call-lifecycle";
  * What it takes to write a call's end: call_started if it is still missing, then the conclusion, whose
  * event gets the recording (a WAV file next to the spool) when it is written.
  */
-export type PendingEnd = { task: CallTask; startedAt: number | null; conclusion: Omit<Conclusion, "recorded">; recording: FinishedRecording | null };
+export type PendingEnd = {
+  task: CallTask;
+  startedAt: number | null;
+  conclusion: Omit<Conclusion, "recorded">;
+  recording: FinishedRecording | null;
+};
 
 export class ConclusionSpool {
   constructor(readonly dir: string) {}

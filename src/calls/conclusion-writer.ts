@@ -10,7 +10,7 @@ import { createLimiter } from "../lib/limiter";
 import { log } from "../log";
 import { concludeCallTask, markCallStarted, type Conclusion } from "./call-lifecycle";
 import { buildConcludedBody } from "./concluded-body";
-import { ConclusionSpool, type PendingEnd } from "./conclusion-spool";
+import type { ConclusionSpool, PendingEnd } from "./conclusion-spool";
 
 export type ConclusionWriterOptions = { retryBaseMs?: number; retryMaxMs?: number; attemptTimeoutMs?: number };
 
@@ -41,7 +41,10 @@ export class ConclusionWriter {
     const callId = pending.task.callId;
     const kept = await this.spool.keep(pending).then(
       () => true,
-      (error) => (log.error("call end not spooled", { callId, error: describeError(error) }), false),
+      (error) => {
+        log.error("call end not spooled", { callId, error: describeError(error) });
+        return false;
+      },
     );
     return pending.recording ? this.bigOnes(() => this.untilLanded(pending, kept)) : this.untilLanded(pending, kept);
   }
@@ -53,11 +56,15 @@ export class ConclusionWriter {
       try {
         await this.attempt(pending, recorded);
         if (attempt > 1) log.info("call", { callId, event: "conclusion_landed", attempts: attempt });
-        if (kept) await this.spool.drop(callId).catch((error) => log.warn("spool file not removed", { callId, error: describeError(error) }));
+        if (kept)
+          await this.spool
+            .drop(callId)
+            .catch((error) => log.warn("spool file not removed", { callId, error: describeError(error) }));
         if (pending.recording) await rm(pending.recording.path, { force: true }).catch(() => {});
         return true;
       } catch (error) {
-        if (attempt === 1 || attempt % 10 === 0) log.warn("call", { callId, event: "conclusion_retry", attempt, error: describeError(error) });
+        if (attempt === 1 || attempt % 10 === 0)
+          log.warn("call", { callId, event: "conclusion_retry", attempt, error: describeError(error) });
       }
       if (!(await this.pause(Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (attempt - 1))))) {
         log.warn("call", { callId, event: "conclusion_spooled", spooled: kept });
@@ -71,10 +78,14 @@ export class ConclusionWriter {
     const kept = await this.spool.list();
     let landed = 0;
     for (const { callId, read } of kept) {
-      const pending = await read().catch((error) => (log.error("spool file unreadable", { callId, error: describeError(error) }), null));
+      const pending = await read().catch((error) => {
+        log.error("spool file unreadable", { callId, error: describeError(error) });
+        return null;
+      });
       if (pending && (await this.conclude(pending))) landed++;
     }
-    if (kept.length > 0) log.info("call ends replayed from the spool", { kept: kept.length, landed, dir: this.spool.dir });
+    if (kept.length > 0)
+      log.info("call ends replayed from the spool", { kept: kept.length, landed, dir: this.spool.dir });
     return landed;
   }
 
@@ -92,7 +103,8 @@ export class ConclusionWriter {
     write.catch(() => {}); // its failure is reported through the race below, or no longer matters
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.attemptTimeoutMs)]);
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(new Error(this.stopping.signal.aborted ? "stopped" : `no answer within ${this.attemptTimeoutMs} ms`));
+      const onAbort = () =>
+        reject(new Error(this.stopping.signal.aborted ? "stopped" : `no answer within ${this.attemptTimeoutMs} ms`));
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
       write.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
@@ -122,14 +134,21 @@ export class ConclusionWriter {
     const signal = this.stopping.signal;
     if (signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => (signal.removeEventListener("abort", onAbort), resolve(true)), ms);
-      const onAbort = () => (clearTimeout(timer), resolve(false));
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
       signal.addEventListener("abort", onAbort, { once: true });
     });
   }
 }
 
-const instanceDir = (config: Config, kind: string) => join(config.bridge.dataDir, kind, config.bridge.instanceId.replace(/[^\w.-]/g, "_"));
+const instanceDir = (config: Config, kind: string) =>
+  join(config.bridge.dataDir, kind, config.bridge.instanceId.replace(/[^\w.-]/g, "_"));
 
 /** Where an instance keeps its unwritten call ends: its own folder, so instances never share one. */
 export const spoolDirOf = (config: Config) => instanceDir(config, "spool");

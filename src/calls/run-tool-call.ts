@@ -17,19 +17,47 @@ export type ToolCallRequest = {
 };
 
 /** The text the LLM gets back; never throws (failures become the generic error string). */
-export async function runToolCall({ callId, event, tools, timeoutMs, transport, guard }: ToolCallRequest): Promise<string> {
+export async function runToolCall({
+  callId,
+  event,
+  tools,
+  timeoutMs,
+  transport,
+  guard,
+}: ToolCallRequest): Promise<string> {
   const fields = { callId, tool: event.name, toolCallId: event.callId };
   log.info("call", { ...fields, event: "tool_call" });
   const webhook = tools.find((w) => w.tool.name === event.name);
   if (!webhook) {
-    log.warn("call", { ...fields, event: "tool_result", ok: false, error: "the LLM called a tool that is not configured" });
+    log.warn("call", {
+      ...fields,
+      event: "tool_result",
+      ok: false,
+      error: "the LLM called a tool that is not configured",
+    });
     recordUnknownTool();
     return toolFailureMessage;
   }
   // the headers stay out of the log: they often carry the tool server's credentials
   const { serverUrl, headers } = webhook;
-  const result = await callToolWebhook({ serverUrl, headers, name: event.name, callId, transport, parameters: event.arguments, timeoutMs, guard });
+  const result = await callToolWebhook({
+    serverUrl,
+    headers,
+    name: event.name,
+    callId,
+    transport,
+    parameters: event.arguments,
+    timeoutMs,
+    guard,
+  });
   recordToolWebhook(result);
-  log.info("call", { ...fields, event: "tool_result", ok: result.ok, status: result.status, durationMs: result.durationMs, error: result.error });
+  log.info("call", {
+    ...fields,
+    event: "tool_result",
+    ok: result.ok,
+    status: result.status,
+    durationMs: result.durationMs,
+    error: result.error,
+  });
   return result.output;
 }

@@ -126,7 +126,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     if (cut) {
       this.partials.delete(cut.itemId);
       this.send({ type: "conversation.item.truncate", item_id: cut.itemId, content_index: 0, audio_end_ms: cut.audioEndMs });
-      if (cut.heard) this.emit("transcript", { role: "ASSISTANT", text: cut.heard, final: true });
+      // nothing heard: the text so far becomes "" (the call then keeps the reply's audio, not unheard words)
+      if (cut.heard !== null) this.emit("transcript", { role: "ASSISTANT", text: cut.heard, final: cut.heard !== "" });
     }
     release.forEach((emit) => emit());
     this.emit("interrupt");

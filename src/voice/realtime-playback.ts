@@ -6,8 +6,8 @@
 import { type Chunk, heardText, PlaybackClock } from "./pipeline/playback-clock";
 
 type Held = { chunk: Chunk | null; emit: () => void; final: { itemId: string; text: string } | null };
-/** `heard` is empty when nothing was heard, or when the item's whole text was reported before the call started. */
-export type Cut = { itemId: string; audioEndMs: number; heard: string };
+/** `heard`: the words heard ("" for none); null when the item's text was reported before the call started. */
+export type Cut = { itemId: string; audioEndMs: number; heard: string | null };
 
 export class RealtimePlayback {
   private readonly clock = new PlaybackClock();
@@ -70,7 +70,7 @@ export class RealtimePlayback {
       if (played < total) {
         this.cutItems.add(item.itemId);
         const text = held.find((h) => h.final?.itemId === item.itemId)?.final?.text ?? partialText(item.itemId);
-        const heard = this.reportedEarly.has(item.itemId) ? "" : heardText(text, item.chunks, now);
+        const heard = this.reportedEarly.has(item.itemId) ? null : heardText(text, item.chunks, now);
         cut = { itemId: item.itemId, audioEndMs: Math.floor(played), heard };
       }
     }
@@ -89,7 +89,10 @@ export class RealtimePlayback {
     while (this.held.length > 0) {
       const head = this.held[0]!;
       const remaining = head.chunk ? head.chunk.startsAt + head.chunk.durationMs - now : 0;
-      if (remaining > 0) return void (this.timer = setTimeout(() => this.onTimer(), remaining));
+      if (remaining > 0) {
+        this.timer = setTimeout(() => this.onTimer(), remaining);
+        return;
+      }
       this.held.shift();
       head.emit();
     }

@@ -13,14 +13,23 @@ let files = 0;
 
 /** A recorder writing PCM16 at the call's rate (unless `options` say otherwise) to a fresh file. */
 function recorderFor(now: () => number, options: Partial<CallRecorderOptions> = {}) {
-  return createCallRecorder({ sampleRate: rate, path: join(dir, `${++files}.wav`), format: "pcm16", maxBytes: 1 << 30, now, ...options });
+  return createCallRecorder({
+    sampleRate: rate,
+    path: join(dir, `${++files}.wav`),
+    format: "pcm16",
+    maxBytes: 1 << 30,
+    now,
+    ...options,
+  });
 }
 
-const finished = async (recorder: ReturnType<typeof recorderFor>) => parseWav(readFileSync((await recorder.finish()).path));
+const finished = async (recorder: ReturnType<typeof recorderFor>) =>
+  parseWav(readFileSync((await recorder.finish()).path));
 
 const rate = 8000;
 const frame = (amplitude: number, frequency = 440) => sine(frequency, rate, 0.02, amplitude);
-const window = (samples: Int16Array, fromMs: number, toMs: number) => samples.subarray((fromMs * rate) / 1000, (toMs * rate) / 1000);
+const window = (samples: Int16Array, fromMs: number, toMs: number) =>
+  samples.subarray((fromMs * rate) / 1000, (toMs * rate) / 1000);
 
 function clock() {
   let t = 5_000; // any origin: positions are relative to the recorder's creation
@@ -66,7 +75,10 @@ test("both sides overlapping are summed and saturate instead of wrapping", async
   const loud = new Int16Array(160).fill(30000);
   recorder.add("caller", loud);
   recorder.add("agent", loud);
-  recorder.add("agent", Int16Array.from({ length: 160 }, () => -30000));
+  recorder.add(
+    "agent",
+    Int16Array.from({ length: 160 }, () => -30000),
+  );
   c.advance(40);
   const samples = (await finished(recorder)).samples;
   expect(samples.length).toBe(320);

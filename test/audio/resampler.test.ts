@@ -42,7 +42,8 @@ describe.each(pairs)("%d Hz -> %d Hz", (from, to) => {
     const maxSlope = (2 * Math.PI * 440 * 10000) / to;
     let maxStep = 0;
     // after the filter's warm-up on the tone's abrupt start
-    for (let i = Math.round(to * 0.01); i < framed.length; i++) maxStep = Math.max(maxStep, Math.abs(framed[i]! - framed[i - 1]!));
+    for (let i = Math.round(to * 0.01); i < framed.length; i++)
+      maxStep = Math.max(maxStep, Math.abs(framed[i]! - framed[i - 1]!));
     expect(maxStep).toBeLessThanOrEqual(maxSlope * 1.02 + 2);
   });
 });

@@ -2,7 +2,9 @@
 
 export function sine(frequency: number, sampleRate: number, seconds: number, amplitude = 10000): Int16Array {
   const n = Math.round(sampleRate * seconds);
-  return Int16Array.from({ length: n }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * frequency * i) / sampleRate)));
+  return Int16Array.from({ length: n }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * frequency * i) / sampleRate)),
+  );
 }
 
 /** Frequency estimated from rising zero crossings, with linear interpolation between samples. */

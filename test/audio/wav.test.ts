@@ -29,7 +29,9 @@ describe("wav", () => {
     expect(wav.toString("ascii", 0, 4)).toBe("RIFF");
     expect(wav.readUInt32LE(4)).toBe(wav.length - 8);
     expect(wav.toString("ascii", 8, 16)).toBe("WAVEfmt ");
-    expect([wav.readUInt16LE(20), wav.readUInt16LE(22), wav.readUInt32LE(24), wav.readUInt16LE(34)]).toEqual([1, 1, 16000, 16]);
+    expect([wav.readUInt16LE(20), wav.readUInt16LE(22), wav.readUInt32LE(24), wav.readUInt16LE(34)]).toEqual([
+      1, 1, 16000, 16,
+    ]);
     expect(wav.readUInt32LE(40)).toBe(samples.length * 2);
     const parsed = parseWav(wav);
     expect(parsed.sampleRate).toBe(16000);

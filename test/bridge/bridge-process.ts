@@ -5,7 +5,10 @@ import { reapWithParent } from "../helpers/temporal";
 /** Starts the bridge (one process, no workers) with `env` over the test's environment; resolves once it listens. */
 export function startBridgeProcess(env: Record<string, string>): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const proc = spawn("bun", ["src/bridge/main.ts"], { env: { ...process.env, LOG_LEVEL: "info", BRIDGE_WORKERS: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn("bun", ["src/bridge/main.ts"], {
+      env: { ...process.env, LOG_LEVEL: "info", BRIDGE_WORKERS: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     reapWithParent(proc.pid!, "KILL");
     let stderr = "";
     proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));

@@ -34,8 +34,14 @@ const reply =
   "Saturdays. You can book a table, ask about an order, or leave a message for the manager.";
 
 test("barge-in: the provider is told what was heard (conversation.item.truncate) and the stored text is cut to it", async () => {
-  const assistant = await createAssistant(world, { fake: { turns: [{ userSays: "When are you open?", reply: { text: reply } }] } });
-  const caller = await dialNative(world.bridge.url, { assistantId: assistant.id, sampleRate: "16000", token: world.tenant.orgToken });
+  const assistant = await createAssistant(world, {
+    fake: { turns: [{ userSays: "When are you open?", reply: { text: reply } }] },
+  });
+  const caller = await dialNative(world.bridge.url, {
+    assistantId: assistant.id,
+    sampleRate: "16000",
+    token: world.tenant.orgToken,
+  });
   const { callId } = await caller.waitFor((e) => e.type === "ready");
   const provider = await assistant.fake.nextSession();
   caller.startStreaming();
@@ -73,7 +79,11 @@ test("a blank transcription of one caller turn does not shift the times of the l
       ],
     },
   });
-  const caller = await dialNative(world.bridge.url, { assistantId: assistant.id, sampleRate: "16000", token: world.tenant.orgToken });
+  const caller = await dialNative(world.bridge.url, {
+    assistantId: assistant.id,
+    sampleRate: "16000",
+    token: world.tenant.orgToken,
+  });
   const { callId } = await caller.waitFor((e) => e.type === "ready");
   caller.startStreaming();
   await caller.say(await speech("Mumble mumble.", 16000));

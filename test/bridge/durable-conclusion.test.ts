@@ -25,7 +25,11 @@ let proxy: TcpProxy;
 beforeAll(async () => {
   const pg = new URL(databaseUrl);
   proxy = await startTcpProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
-  world = await startWorld({ DATABASE_URL: throughProxy(databaseUrl, proxy), BRIDGE_DATA_DIR: dataDir, BRIDGE_INSTANCE_ID: `durable-${process.pid}` });
+  world = await startWorld({
+    DATABASE_URL: throughProxy(databaseUrl, proxy),
+    BRIDGE_DATA_DIR: dataDir,
+    BRIDGE_INSTANCE_ID: `durable-${process.pid}`,
+  });
 });
 afterAll(async () => {
   proxy?.restore();
@@ -35,7 +39,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -56,7 +64,11 @@ const taskOf = async (callId: string) => (await db.select().from(agentTasks).whe
 /** A call that has started and heard the greeting, then the database goes away and the caller hangs up. */
 async function callEndingWithoutDatabase(bridgeUrl: string, spoolDir: string) {
   const assistant = await createAssistant(world, { greeting: "Hello, Acme front desk." });
-  const caller = await dialNative(bridgeUrl, { assistantId: assistant.id, sampleRate: "8000", token: world.tenant.orgToken });
+  const caller = await dialNative(bridgeUrl, {
+    assistantId: assistant.id,
+    sampleRate: "8000",
+    token: world.tenant.orgToken,
+  });
   const { callId } = await caller.waitFor((e) => e.type === "ready");
   caller.startStreaming();
   await caller.waitForAgentAudio();

@@ -8,7 +8,12 @@ import { llmStrategies } from "../../src/db/schema";
 import { strategyTypes } from "../../src/models/strategies";
 import { startBridge, type Bridge } from "../../src/bridge/ws-server";
 import { startFakeChatServer, type FakeChatServer } from "../fakes/chat-completions-server";
-import { startFakeRealtimeHub, type FakeRealtimeHub, type FakeRealtimeOptions, type FakeRealtimeServer } from "../fakes/openai-realtime-server";
+import {
+  startFakeRealtimeHub,
+  type FakeRealtimeHub,
+  type FakeRealtimeOptions,
+  type FakeRealtimeServer,
+} from "../fakes/openai-realtime-server";
 import { createTenant, startTestApi, toolSchema, type Tenant } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 
@@ -24,9 +29,20 @@ export type World = {
 };
 
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
-  const [api, hooks, chat, realtime] = await Promise.all([startTestApi(), startReceiver(), startFakeChatServer(), startFakeRealtimeHub()]);
+  const [api, hooks, chat, realtime] = await Promise.all([
+    startTestApi(),
+    startReceiver(),
+    startFakeChatServer(),
+    startFakeRealtimeHub(),
+  ]);
   const tenant = await createTenant(api.url, "bridge");
-  const config = loadConfig({ ...process.env, OPENAI_BASE_URL: chat.baseUrl, OPENAI_REALTIME_URL: realtime.url, BRIDGE_INSTANCE_ID: `bridge-test-${process.pid}`, ...env });
+  const config = loadConfig({
+    ...process.env,
+    OPENAI_BASE_URL: chat.baseUrl,
+    OPENAI_REALTIME_URL: realtime.url,
+    BRIDGE_INSTANCE_ID: `bridge-test-${process.pid}`,
+    ...env,
+  });
   const bridge = await startBridge(config, { port: 0 });
   const fakes: FakeRealtimeServer[] = [];
   return {
@@ -57,7 +73,10 @@ export type AssistantSpec = {
 /** A fake provider scripted by `spec.fake`, and an assistant using it with hooks to the receiver. */
 export async function createAssistant(world: World, spec: AssistantSpec = {}) {
   const tenant = spec.tenant ?? world.tenant;
-  const fake = world.realtime.add({ ...(spec.greeting && { onInstructions: () => ({ text: spec.greeting }) }), ...spec.fake });
+  const fake = world.realtime.add({
+    ...(spec.greeting && { onInstructions: () => ({ text: spec.greeting }) }),
+    ...spec.fake,
+  });
   world.fakes.push(fake);
   let strategyId: string | undefined;
   if (spec.strategy !== null) {
@@ -78,9 +97,17 @@ export async function createAssistant(world: World, spec: AssistantSpec = {}) {
     ...(strategyId && { llmAudioContentGenerationStrategyId: strategyId }),
     extensions: (spec.tools ?? []).map((tool) => ({
       type: "tool_webhook",
-      parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name), ...(tool.headers && { headers: tool.headers }) },
+      parameters: {
+        name: tool.name,
+        serverUrl: tool.serverUrl,
+        schema: toolSchema(tool.name),
+        ...(tool.headers && { headers: tool.headers }),
+      },
     })),
-    callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${world.hooks.url}/hooks` } })),
+    callEventHooks: ["call_started", "call_concluded"].map((type) => ({
+      type,
+      parameters: { url: `${world.hooks.url}/hooks` },
+    })),
   });
   if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
   return { id: created.body.data.id as string, fake, tenant };
@@ -96,7 +123,9 @@ async function setStrategyType(id: string, type: string) {
 export async function hookFor(world: World, callId: string, type: string, timeoutMs = 20_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const hit = world.hooks.requests.map((r) => JSON.parse(r.body.toString())).find((b) => b.callId === callId && b.type === type);
+    const hit = world.hooks.requests
+      .map((r) => JSON.parse(r.body.toString()))
+      .find((b) => b.callId === callId && b.type === type);
     if (hit) return hit;
     if (Date.now() > deadline) throw new Error(`no ${type} hook for call ${callId} within ${timeoutMs} ms`);
     await Bun.sleep(100);

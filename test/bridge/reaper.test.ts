@@ -21,7 +21,7 @@ beforeAll(async () => {
   world = await startWorld({ BRIDGE_HEARTBEAT_MS: "600000" });
 });
 afterAll(async () => {
-  procs.forEach((p) => p.kill("SIGKILL"));
+  for (const p of procs) p.kill("SIGKILL");
   await world?.stop();
   await close();
 });
@@ -43,7 +43,11 @@ async function bridgeProcess(id: string) {
   return { proc, url: `ws://127.0.0.1:${port}`, output: () => output };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -59,7 +63,9 @@ test("the calls of a bridge killed for good are concluded by a live bridge withi
   const [lost, live] = await Promise.all([bridgeProcess(lostId), bridgeProcess(liveId)]);
   const assistant = await createAssistant(world, { greeting: "Hello." });
   const callers = await Promise.all(
-    [0, 1].map(() => dialNative(lost.url, { assistantId: assistant.id, sampleRate: "16000", token: world.tenant.orgToken })),
+    [0, 1].map(() =>
+      dialNative(lost.url, { assistantId: assistant.id, sampleRate: "16000", token: world.tenant.orgToken }),
+    ),
   );
   const callIds: string[] = [];
   for (const caller of callers) {
@@ -76,7 +82,11 @@ test("the calls of a bridge killed for good are concluded by a live bridge withi
 
   await Promise.all([killHard(lost.proc), ...callers.map((c) => c.closed)]);
   // TTL 1.5 s, beats every 0.3 s: well within this
-  const closed = await until("the lost bridge's calls concluded", async () => ((await tasks()).every((t) => t.status !== "active") ? tasks() : null), 10_000);
+  const closed = await until(
+    "the lost bridge's calls concluded",
+    async () => ((await tasks()).every((t) => t.status !== "active") ? tasks() : null),
+    10_000,
+  );
   for (const task of closed) {
     expect(task).toMatchObject({ status: "failed", error: "bridge lost" });
     expect(task.endedAt).not.toBeNull();
@@ -88,6 +98,10 @@ test("the calls of a bridge killed for good are concluded by a live bridge withi
   expect(concluded.map((d) => d.callId).sort()).toEqual([...callIds].sort());
   expect(live.output()).toContain(`"lostBridgeId":"${lostId}"`);
   // the dead bridge's row is gone once it has nothing open; the live one keeps beating
-  await until("the lost bridge's heartbeat row removed", async () => (await db.select().from(bridgeHeartbeats).where(eq(bridgeHeartbeats.bridgeId, lostId))).length === 0, 5_000);
+  await until(
+    "the lost bridge's heartbeat row removed",
+    async () => (await db.select().from(bridgeHeartbeats).where(eq(bridgeHeartbeats.bridgeId, lostId))).length === 0,
+    5_000,
+  );
   expect(await db.select().from(bridgeHeartbeats).where(eq(bridgeHeartbeats.bridgeId, liveId))).toHaveLength(1);
 }, 60_000);

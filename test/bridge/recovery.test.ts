@@ -19,7 +19,8 @@ let port: number;
 let bridge: ChildProcess | null = null;
 
 /** `bun src/bridge/main.ts` on `port` with the default instance id (host and port). */
-const startBridge = () => startBridgeProcess({ OPENAI_REALTIME_URL: world.realtime.url, BRIDGE_PORT: String(port), BRIDGE_INSTANCE_ID: "" });
+const startBridge = () =>
+  startBridgeProcess({ OPENAI_REALTIME_URL: world.realtime.url, BRIDGE_PORT: String(port), BRIDGE_INSTANCE_ID: "" });
 
 beforeAll(async () => {
   [world, port] = await Promise.all([startWorld(), freePort()]);
@@ -37,7 +38,11 @@ test("the instance id is stable across restarts by default: host and port", () =
 test("a restarted bridge fails and concludes the calls a crash left active", async () => {
   const assistant = await createAssistant(world, { greeting: "Hello." });
   bridge = await startBridge();
-  const caller = await dialNative(`ws://127.0.0.1:${port}`, { assistantId: assistant.id, sampleRate: "8000", token: world.tenant.orgToken });
+  const caller = await dialNative(`ws://127.0.0.1:${port}`, {
+    assistantId: assistant.id,
+    sampleRate: "8000",
+    token: world.tenant.orgToken,
+  });
   const { callId } = await caller.waitFor((e) => e.type === "ready");
   caller.startStreaming();
   await caller.waitForAgentAudio();

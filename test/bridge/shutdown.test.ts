@@ -21,7 +21,8 @@ afterAll(async () => {
   await close();
 });
 
-const exitOf = (proc: { once(event: "exit", fn: (code: number | null) => void): unknown }) => new Promise<number | null>((resolve) => proc.once("exit", resolve));
+const exitOf = (proc: { once(event: "exit", fn: (code: number | null) => void): unknown }) =>
+  new Promise<number | null>((resolve) => proc.once("exit", resolve));
 
 test("SIGTERM (twice) ends the bridge's calls with their call_concluded, then the bridge exits 0", async () => {
   const port = await freePort();
@@ -35,7 +36,11 @@ test("SIGTERM (twice) ends the bridge's calls with their call_concluded, then th
   let stderr = "";
   bridge.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const assistant = await createAssistant(world, { greeting: "Hello." });
-  const caller = await dialNative(`ws://127.0.0.1:${port}`, { assistantId: assistant.id, sampleRate: "8000", token: world.tenant.orgToken });
+  const caller = await dialNative(`ws://127.0.0.1:${port}`, {
+    assistantId: assistant.id,
+    sampleRate: "8000",
+    token: world.tenant.orgToken,
+  });
   const { callId } = await caller.waitFor((e) => e.type === "ready");
   caller.startStreaming();
   await caller.waitForAgentAudio();
@@ -59,11 +64,16 @@ test("SIGTERM (twice) ends the bridge's calls with their call_concluded, then th
 
 test("SIGTERM (twice) stops the API cleanly with exit code 0", async () => {
   const port = await freePort();
-  const api = spawn("bun", ["src/index.ts"], { env: { ...process.env, PORT: String(port), LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
+  const api = spawn("bun", ["src/index.ts"], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   reapWithParent(api.pid!, "KILL");
   let stderr = "";
   api.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  await new Promise<void>((resolve) => api.stdout!.on("data", (d: Buffer) => d.toString().includes('"api listening"') && resolve()));
+  await new Promise<void>((resolve) =>
+    api.stdout!.on("data", (d: Buffer) => d.toString().includes('"api listening"') && resolve()),
+  );
   expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBeLessThan(500);
   const exited = exitOf(api);
   api.kill("SIGTERM");

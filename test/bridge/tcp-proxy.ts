@@ -16,11 +16,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     ] as const) {
       live.add(a);
       a.on("error", () => b.destroy());
-      a.on("close", () => (live.delete(a), b.destroy()));
+      a.on("close", () => {
+        live.delete(a);
+        b.destroy();
+      });
       a.pipe(b);
     }
   });
-  const dropAll = () => live.forEach((socket) => socket.destroy());
+  const dropAll = () => {
+    for (const socket of live) socket.destroy();
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as { port: number }).port,
@@ -31,7 +36,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore() {
       down = false;
     },
-    close: () => new Promise<void>((resolve) => (dropAll(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        dropAll();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -26,7 +26,12 @@ export class WsCaller {
     readonly sampleRate: number,
   ) {
     ws.binaryType = "nodebuffer";
-    this.closed = new Promise((resolve) => ws.on("close", (code, reason) => (this.stopStreaming(), resolve({ code, reason: reason.toString() }))));
+    this.closed = new Promise((resolve) =>
+      ws.on("close", (code, reason) => {
+        this.stopStreaming();
+        resolve({ code, reason: reason.toString() });
+      }),
+    );
     ws.on("message", (data: Buffer, isBinary) => {
       if (isBinary) this.heard(bytesToPcm(data));
       else {
@@ -34,7 +39,7 @@ export class WsCaller {
         if (event.event === "media") this.heard(muLawDecode(Buffer.from(event.media.payload, "base64")));
         else this.events.push(event);
       }
-      this.waiters.splice(0).forEach((wake) => wake());
+      for (const wake of this.waiters.splice(0)) wake();
     });
   }
 
@@ -84,14 +89,27 @@ export class WsCaller {
    * provider's final comes once the reply has played; other transcripts run ahead of the paced audio).
    */
   async waitForAgentSaid(text: string, quietMs = 300, timeoutMs = 15_000) {
-    await this.waitFor((e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text.startsWith(text), timeoutMs);
-    await this.until(() => this.lastAudioAt > 0 && performance.now() - this.lastAudioAt >= quietMs, timeoutMs, "the agent's speech to end", 50);
+    await this.waitFor(
+      (e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text.startsWith(text),
+      timeoutMs,
+    );
+    await this.until(
+      () => this.lastAudioAt > 0 && performance.now() - this.lastAudioAt >= quietMs,
+      timeoutMs,
+      "the agent's speech to end",
+      50,
+    );
   }
 
   /** Waits for agent audio to start from now on, then to stop for `quietMs`. */
   async waitForAgentAudio(quietMs = 300, timeoutMs = 15_000) {
     const after = performance.now();
-    await this.until(() => this.lastAudioAt > after && performance.now() - this.lastAudioAt >= quietMs, timeoutMs, "agent speech then silence", 50);
+    await this.until(
+      () => this.lastAudioAt > after && performance.now() - this.lastAudioAt >= quietMs,
+      timeoutMs,
+      "agent speech then silence",
+      50,
+    );
   }
 
   heardAudio = () => concatPcm(this.frames);
@@ -109,7 +127,12 @@ export class WsCaller {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     if (this.format === "native") return this.ws.send(pcmToBytes(frame));
     const payload = Buffer.from(muLawEncode(frame)).toString("base64");
-    this.sendJson({ event: "media", sequenceNumber: String(++this.sequence), media: { track: "inbound", chunk: String(this.sequence), timestamp: String(this.sequence * 20), payload }, streamSid: "MZtest" });
+    this.sendJson({
+      event: "media",
+      sequenceNumber: String(++this.sequence),
+      media: { track: "inbound", chunk: String(this.sequence), timestamp: String(this.sequence * 20), payload },
+      streamSid: "MZtest",
+    });
   }
 
   async until<T>(check: () => T | undefined | false, timeoutMs: number, what: string, pollMs?: number): Promise<T> {
@@ -117,10 +140,15 @@ export class WsCaller {
     for (;;) {
       const found = check();
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms; events: ${JSON.stringify(this.events)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${what} within ${timeoutMs} ms; events: ${JSON.stringify(this.events)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs ?? 200);
-        if (!pollMs) this.waiters.push(() => (clearTimeout(timer), resolve()));
+        if (!pollMs)
+          this.waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
       });
     }
   }
@@ -133,25 +161,52 @@ export function dialNative(bridgeUrl: string, query: Record<string, string>, hea
 }
 
 /** Dials as Twilio does and sends `connected` and `start` (with custom parameters, if any). */
-export async function dialTwilio(bridgeUrl: string, query: Record<string, string>, customParameters: Record<string, string> = {}) {
+export async function dialTwilio(
+  bridgeUrl: string,
+  query: Record<string, string>,
+  customParameters: Record<string, string> = {},
+) {
   const caller = await open(new WebSocket(`${bridgeUrl}/v1/twilio?${new URLSearchParams(query)}`), "twilio", 8000);
   caller.sendJson({ event: "connected", protocol: "Call", version: "1.0.0" });
   caller.sendJson({
     event: "start",
     sequenceNumber: "1",
-    start: { accountSid: "ACtest", streamSid: "MZtest", callSid: "CAtest", tracks: ["inbound"], mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 }, customParameters },
+    start: {
+      accountSid: "ACtest",
+      streamSid: "MZtest",
+      callSid: "CAtest",
+      tracks: ["inbound"],
+      mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 },
+      customParameters,
+    },
     streamSid: "MZtest",
   });
   return caller;
 }
 
 /** Dials like a websocket client and returns the HTTP answer when the bridge refuses the upgrade. */
-export function refusal(bridgeUrl: string, path: string, query: Record<string, string>, headers: Record<string, string> = {}) {
+export function refusal(
+  bridgeUrl: string,
+  path: string,
+  query: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   const url = `${bridgeUrl.replace(/^ws/, "http")}${path}?${new URLSearchParams(query)}`;
   const key = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   return new Promise<{ status: number; message: string } | "upgraded">((resolve, reject) => {
-    const req = request(url, { headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": key, ...headers } });
-    req.on("upgrade", (_res, socket) => (socket.destroy(), resolve("upgraded")));
+    const req = request(url, {
+      headers: {
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": key,
+        ...headers,
+      },
+    });
+    req.on("upgrade", (_res, socket) => {
+      socket.destroy();
+      resolve("upgraded");
+    });
     req.on("response", (res) => {
       if (res.statusCode === 101) return void (req.destroy(), resolve("upgraded")); // Bun's client reports an upgrade here
       let body = "";
