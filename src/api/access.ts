@@ -4,7 +4,9 @@ import type { Deps } from "./deps";
 import { notFound } from "../errors";
 import { isUuid } from "../lib/uuid";
 import type { OrgScope, Principal } from "../services/auth";
-import type { Access } from "./resource-routes";
+
+/** Who asks and what they may reach, from the request's headers and path parameters. */
+export type Access<A> = (headers: Record<string, string | undefined>, params: Record<string, string>) => Promise<A>;
 
 /** A path id that is not a UUID names nothing: 404, like any absent resource. */
 export function assertUuid(value: string | undefined, what: string): string {

@@ -2,14 +2,11 @@
 // the service offers it) built from its t models and service functions, so that every resource validates,
 // answers and documents itself the same way. Extra routes (a retry, a recovery) are chained onto the result.
 import { Elysia, t, type Static, type TSchema } from "elysia";
-import { assertUuid } from "./access";
+import { assertUuid, type Access } from "./access";
 import { EmptyEnvelope, Envelope, PagedEnvelope, errorResponses } from "../models/common";
 import { done, ok, paged, type Page } from "../models/envelope";
 
 type Params = Record<string, string>;
-
-/** Who asks and what they may reach; resolved before the body is validated. */
-export type Access<A> = (headers: Record<string, string | undefined>, params: Params) => Promise<A>;
 
 type Service<A, Q, C, U, O, D> = {
   list?: (access: A, params: Params, query: Q) => Promise<Page<O>>;
