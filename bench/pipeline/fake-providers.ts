@@ -11,7 +11,9 @@ import { startFakeElevenLabs } from "../../test/fakes/elevenlabs-server";
 const tagged = Number(process.env.TAGGED_STREAMS ?? 0);
 const plainAnswer = "Sure. Here is a short answer for you, nothing more.";
 
-const stt = await startFakeDeepgram({ transcript: (stream, turn) => (stream < tagged ? `Question s${stream}t${turn}.` : "Tell me more.") });
+const stt = await startFakeDeepgram({
+  transcript: (stream, turn) => (stream < tagged ? `Question s${stream}t${turn}.` : "Tell me more."),
+});
 const tts = await startFakeElevenLabs({ firstAudioDelayMs: Number(process.env.TTS_DELAY_MS ?? 0) });
 const llm = await startFakeChatServer();
 llm.firstTokenDelayMs = Number(process.env.LLM_DELAY_MS ?? 0);
@@ -28,10 +30,26 @@ const timings = () => ({
   ),
   llm: llm.requests
     .filter((r) => r.body?.stream && tagOf(String(r.body.messages.at(-1)?.content ?? "")))
-    .map((r) => ({ tag: tagOf(String(r.body.messages.at(-1).content)), at: r.at, firstContentAt: r.firstContentAt ?? null })),
-  tts: tts.streams.flatMap((s) => s.timings).filter((t) => tagOf(t.text)).map((t) => ({ tag: tagOf(t.text), ...t })),
+    .map((r) => ({
+      tag: tagOf(String(r.body.messages.at(-1).content)),
+      at: r.at,
+      firstContentAt: r.firstContentAt ?? null,
+    })),
+  tts: tts.streams
+    .flatMap((s) => s.timings)
+    .filter((t) => tagOf(t.text))
+    .map((t) => ({ tag: tagOf(t.text), ...t })),
 });
 
-const http = createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(timings())));
+const http = createServer((_req, res) =>
+  res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(timings())),
+);
 await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-console.log(JSON.stringify({ stt: stt.url, tts: tts.url, llm: llm.baseUrl, timings: `http://127.0.0.1:${(http.address() as AddressInfo).port}/` }));
+console.log(
+  JSON.stringify({
+    stt: stt.url,
+    tts: tts.url,
+    llm: llm.baseUrl,
+    timings: `http://127.0.0.1:${(http.address() as AddressInfo).port}/`,
+  }),
+);

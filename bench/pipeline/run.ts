@@ -89,25 +89,55 @@ async function wsHopBaseline(samples: number): Promise<number[]> {
   const sender = await spawnBun("bench/pipeline/hop-sender.ts", { COUNT: String(samples) }, (l) => l.includes('"url"'));
   const hops: number[] = [];
   const ws = new WebSocket(JSON.parse(sender.line).url);
-  await new Promise<void>((resolve) => ws.on("message", (d) => (hops.push(wallClock() - Number(d.toString())), hops.length >= samples && resolve())));
+  await new Promise<void>((resolve) =>
+    ws.on("message", (d) => {
+      hops.push(wallClock() - Number(d.toString()));
+      if (hops.length >= samples) resolve();
+    }),
+  );
   ws.close();
   sender.proc.kill();
   return hops;
 }
 
-const line = (name: string, xs: number[]) => `${name.padEnd(44)} n=${String(xs.length).padStart(3)}  p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms  p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms  max ${pct(xs, 100).toFixed(1).padStart(6)} ms`;
+const line = (name: string, xs: number[]) =>
+  `${name.padEnd(44)} n=${String(xs.length).padStart(3)}  p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms  p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms  max ${pct(xs, 100).toFixed(1).padStart(6)} ms`;
 
 try {
-  say(`scratch database, API, fake providers (LLM ${values["llm-delay"]} ms, TTS ${values["tts-delay"]} ms) and a bridge`);
+  say(
+    `scratch database, API, fake providers (LLM ${values["llm-delay"]} ms, TTS ${values["tts-delay"]} ms) and a bridge`,
+  );
   await migrateDatabase(databaseUrl);
   const api = await startApi(loadConfig(env), { port: 0 });
-  const providers = await spawnBun("bench/pipeline/fake-providers.ts", { TAGGED_STREAMS: String(latencyCalls), LLM_DELAY_MS: values["llm-delay"], TTS_DELAY_MS: values["tts-delay"] }, (l) => l.includes('"timings"'));
+  const providers = await spawnBun(
+    "bench/pipeline/fake-providers.ts",
+    { TAGGED_STREAMS: String(latencyCalls), LLM_DELAY_MS: values["llm-delay"], TTS_DELAY_MS: values["tts-delay"] },
+    (l) => l.includes('"timings"'),
+  );
   const urls = JSON.parse(providers.line);
   const bridgePort = await freePort();
-  const bridge = await spawnBun("src/bridge/main.ts", { BRIDGE_PORT: String(bridgePort), DEEPGRAM_URL: urls.stt, ELEVENLABS_URL: urls.tts, OPENAI_BASE_URL: urls.llm, LOG_LEVEL: "info" }, (l) => l.includes("bridge listening"));
+  const bridge = await spawnBun(
+    "src/bridge/main.ts",
+    {
+      BRIDGE_PORT: String(bridgePort),
+      DEEPGRAM_URL: urls.stt,
+      ELEVENLABS_URL: urls.tts,
+      OPENAI_BASE_URL: urls.llm,
+      LOG_LEVEL: "info",
+    },
+    (l) => l.includes("bridge listening"),
+  );
   const tenant = await createTenant(api.url, "bench");
-  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, { name: "pipeline", type: "pipeline", parameters: { vad: { startDuration: 100, stopDuration: 300 } } });
-  const assistant = await tenant.org.post(`${tenant.P}/assistants`, { name: "bench", systemPromptGreeting: "Hi.", llmAudioContentGenerationStrategyId: strategy.body.data.id });
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
+    name: "pipeline",
+    type: "pipeline",
+    parameters: { vad: { startDuration: 100, stopDuration: 300 } },
+  });
+  const assistant = await tenant.org.post(`${tenant.P}/assistants`, {
+    name: "bench",
+    systemPromptGreeting: "Hi.",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+  });
   const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const question = await speech("Tell me more.", rate);
 
@@ -116,16 +146,21 @@ try {
   const firstFrames: Record<string, number> = {};
   for (let c = 0; c < latencyCalls && turns > 0; c++) {
     const frames = await converse(url, question, turns);
-    frames.forEach((at, t) => (firstFrames[`s${c}t${t}`] = at));
+    for (const [t, at] of frames.entries()) firstFrames[`s${c}t${t}`] = at;
     say(`call ${c + 1}/${latencyCalls} done`);
   }
   await Bun.sleep(500);
   const timings = (await (await fetch(urls.timings)).json()) as any;
   const by = <T extends { tag: string }>(xs: T[]) => new Map(xs.map((x) => [x.tag, x]));
-  const finalizes = by(timings.finalizes), llm = by(timings.llm), tts = by(timings.tts);
-  const a: number[] = [], b: number[] = [], c: number[] = [];
+  const finalizes = by(timings.finalizes),
+    llm = by(timings.llm),
+    tts = by(timings.tts);
+  const a: number[] = [],
+    b: number[] = [],
+    c: number[] = [];
   for (const [tag, request] of llm as Map<string, any>) {
-    const fin: any = finalizes.get(tag), speak: any = tts.get(tag);
+    const fin: any = finalizes.get(tag),
+      speak: any = tts.get(tag);
     if (fin) a.push(request.at - fin.at);
     if (speak && request.firstContentAt) b.push(speak.receivedAt - request.firstContentAt);
     if (speak?.firstAudioAt && firstFrames[tag]) c.push(firstFrames[tag] - speak.firstAudioAt);
@@ -137,7 +172,9 @@ try {
   const pid = bridge.proc.pid!;
   const idleStart = treeCpuSeconds(pid);
   await Bun.sleep(5000);
-  cpuLines.push(`bridge idle (no calls)                       CPU ${(((treeCpuSeconds(pid) - idleStart) / 5) * 100).toFixed(1)}%`);
+  cpuLines.push(
+    `bridge idle (no calls)                       CPU ${(((treeCpuSeconds(pid) - idleStart) / 5) * 100).toFixed(1)}%`,
+  );
   for (const n of steps) {
     const pool = createCallerPool({ url, sampleRate: rate, question, replyFrames: 0 });
     for (let i = 0; i < n; i += 25) await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => pool.dial()));
@@ -147,7 +184,8 @@ try {
     await Bun.sleep(durationS * 1000);
     const elapsed = (performance.now() - startedAt) / 1000;
     const cpu = ((treeCpuSeconds(pid) - start) / elapsed) * 100;
-    const callersCpu = ((process.cpuUsage(othersStart).user + process.cpuUsage(othersStart).system) / 1e6 / elapsed) * 100;
+    const callersCpu =
+      ((process.cpuUsage(othersStart).user + process.cpuUsage(othersStart).system) / 1e6 / elapsed) * 100;
     const result = `N=${String(n).padStart(3)} calls (${pool.active} live, ${pool.stats.bursts} replies heard)  bridge CPU ${cpu.toFixed(0)}%  = ${(cpu / n).toFixed(2)}% of a core per call  (callers' CPU ${callersCpu.toFixed(0)}%)`;
     say(result);
     cpuLines.push(result);

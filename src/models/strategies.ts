@@ -8,10 +8,16 @@ export const pipelineOutputRates = [8000, 16000, 22050, 24000, 44100] as const;
 export const realtimeOutputRates = [8000, 24000] as const;
 
 const unit = (description: string) => t.Optional(t.Number({ minimum: 0, maximum: 1, description }));
-const ms = (description: string) => t.Optional(t.Number({ minimum: 0, maximum: 60_000, description: `${description}, in milliseconds` }));
+const ms = (description: string) =>
+  t.Optional(t.Number({ minimum: 0, maximum: 60_000, description: `${description}, in milliseconds` }));
 const name = (description: string) => t.Optional(t.String({ minLength: 1, maxLength: 100, description }));
 const rate = (rates: readonly number[]) =>
-  t.Optional(t.Union(rates.map((r) => t.Literal(r)), { description: `one of ${rates.join(", ")}` }));
+  t.Optional(
+    t.Union(
+      rates.map((r) => t.Literal(r)),
+      { description: `one of ${rates.join(", ")}` },
+    ),
+  );
 
 // the spec's voice and vad shapes; fields an engine does not use are accepted and documented as unused
 const voice = (speed: { minimum: number; maximum: number }) =>
@@ -53,7 +59,9 @@ export const strategyParameters = {
       voice: voice({ minimum: 0.7, maximum: 1.2 }),
       vad,
       llm: t.Optional(t.Object({ model: name("chat completions model") }, Strict)),
-      stt: t.Optional(t.Object({ model: name("Deepgram model"), language: name("Deepgram language, e.g. en or de") }, Strict)),
+      stt: t.Optional(
+        t.Object({ model: name("Deepgram model"), language: name("Deepgram language, e.g. en or de") }, Strict),
+      ),
     },
     Strict,
   ),
@@ -76,7 +84,9 @@ const write = t.Object(
   {
     name: NonEmpty(),
     type: NonEmpty(64),
-    parameters: t.Record(t.String(), t.Unknown(), { description: `structure depends on type (${strategyTypes.join(", ")}); see docs/voice.md` }),
+    parameters: t.Record(t.String(), t.Unknown(), {
+      description: `structure depends on type (${strategyTypes.join(", ")}); see docs/voice.md`,
+    }),
   },
   Strict,
 );
@@ -84,13 +94,20 @@ const write = t.Object(
 export const StrategyModel = {
   create: write,
   update: write,
-  out: t.Object({ id: Uuid, name: t.String(), type: t.String(), organizationId: Uuid, parameters: t.Record(t.String(), t.Unknown()) }),
+  out: t.Object({
+    id: Uuid,
+    name: t.String(),
+    type: t.String(),
+    organizationId: Uuid,
+    parameters: t.Record(t.String(), t.Unknown()),
+  }),
 };
 export type StrategyInput = typeof write.static;
 
 /** What is wrong with a strategy: an unknown type, or parameters its engine does not accept (every field named). */
 export function strategyErrors(input: StrategyInput): FieldError[] {
-  if (!Object.hasOwn(strategyParameters, input.type)) return [{ field: "type", message: `unknown strategy type; known types: ${strategyTypes.join(", ")}` }];
+  if (!Object.hasOwn(strategyParameters, input.type))
+    return [{ field: "type", message: `unknown strategy type; known types: ${strategyTypes.join(", ")}` }];
   const schema = strategyParameters[input.type as keyof typeof strategyParameters];
   const errors: FieldError[] = [];
   for (const issue of Value.Errors(schema, input.parameters)) {

@@ -8,7 +8,18 @@ const defaultTranscriptionModel = "whisper-1";
 
 // Voices the Realtime API accepts; anything else (an ElevenLabs id, say) would make it refuse the
 // whole session.update, so only these are passed on.
-const providerVoices = new Set(["alloy", "ash", "ballad", "coral", "echo", "sage", "shimmer", "verse", "marin", "cedar"]);
+const providerVoices = new Set([
+  "alloy",
+  "ash",
+  "ballad",
+  "coral",
+  "echo",
+  "sage",
+  "shimmer",
+  "verse",
+  "marin",
+  "cedar",
+]);
 
 type Parameters = Record<string, unknown>;
 
@@ -45,7 +56,12 @@ function voiceSettings(voice: Parameters) {
 }
 
 const sessionTools = (tools: VoiceTool[]) =>
-  [...tools, endCallTool].map((t) => ({ type: "function", name: t.name, description: t.description ?? "", parameters: t.parameters }));
+  [...tools, endCallTool].map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description ?? "",
+    parameters: t.parameters,
+  }));
 
 export type RealtimeAudioFormat = "pcm16" | "g711_ulaw";
 
@@ -53,7 +69,10 @@ export type RealtimeAudioFormat = "pcm16" | "g711_ulaw";
  * 8 kHz calls talk G.711 mu-law with the provider (what a phone line carries: no resampling); others
  * pcm16 at 24 kHz. outputSampleRate, when set, picks the output: 8000 is g711_ulaw, 24000 pcm16.
  */
-export function audioFormats(parameters: Parameters, callRate: number): { input: RealtimeAudioFormat; output: RealtimeAudioFormat } {
+export function audioFormats(
+  parameters: Parameters,
+  callRate: number,
+): { input: RealtimeAudioFormat; output: RealtimeAudioFormat } {
   const input = callRate === 8000 ? "g711_ulaw" : "pcm16";
   const rate = num(parameters.outputSampleRate);
   return { input, output: rate === 8000 ? "g711_ulaw" : rate === providerSampleRate ? "pcm16" : input };
@@ -61,7 +80,10 @@ export function audioFormats(parameters: Parameters, callRate: number): { input:
 
 export const formatRate = (format: RealtimeAudioFormat) => (format === "g711_ulaw" ? 8000 : providerSampleRate);
 
-export function buildSessionConfig(parameters: Parameters, options: { instructions: string; tools: VoiceTool[]; sampleRate: number }) {
+export function buildSessionConfig(
+  parameters: Parameters,
+  options: { instructions: string; tools: VoiceTool[]; sampleRate: number },
+) {
   const temperature = num(parameters.temperature);
   const formats = audioFormats(parameters, options.sampleRate);
   return {
@@ -82,7 +104,9 @@ export function buildSessionConfig(parameters: Parameters, options: { instructio
 /** The response.create that makes the agent open the call with the greeting, word for word. */
 export const greetingResponse = (greeting: string) => ({
   type: "response.create",
-  response: { instructions: `Greet the caller by saying exactly the following, word for word, and nothing else: ${greeting}` },
+  response: {
+    instructions: `Greet the caller by saying exactly the following, word for word, and nothing else: ${greeting}`,
+  },
 });
 
 /** The operator's endpoint (OPENAI_REALTIME_URL) with the strategy's model: a strategy never picks where the key goes. */

@@ -7,9 +7,21 @@ import { wallClock } from "./wall-clock";
 
 export type ChatMode = "ok" | "error" | "not-json" | "hang";
 /** `at`: arrival; `firstContentAt`: when the first text chunk of a streamed reply went out (wallClock). */
-export type ChatRequest = { path: string; headers: IncomingHttpHeaders; body: any; at: number; firstContentAt?: number };
+export type ChatRequest = {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: any;
+  at: number;
+  firstContentAt?: number;
+};
 export type StreamedReply = { text?: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
-type ChatMessage = { role: string; content?: string | null; name?: string; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] };
+type ChatMessage = {
+  role: string;
+  content?: string | null;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string } }[];
+};
 
 /**
  * The default streamed script: after tool results it quotes them ("name: output; ..."), otherwise it
@@ -48,16 +60,37 @@ export type FakeChatServer = {
   close(): Promise<void>;
 };
 
-export async function startFakeChatServer(summary = { shortSummary: "Caller asked about opening hours.", summary: "The caller asked when the shop opens; the assistant said 9 am to 5 pm." }): Promise<FakeChatServer> {
-  const fake: FakeChatServer = { baseUrl: "", requests: [], mode: "ok", summary, reply: scriptedReplies([]), firstTokenDelayMs: 0, chunkChars: 4, close: async () => {} };
+export async function startFakeChatServer(
+  summary = {
+    shortSummary: "Caller asked about opening hours.",
+    summary: "The caller asked when the shop opens; the assistant said 9 am to 5 pm.",
+  },
+): Promise<FakeChatServer> {
+  const fake: FakeChatServer = {
+    baseUrl: "",
+    requests: [],
+    mode: "ok",
+    summary,
+    reply: scriptedReplies([]),
+    firstTokenDelayMs: 0,
+    chunkChars: 4,
+    close: async () => {},
+  };
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk) => (raw += chunk));
     req.on("end", () => {
-      fake.requests.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(raw || "null"), at: wallClock() });
+      fake.requests.push({
+        path: req.url ?? "",
+        headers: req.headers,
+        body: JSON.parse(raw || "null"),
+        at: wallClock(),
+      });
       if (fake.mode === "hang") return; // never answers; the client must time out
       if (req.url !== "/v1/chat/completions" || fake.mode === "error") {
-        return res.writeHead(fake.mode === "error" ? 500 : 404, { "Content-Type": "application/json" }).end('{"error":{"message":"boom"}}');
+        return res
+          .writeHead(fake.mode === "error" ? 500 : 404, { "Content-Type": "application/json" })
+          .end('{"error":{"message":"boom"}}');
       }
       const request = fake.requests.at(-1)!;
       if (request.body?.stream === true) return void streamReply(res, fake.reply(request.body), request, fake);
@@ -97,7 +130,8 @@ async function streamReply(res: ServerResponse, reply: StreamedReply, request: C
   res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
   const body = request.body;
   const model = String(body.model ?? "fake");
-  const send = (data: object | string) => res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+  const send = (data: object | string) =>
+    res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
   if (fake.firstTokenDelayMs) await Bun.sleep(fake.firstTokenDelayMs);
   send(chunkOf(model, { role: "assistant", content: "" }));
   for (const piece of pieces(reply.text ?? "", fake.chunkChars)) {
@@ -108,11 +142,15 @@ async function streamReply(res: ServerResponse, reply: StreamedReply, request: C
   }
   (reply.toolCalls ?? []).forEach((call, index) => {
     const id = `call_fake${index}_${Math.random().toString(36).slice(2, 8)}`;
-    send(chunkOf(model, { tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] }));
-    for (const piece of pieces(JSON.stringify(call.arguments), 5)) send(chunkOf(model, { tool_calls: [{ index, function: { arguments: piece } }] }));
+    send(
+      chunkOf(model, { tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] }),
+    );
+    for (const piece of pieces(JSON.stringify(call.arguments), 5))
+      send(chunkOf(model, { tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   send(chunkOf(model, {}, reply.toolCalls?.length ? "tool_calls" : "stop"));
-  if (body.stream_options?.include_usage) send({ ...chunkOf(model, {}), choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+  if (body.stream_options?.include_usage)
+    send({ ...chunkOf(model, {}), choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
   send("[DONE]");
   res.end();
 }

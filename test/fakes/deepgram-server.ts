@@ -42,7 +42,9 @@ export class FakeDeepgramStream {
     private readonly stalled: boolean,
   ) {
     this.query = new URL(request.url, "ws://x").searchParams;
-    ws.on("message", (data: Buffer, isBinary) => (isBinary ? this.onAudio(data) : this.onControl(JSON.parse(data.toString()))));
+    ws.on("message", (data: Buffer, isBinary) =>
+      isBinary ? this.onAudio(data) : this.onControl(JSON.parse(data.toString())),
+    );
     ws.on("close", () => (this.closedByClient = true));
   }
 
@@ -96,13 +98,25 @@ export class FakeDeepgramStream {
       speech_final: true,
       ...(fromFinalize && { from_finalize: true }),
       channel: {
-        alternatives: [{
-          transcript,
-          confidence: transcript ? 0.98 : 0,
-          words: words.map((w, i) => ({ word: w.toLowerCase().replace(/[^a-z0-9']/g, ""), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })),
-        }],
+        alternatives: [
+          {
+            transcript,
+            confidence: transcript ? 0.98 : 0,
+            words: words.map((w, i) => ({
+              word: w.toLowerCase().replace(/[^a-z0-9']/g, ""),
+              start: i * 0.3,
+              end: i * 0.3 + 0.25,
+              confidence: 0.98,
+              punctuated_word: w,
+            })),
+          },
+        ],
       },
-      metadata: { request_id: "fake-request", model_info: { name: "fake", version: "1", arch: "fake" }, model_uuid: "fake" },
+      metadata: {
+        request_id: "fake-request",
+        model_info: { name: "fake", version: "1", arch: "fake" },
+        model_uuid: "fake",
+      },
     });
   }
 
@@ -132,7 +146,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
     streams: [],
     mode: "ok",
     transcripts: [...(options.transcripts ?? [])],
-    nextStream: () => (taken < fake.streams.length ? Promise.resolve(fake.streams[taken++]!) : new Promise((r) => waiting.push(r))),
+    nextStream: () =>
+      taken < fake.streams.length ? Promise.resolve(fake.streams[taken++]!) : new Promise((r) => waiting.push(r)),
     close: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise((resolve) => wss.close(resolve));
@@ -143,14 +158,22 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
   http.on("upgrade", (req, socket, head) => {
     const authorized = !options.apiKey || req.headers.authorization === `Token ${options.apiKey}`;
     if (fake.mode === "refuse" || !authorized || !req.url?.startsWith("/v1/listen")) {
-      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"err_code\":\"INVALID_AUTH\"}");
+      socket.end(
+        'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"err_code":"INVALID_AUTH"}',
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const index = fake.streams.length;
       let turn = 0;
       const next = () => (options.transcript ? options.transcript(index, turn++) : (fake.transcripts.shift() ?? ""));
-      const stream = new FakeDeepgramStream(ws, { url: req.url ?? "/", headers: req.headers }, next, options, fake.mode === "stall");
+      const stream = new FakeDeepgramStream(
+        ws,
+        { url: req.url ?? "/", headers: req.headers },
+        next,
+        options,
+        fake.mode === "stall",
+      );
       fake.streams.push(stream);
       const waiter = waiting.shift();
       if (waiter) {

@@ -26,7 +26,9 @@ export type TtsTiming = { text: string; receivedAt: number; firstAudioAt: number
 
 const formats: Record<string, { rate: number; encode: (pcm: Int16Array) => Uint8Array }> = {
   ulaw_8000: { rate: 8000, encode: muLawEncode },
-  ...Object.fromEntries([8000, 16000, 22050, 24000, 44100].map((rate) => [`pcm_${rate}`, { rate, encode: pcmToBytes }])),
+  ...Object.fromEntries(
+    [8000, 16000, 22050, 24000, 44100].map((rate) => [`pcm_${rate}`, { rate, encode: pcmToBytes }]),
+  ),
 };
 
 export class FakeElevenLabsStream {
@@ -98,13 +100,20 @@ export class FakeElevenLabsStream {
         const chunkStartMs = (start * 1000) / format.rate;
         const chunkEndMs = ((start + samples.length) * 1000) / format.rate;
         // the characters whose (evenly spread) start falls in this chunk, timed from the chunk's start
-        const chars = [...text].map((c, i) => ({ c, at: i * msPerChar })).filter((x) => x.at >= chunkStartMs && x.at < chunkEndMs);
+        const chars = [...text]
+          .map((c, i) => ({ c, at: i * msPerChar }))
+          .filter((x) => x.at >= chunkStartMs && x.at < chunkEndMs);
         const alignment = {
           chars: chars.map((x) => x.c),
           charStartTimesMs: chars.map((x) => Math.round(x.at - chunkStartMs)),
           charsDurationsMs: chars.map(() => Math.round(msPerChar)),
         };
-        this.send({ audio: Buffer.from(format.encode(samples)).toString("base64"), isFinal: false, normalizedAlignment: alignment, alignment });
+        this.send({
+          audio: Buffer.from(format.encode(samples)).toString("base64"),
+          isFinal: false,
+          normalizedAlignment: alignment,
+          alignment,
+        });
       }
     });
   }
@@ -141,11 +150,15 @@ export async function startFakeElevenLabs(options: FakeElevenLabsOptions = {}): 
     const authorized = !options.apiKey || req.headers["xi-api-key"] === options.apiKey;
     const path = /^\/v1\/text-to-speech\/[^/]+\/stream-input(\?|$)/.test(req.url ?? "");
     if (fake.mode === "refuse" || !authorized || !path) {
-      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"detail\":{\"status\":\"invalid_api_key\"}}");
+      socket.end(
+        'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"detail":{"status":"invalid_api_key"}}',
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      fake.streams.push(new FakeElevenLabsStream(ws, { url: req.url ?? "/", headers: req.headers }, options, fake.mode === "stall"));
+      fake.streams.push(
+        new FakeElevenLabsStream(ws, { url: req.url ?? "/", headers: req.headers }, options, fake.mode === "stall"),
+      );
     });
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));

@@ -39,9 +39,20 @@ export class FakeRealtimeSession {
   readonly toolOutputs: ToolOutput[] = [];
   audioBytesReceived = 0;
   session: Record<string, any> = {
-    id: newId("sess"), object: "realtime.session", model: "fake", modalities: ["text", "audio"], voice: "alloy",
-    input_audio_format: "pcm16", output_audio_format: "pcm16",
-    turn_detection: { type: "server_vad", threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500, create_response: true },
+    id: newId("sess"),
+    object: "realtime.session",
+    model: "fake",
+    modalities: ["text", "audio"],
+    voice: "alloy",
+    input_audio_format: "pcm16",
+    output_audio_format: "pcm16",
+    turn_detection: {
+      type: "server_vad",
+      threshold: 0.5,
+      prefix_padding_ms: 300,
+      silence_duration_ms: 500,
+      create_response: true,
+    },
   };
   private turn = 0;
   private buffered = 0; // samples in the input buffer since the last commit
@@ -92,7 +103,9 @@ export class FakeRealtimeSession {
   }
 
   private record(event: ClientEvent) {
-    this.received.push(event.type === "input_audio_buffer.append" ? { type: event.type, bytes: event.audio.length * 0.75 } : event);
+    this.received.push(
+      event.type === "input_audio_buffer.append" ? { type: event.type, bytes: event.audio.length * 0.75 } : event,
+    );
     if (this.waiters.length) this.wake();
   }
 
@@ -103,7 +116,11 @@ export class FakeRealtimeSession {
         this.session = { ...this.session, ...event.session };
         return this.send({ type: "session.updated", session: this.session });
       case "input_audio_buffer.append":
-        return this.onAudio(this.session.input_audio_format === "g711_ulaw" ? muLawDecode(Buffer.from(event.audio, "base64")) : base64ToPcm(event.audio));
+        return this.onAudio(
+          this.session.input_audio_format === "g711_ulaw"
+            ? muLawDecode(Buffer.from(event.audio, "base64"))
+            : base64ToPcm(event.audio),
+        );
       case "input_audio_buffer.commit":
         if (this.buffered === 0) return this.error("input_audio_buffer_commit_empty", "buffer is empty");
         return this.commit(false);
@@ -118,7 +135,12 @@ export class FakeRealtimeSession {
         if (this.active) this.active.cancelled = true;
         return;
       case "conversation.item.truncate":
-        return this.send({ type: "conversation.item.truncated", item_id: event.item_id, content_index: event.content_index, audio_end_ms: event.audio_end_ms });
+        return this.send({
+          type: "conversation.item.truncated",
+          item_id: event.item_id,
+          content_index: event.content_index,
+          audio_end_ms: event.audio_end_ms,
+        });
       default:
         return this.error("invalid_event", `unknown event type ${event.type}`);
     }
@@ -129,10 +151,17 @@ export class FakeRealtimeSession {
     this.buffered += samples.length;
     const settings = this.session.turn_detection;
     // the input rate follows the format: G.711 is 8 kHz, pcm16 24 kHz
-    this.vad ??= new EnergyVad(this.session.input_audio_format === "g711_ulaw" ? 8000 : 24_000, this.options.speechThreshold ?? 500);
+    this.vad ??= new EnergyVad(
+      this.session.input_audio_format === "g711_ulaw" ? 8000 : 24_000,
+      this.options.speechThreshold ?? 500,
+    );
     const change = settings ? this.vad.feed(samples, settings) : null;
     if (change?.type === "speech_started") {
-      this.send({ type: "input_audio_buffer.speech_started", audio_start_ms: change.audioStartMs, item_id: this.itemId });
+      this.send({
+        type: "input_audio_buffer.speech_started",
+        audio_start_ms: change.audioStartMs,
+        item_id: this.itemId,
+      });
       if (this.active && settings.interrupt_response !== false) this.active.cancelled = true;
     } else if (change?.type === "speech_stopped") {
       this.send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: change.audioEndMs, item_id: this.itemId });
@@ -141,14 +170,26 @@ export class FakeRealtimeSession {
   }
 
   private commit(respond: boolean) {
-    const item = { id: this.itemId, object: "realtime.item", type: "message", role: "user", status: "completed", content: [{ type: "input_audio", transcript: null }] };
+    const item = {
+      id: this.itemId,
+      object: "realtime.item",
+      type: "message",
+      role: "user",
+      status: "completed",
+      content: [{ type: "input_audio", transcript: null }],
+    };
     this.buffered = 0;
     this.itemId = newId("item");
     this.send({ type: "input_audio_buffer.committed", previous_item_id: null, item_id: item.id });
     this.send({ type: "conversation.item.created", previous_item_id: null, item });
     const turn = this.options.turns?.[this.turn];
     const transcript = turn?.userSays ?? "";
-    this.send({ type: "conversation.item.input_audio_transcription.completed", item_id: item.id, content_index: 0, transcript });
+    this.send({
+      type: "conversation.item.input_audio_transcription.completed",
+      item_id: item.id,
+      content_index: 0,
+      transcript,
+    });
     if (respond) this.respond(this.takeTurnReply(transcript));
   }
 
@@ -161,7 +202,11 @@ export class FakeRealtimeSession {
     } else if (item.type === "message" && item.role === "user") {
       this.pendingUserText = (item.content ?? []).map((c: any) => c.text ?? "").join(" ");
     }
-    this.send({ type: "conversation.item.created", previous_item_id: null, item: { ...item, id, object: "realtime.item", status: "completed" } });
+    this.send({
+      type: "conversation.item.created",
+      previous_item_id: null,
+      item: { ...item, id, object: "realtime.item", status: "completed" },
+    });
   }
 
   private onResponseCreate(response: Record<string, any>) {
@@ -190,7 +235,11 @@ export class FakeRealtimeSession {
     if (this.active) this.active.cancelled = true; // one response at a time, as the provider does
     const stream: ResponseStream = { id: newId("resp"), cancelled: false, calls: this.calls };
     this.active = stream;
-    const pacing = { realtime: this.options.realtime ?? false, chunkMs: this.options.chunkMs ?? 100, format: this.session.output_audio_format };
+    const pacing = {
+      realtime: this.options.realtime ?? false,
+      chunkMs: this.options.chunkMs ?? 100,
+      format: this.session.output_audio_format,
+    };
     void streamResponse((e) => this.send(e), stream, reply, this.options.naming ?? "beta", pacing).finally(() => {
       if (this.active === stream) this.active = null;
     });
@@ -228,7 +277,10 @@ let models = 0;
 export async function startFakeRealtimeHub(): Promise<FakeRealtimeHub> {
   const http = createServer((_req, res) => res.writeHead(426).end());
   const wss = new WebSocketServer({ server: http });
-  const endpoints = new Map<string, (ws: WebSocket, request: { url: string; headers: IncomingMessage["headers"] }) => void>();
+  const endpoints = new Map<
+    string,
+    (ws: WebSocket, request: { url: string; headers: IncomingMessage["headers"] }) => void
+  >();
   let url = "";
   wss.on("connection", (ws, req) => {
     const request = { url: req.url ?? "/", headers: req.headers };
@@ -258,7 +310,8 @@ export async function startFakeRealtimeHub(): Promise<FakeRealtimeHub> {
         url,
         model,
         sessions,
-        nextSession: () => (taken < sessions.length ? Promise.resolve(sessions[taken++]!) : new Promise((r) => waiting.push(r))),
+        nextSession: () =>
+          taken < sessions.length ? Promise.resolve(sessions[taken++]!) : new Promise((r) => waiting.push(r)),
         close: async () => {
           endpoints.delete(model);
           for (const session of sessions) session.ws.terminate();

@@ -45,7 +45,14 @@ export function toneFor(text: string): Int16Array {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function streamSpeech(emit: Emit, stream: ResponseStream, reply: FakeReply, index: number, naming: EventNaming, pacing: Pacing) {
+async function streamSpeech(
+  emit: Emit,
+  stream: ResponseStream,
+  reply: FakeReply,
+  index: number,
+  naming: EventNaming,
+  pacing: Pacing,
+) {
   const text = reply.text ?? "";
   const audio = reply.audio ?? toneFor(text);
   const itemId = newId("item");
@@ -54,7 +61,14 @@ async function streamSpeech(emit: Emit, stream: ResponseStream, reply: FakeReply
       ? { audio: "response.output_audio", transcript: "response.output_audio_transcript" }
       : { audio: "response.audio", transcript: "response.audio_transcript" };
   const ids = { response_id: stream.id, item_id: itemId, output_index: index, content_index: 0 };
-  const item = { id: itemId, object: "realtime.item", type: "message", role: "assistant", status: "in_progress", content: [] };
+  const item = {
+    id: itemId,
+    object: "realtime.item",
+    type: "message",
+    role: "assistant",
+    status: "in_progress",
+    content: [],
+  };
   emit({ type: "response.output_item.added", response_id: stream.id, output_index: index, item });
   emit({ type: "conversation.item.created", previous_item_id: null, item });
   emit({ type: "response.content_part.added", ...ids, part: { type: "audio", transcript: "" } });
@@ -63,9 +77,16 @@ async function streamSpeech(emit: Emit, stream: ResponseStream, reply: FakeReply
   const chunks = Math.max(1, Math.ceil(audio.length / chunk));
   for (let c = 0; c < chunks && !stream.cancelled; c++) {
     // transcript words spread over the audio chunks, as the provider interleaves them
-    const wordsNow = words.slice(Math.floor((c * words.length) / chunks), Math.floor(((c + 1) * words.length) / chunks));
+    const wordsNow = words.slice(
+      Math.floor((c * words.length) / chunks),
+      Math.floor(((c + 1) * words.length) / chunks),
+    );
     if (wordsNow.length) emit({ type: `${names.transcript}.delta`, ...ids, delta: wordsNow.join("") });
-    emit({ type: `${names.audio}.delta`, ...ids, delta: encodeOutput(audio.subarray(c * chunk, (c + 1) * chunk), pacing.format) });
+    emit({
+      type: `${names.audio}.delta`,
+      ...ids,
+      delta: encodeOutput(audio.subarray(c * chunk, (c + 1) * chunk), pacing.format),
+    });
     if (pacing.realtime) await sleep(pacing.chunkMs);
   }
   if (stream.cancelled) return { ...item, status: "incomplete" };
@@ -80,7 +101,15 @@ async function streamSpeech(emit: Emit, stream: ResponseStream, reply: FakeReply
 function streamCall(emit: Emit, stream: ResponseStream, call: FakeToolCall, index: number) {
   const callId = newId("call");
   const args = JSON.stringify(call.arguments);
-  const item = { id: newId("item"), object: "realtime.item", type: "function_call", status: "in_progress", call_id: callId, name: call.name, arguments: "" };
+  const item = {
+    id: newId("item"),
+    object: "realtime.item",
+    type: "function_call",
+    status: "in_progress",
+    call_id: callId,
+    name: call.name,
+    arguments: "",
+  };
   const ids = { response_id: stream.id, item_id: item.id, output_index: index, call_id: callId };
   emit({ type: "response.output_item.added", response_id: stream.id, output_index: index, item });
   emit({ type: "conversation.item.created", previous_item_id: null, item });
@@ -93,14 +122,35 @@ function streamCall(emit: Emit, stream: ResponseStream, call: FakeToolCall, inde
 }
 
 /** Plays the whole response; a cancel (barge-in, response.cancel) stops it with status "cancelled". */
-export async function streamResponse(emit: Emit, stream: ResponseStream, reply: FakeReply, naming: EventNaming, pacing: Pacing) {
-  const response = { id: stream.id, object: "realtime.response", status: "in_progress", status_details: null, output: [] as unknown[], usage: null };
+export async function streamResponse(
+  emit: Emit,
+  stream: ResponseStream,
+  reply: FakeReply,
+  naming: EventNaming,
+  pacing: Pacing,
+) {
+  const response = {
+    id: stream.id,
+    object: "realtime.response",
+    status: "in_progress",
+    status_details: null,
+    output: [] as unknown[],
+    usage: null,
+  };
   emit({ type: "response.created", response });
-  if (reply.text !== undefined || reply.audio) response.output.push(await streamSpeech(emit, stream, reply, 0, naming, pacing));
+  if (reply.text !== undefined || reply.audio)
+    response.output.push(await streamSpeech(emit, stream, reply, 0, naming, pacing));
   for (const call of reply.toolCalls ?? []) {
     if (stream.cancelled) break;
     response.output.push(streamCall(emit, stream, call, response.output.length));
   }
   const status = stream.cancelled ? "cancelled" : "completed";
-  emit({ type: "response.done", response: { ...response, status, status_details: stream.cancelled ? { type: "cancelled", reason: "turn_detected" } : null } });
+  emit({
+    type: "response.done",
+    response: {
+      ...response,
+      status,
+      status_details: stream.cancelled ? { type: "cancelled", reason: "turn_detected" } : null,
+    },
+  });
 }

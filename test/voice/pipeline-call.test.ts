@@ -24,7 +24,10 @@ beforeAll(async () => {
   [stt, tts, tools, worker] = await Promise.all([
     startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY }),
     startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY }),
-    startReceiver((req) => ({ status: 200, body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.` })),
+    startReceiver((req) => ({
+      status: 200,
+      body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.`,
+    })),
     startWorker({ address, backoffBaseMs: 1_000 }),
   ]);
   world = await startWorld({ ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url, TOOL_TIMEOUT_MS: "3000" });
@@ -36,15 +39,27 @@ afterAll(async () => {
 
 async function pipelineAssistant(greeting: string, parameters: Record<string, unknown> = {}) {
   const { org, P } = world.tenant;
-  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "pipeline", type: "pipeline", parameters: { vad: { startDuration: 64, stopDuration: 300 }, ...parameters } });
+  const strategy = await org.post(`${P}/llm-generation-strategies`, {
+    name: "pipeline",
+    type: "pipeline",
+    parameters: { vad: { startDuration: 64, stopDuration: 300 }, ...parameters },
+  });
   expect(strategy.status).toBe(201);
   const created = await org.post(`${P}/assistants`, {
     name: "pipeline desk",
     systemPrompt: "You are the Acme front desk.",
     systemPromptGreeting: greeting,
     llmAudioContentGenerationStrategyId: strategy.body.data.id,
-    extensions: [{ type: "tool_webhook", parameters: { name: "lookup_order", serverUrl: `${tools.url}/orders`, schema: toolSchema("lookup_order") } }],
-    callEventHooks: ["call_started", "call_concluded"].map((type) => ({ type, parameters: { url: `${world.hooks.url}/hooks` } })),
+    extensions: [
+      {
+        type: "tool_webhook",
+        parameters: { name: "lookup_order", serverUrl: `${tools.url}/orders`, schema: toolSchema("lookup_order") },
+      },
+    ],
+    callEventHooks: ["call_started", "call_concluded"].map((type) => ({
+      type,
+      parameters: { url: `${world.hooks.url}/hooks` },
+    })),
   });
   expect(created.status).toBe(201);
   return created.body.data.id as string;
@@ -53,7 +68,8 @@ async function pipelineAssistant(greeting: string, parameters: Record<string, un
 /** Where the voice starts in espeak's output, in ms. */
 function onsetMs(samples: Int16Array, rate: number) {
   const frame = rate / 100;
-  for (let i = 0; i + frame <= samples.length; i += frame) if (rms(samples.subarray(i, i + frame)) > 300) return (i * 1000) / rate;
+  for (let i = 0; i + frame <= samples.length; i += frame)
+    if (rms(samples.subarray(i, i + frame)) > 300) return (i * 1000) / rate;
   return 0;
 }
 
@@ -65,7 +81,11 @@ describe("a pipeline call", () => {
       { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "done" } }] },
     ]);
     const assistantId = await pipelineAssistant("Hello, Acme here.");
-    const caller = await dialNative(world.bridge.url, { assistantId, sampleRate: "16000", token: world.tenant.orgToken });
+    const caller = await dialNative(world.bridge.url, {
+      assistantId,
+      sampleRate: "16000",
+      token: world.tenant.orgToken,
+    });
     const ready = await caller.waitFor((e) => e.type === "ready");
     caller.startStreaming();
     // the pipeline sends an utterance's final transcript once its audio has played
@@ -84,8 +104,20 @@ describe("a pipeline call", () => {
       { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
       { type: "text", role: "USER", text: "Where is my order 42?" },
       { type: "text", role: "ASSISTANT", text: "Let me check." },
-      { type: "tool_call", role: "TOOL_CALL", callId: toolCallId, toolName: "lookup_order", parameters: { orderId: "42" } },
-      { type: "tool_result", role: "TOOL_CALL_RESULT", callId: toolCallId, toolName: "lookup_order", text: "Order 42 ships tomorrow." },
+      {
+        type: "tool_call",
+        role: "TOOL_CALL",
+        callId: toolCallId,
+        toolName: "lookup_order",
+        parameters: { orderId: "42" },
+      },
+      {
+        type: "tool_result",
+        role: "TOOL_CALL_RESULT",
+        callId: toolCallId,
+        toolName: "lookup_order",
+        text: "Order 42 ships tomorrow.",
+      },
       { type: "text", role: "ASSISTANT", text: "lookup_order: Order 42 ships tomorrow." },
       { type: "text", role: "USER", text: "Thanks, bye." },
       { type: "text", role: "ASSISTANT", text: "Goodbye!" },
@@ -102,7 +134,8 @@ describe("a pipeline call", () => {
   // the 200 ms bound is checked on the stream's clock in pipeline-session.test.ts; here wall time is
   // only bounded loosely, since the machine's load adds to it
   test("Twilio (mu-law end to end): the caller cuts in; the agent's audio stops; the message is what was heard", async () => {
-    const greeting = "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
+    const greeting =
+      "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
     stt.transcripts.push("Stop please.");
     world.chat.reply = scriptedReplies([{ text: "Sure.", toolCalls: [{ name: "end_call", arguments: {} }] }]);
     const assistantId = await pipelineAssistant(greeting);
@@ -144,7 +177,11 @@ describe("providers failing", () => {
     stt.mode = "refuse";
     try {
       const assistantId = await pipelineAssistant("Hello.");
-      const caller = await dialNative(world.bridge.url, { assistantId, sampleRate: "8000", token: world.tenant.orgToken });
+      const caller = await dialNative(world.bridge.url, {
+        assistantId,
+        sampleRate: "8000",
+        token: world.tenant.orgToken,
+      });
       caller.startStreaming();
       await caller.closed;
       const ended = caller.events.at(-1);
@@ -161,7 +198,11 @@ describe("providers failing", () => {
 
   test("STT dropping mid-call ends the call cleanly, failed with the reason", async () => {
     const assistantId = await pipelineAssistant("Hello there.");
-    const caller = await dialNative(world.bridge.url, { assistantId, sampleRate: "8000", token: world.tenant.orgToken });
+    const caller = await dialNative(world.bridge.url, {
+      assistantId,
+      sampleRate: "8000",
+      token: world.tenant.orgToken,
+    });
     const ready = await caller.waitFor((e) => e.type === "ready");
     caller.startStreaming();
     await caller.until(() => caller.frames.length >= 10, 10_000, "greeting audio");
@@ -177,7 +218,10 @@ describe("providers failing", () => {
 
 /** The agent's final transcript starting with `text`: sent once that utterance has played. */
 function agentSaid(caller: Awaited<ReturnType<typeof dialNative>>, text: string) {
-  return caller.waitFor((e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text.startsWith(text), 15_000);
+  return caller.waitFor(
+    (e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text.startsWith(text),
+    15_000,
+  );
 }
 
 async function lastCallId(): Promise<string> {

@@ -4,11 +4,20 @@ import { concatPcm } from "../../src/audio/pcm";
 import { loadConfig } from "../../src/config";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
 import type { VoiceSession, VoiceTool } from "../../src/voice/engine";
-import { type FakeChatServer, scriptedReplies, type StreamedReply, startFakeChatServer } from "../fakes/chat-completions-server";
+import {
+  type FakeChatServer,
+  scriptedReplies,
+  type StreamedReply,
+  startFakeChatServer,
+} from "../fakes/chat-completions-server";
 import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
 import { type FakeElevenLabsServer, type FakeElevenLabsOptions, startFakeElevenLabs } from "../fakes/elevenlabs-server";
 
-export const keys = { DEEPGRAM_API_KEY: "dg-test-key", ELEVENLABS_API_KEY: "xi-test-key", OPENAI_API_KEY: "sk-test-key" };
+export const keys = {
+  DEEPGRAM_API_KEY: "dg-test-key",
+  ELEVENLABS_API_KEY: "xi-test-key",
+  OPENAI_API_KEY: "sk-test-key",
+};
 
 export type PipelineFakes = {
   stt: FakeDeepgramServer;
@@ -30,7 +39,13 @@ export async function startPipelineFakes(ttsOptions: FakeElevenLabsOptions = {})
     stt,
     tts,
     llm,
-    env: { ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url, OPENAI_BASE_URL: llm.baseUrl, PIPELINE_LLM_MODEL: "gpt-test-mini" },
+    env: {
+      ...keys,
+      DEEPGRAM_URL: stt.url,
+      ELEVENLABS_URL: tts.url,
+      OPENAI_BASE_URL: llm.baseUrl,
+      PIPELINE_LLM_MODEL: "gpt-test-mini",
+    },
     script(turns) {
       stt.transcripts.splice(0, stt.transcripts.length, ...turns.map((t) => t.userSays)); // a test's script replaces the last one's
       llm.reply = scriptedReplies(turns.map((t) => t.reply));
@@ -47,10 +62,20 @@ export const weatherTool: VoiceTool = {
 
 export type SessionOptions = { greeting?: string; sampleRate?: number; env?: Record<string, string> };
 
-export async function connectPipelineSession(fakes: PipelineFakes, parameters: Record<string, unknown> = {}, options: SessionOptions = {}) {
+export async function connectPipelineSession(
+  fakes: PipelineFakes,
+  parameters: Record<string, unknown> = {},
+  options: SessionOptions = {},
+) {
   return createVoiceSession(
     { type: "pipeline", parameters },
-    { instructions: "You are the Acme front desk.", greeting: options.greeting ?? null, tools: [weatherTool], sampleRate: options.sampleRate ?? 8000, config: loadConfig({ ...process.env, ...fakes.env, ...options.env }) },
+    {
+      instructions: "You are the Acme front desk.",
+      greeting: options.greeting ?? null,
+      tools: [weatherTool],
+      sampleRate: options.sampleRate ?? 8000,
+      config: loadConfig({ ...process.env, ...fakes.env, ...options.env }),
+    },
   );
 }
 
@@ -77,7 +102,10 @@ export function streamCaller(session: VoiceSession) {
     async say(samples: Int16Array): Promise<number> {
       speechSentAt = 0;
       speechStartsAtMs = (sent + queue.length) * 20;
-      for (let i = 0; i < samples.length; i += frame) queue.push(concatPcm([samples.subarray(i, i + frame), new Int16Array(Math.max(0, i + frame - samples.length))]));
+      for (let i = 0; i < samples.length; i += frame)
+        queue.push(
+          concatPcm([samples.subarray(i, i + frame), new Int16Array(Math.max(0, i + frame - samples.length))]),
+        );
       while (queue.length > 0) await Bun.sleep(10);
       return speechSentAt;
     },

@@ -29,7 +29,16 @@ describe("parameter -> provider field", () => {
     const { stt, tts, llm } = await sent({
       temperature: 0.7,
       outputSampleRate: 16000,
-      voice: { provider: "elevenlabs", voiceId: "voice-abc", modelId: "eleven_turbo_v2_5", speed: 1.1, stability: 0.3, similarityBoost: 0.9, style: 0.2, useSpeakerBoost: false },
+      voice: {
+        provider: "elevenlabs",
+        voiceId: "voice-abc",
+        modelId: "eleven_turbo_v2_5",
+        speed: 1.1,
+        stability: 0.3,
+        similarityBoost: 0.9,
+        style: 0.2,
+        useSpeakerBoost: false,
+      },
       llm: { model: "gpt-strategy-model" },
       stt: { model: "nova-2-phonecall", language: "de" },
     });
@@ -44,7 +53,11 @@ describe("parameter -> provider field", () => {
       ["voice.modelId -> ElevenLabs model_id", tts.query.get("model_id"), "eleven_turbo_v2_5"],
       ["outputSampleRate -> ElevenLabs output_format", tts.query.get("output_format"), "pcm_16000"],
       ["ELEVENLABS_API_KEY -> xi-api-key", tts.request.headers["xi-api-key"], keys.ELEVENLABS_API_KEY],
-      ["voice settings -> ElevenLabs voice_settings", tts.init?.voice_settings, { stability: 0.3, similarity_boost: 0.9, style: 0.2, use_speaker_boost: false, speed: 1.1 }],
+      [
+        "voice settings -> ElevenLabs voice_settings",
+        tts.init?.voice_settings,
+        { stability: 0.3, similarity_boost: 0.9, style: 0.2, use_speaker_boost: false, speed: 1.1 },
+      ],
       ["ElevenLabs init text", tts.init?.text, " "],
       ["llm.model -> chat model", llm.body.model, "gpt-strategy-model"],
       ["temperature -> chat temperature", llm.body.temperature, 0.7],
@@ -76,12 +89,29 @@ describe("parameter -> provider field", () => {
   test("vad.* (milliseconds) -> the turn detector", () => {
     const config = loadConfig({});
     expect(pipelineSettings({}, config, 8000).vad).toEqual(vadDefaults);
-    const vad = { confidenceThreshold: 0.6, minVolume: 0.02, startDuration: 100, stopDuration: 700, backbufferDuration: 400 };
-    expect(pipelineSettings({ vad }, config, 8000).vad).toEqual({ confidenceThreshold: 0.6, minVolume: 0.02, startDurationMs: 100, stopDurationMs: 700, backbufferDurationMs: 400 });
+    const vad = {
+      confidenceThreshold: 0.6,
+      minVolume: 0.02,
+      startDuration: 100,
+      stopDuration: 700,
+      backbufferDuration: 400,
+    };
+    expect(pipelineSettings({ vad }, config, 8000).vad).toEqual({
+      confidenceThreshold: 0.6,
+      minVolume: 0.02,
+      startDurationMs: 100,
+      stopDurationMs: 700,
+      backbufferDurationMs: 400,
+    });
   });
 
   test("a tenant cannot choose where the keys go: url-like parameters are not read", async () => {
-    const { stt, tts, llm } = await sent({ url: "ws://127.0.0.1:9/steal", stt: { url: "ws://127.0.0.1:9/" }, voice: { url: "ws://127.0.0.1:9/" }, llm: { baseUrl: "http://127.0.0.1:9/" } });
+    const { stt, tts, llm } = await sent({
+      url: "ws://127.0.0.1:9/steal",
+      stt: { url: "ws://127.0.0.1:9/" },
+      voice: { url: "ws://127.0.0.1:9/" },
+      llm: { baseUrl: "http://127.0.0.1:9/" },
+    });
     expect(stt.headers.authorization).toBe(`Token ${keys.DEEPGRAM_API_KEY}`);
     expect(tts.request.headers["xi-api-key"]).toBe(keys.ELEVENLABS_API_KEY);
     expect(llm.headers.authorization).toBe(`Bearer ${keys.OPENAI_API_KEY}`);

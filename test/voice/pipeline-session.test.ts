@@ -4,8 +4,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { rms } from "../../src/audio/pcm";
 import type { VoiceSession } from "../../src/voice/engine";
 import { VoiceConnectError } from "../../src/voice/engine";
-import { silence, speech } from "../helpers/speech";
-import { connectPipelineSession, keys, type PipelineFakes, type SessionOptions, startPipelineFakes, streamCaller } from "./pipeline-fakes";
+import { speech } from "../helpers/speech";
+import {
+  connectPipelineSession,
+  keys,
+  type PipelineFakes,
+  type SessionOptions,
+  startPipelineFakes,
+  streamCaller,
+} from "./pipeline-fakes";
 import { nextEvent, recordEvents } from "./session-events";
 
 let fakes: PipelineFakes;
@@ -32,7 +39,12 @@ async function start(parameters: Record<string, unknown> = {}, options: SessionO
 
 describe("a conversation", () => {
   test("greeting, a turn with a tool call, the model continuing with the result", async () => {
-    fakes.script([{ userSays: "What's the weather in Rome?", reply: { text: "Let me look.", toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }] } }]);
+    fakes.script([
+      {
+        userSays: "What's the weather in Rome?",
+        reply: { text: "Let me look.", toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }] },
+      },
+    ]);
     const { session, events, caller } = await start({ vad: { stopDuration: 300 } }, { greeting: "Hello, Acme here." });
     await nextEvent(session, "transcript", (t) => t.final && t.role === "ASSISTANT", 10_000);
     expect(events.finals("ASSISTANT")).toEqual(["Hello, Acme here."]);
@@ -43,9 +55,18 @@ describe("a conversation", () => {
     const [call] = await toolCall;
     expect(call).toEqual({ callId: expect.any(String), name: "get_weather", arguments: { city: "Rome" } });
     session.submitToolResult(call.callId, "Sunny, 24 degrees.");
-    await nextEvent(session, "transcript", (t) => t.final && t.role === "ASSISTANT" && t.text.startsWith("get_weather"), 15_000);
+    await nextEvent(
+      session,
+      "transcript",
+      (t) => t.final && t.role === "ASSISTANT" && t.text.startsWith("get_weather"),
+      15_000,
+    );
     expect(events.finals("USER")).toEqual(["What's the weather in Rome?"]);
-    expect(events.finals("ASSISTANT")).toEqual(["Hello, Acme here.", "Let me look.", "get_weather: Sunny, 24 degrees."]);
+    expect(events.finals("ASSISTANT")).toEqual([
+      "Hello, Acme here.",
+      "Let me look.",
+      "get_weather: Sunny, 24 degrees.",
+    ]);
 
     const [first, second, third] = fakes.llm.requests.filter((r) => r.body?.stream);
     expect(first!.body.messages).toEqual([
@@ -56,7 +77,13 @@ describe("a conversation", () => {
     expect(first!.body.tools.map((t: any) => t.function.name)).toEqual(["get_weather", "end_call"]);
     expect(first!.headers.authorization).toBe(`Bearer ${keys.OPENAI_API_KEY}`);
     expect(second!.body.messages.slice(-2)).toEqual([
-      { role: "assistant", content: "Let me look.", tool_calls: [{ id: call.callId, type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } }] },
+      {
+        role: "assistant",
+        content: "Let me look.",
+        tool_calls: [
+          { id: call.callId, type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } },
+        ],
+      },
       { role: "tool", tool_call_id: call.callId, content: "Sunny, 24 degrees." },
     ]);
     expect(third).toBeUndefined();
@@ -65,7 +92,12 @@ describe("a conversation", () => {
 
 describe("a conversation, continued", () => {
   test("end_call: the agent says goodbye, the session asks to hang up, and the model is not asked again", async () => {
-    fakes.script([{ userSays: "Bye now.", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "caller is done" } }] } }]);
+    fakes.script([
+      {
+        userSays: "Bye now.",
+        reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "caller is done" } }] },
+      },
+    ]);
     const { session, events, caller } = await start({ vad: { stopDuration: 300 } });
     const before = fakes.llm.requests.length;
     const endCall = nextEvent(session, "endCall", () => true, 15_000);
@@ -80,7 +112,17 @@ describe("a conversation, continued", () => {
   }, 30_000);
 
   test("two tool calls in one response run at once; both results go back, in the model's order", async () => {
-    fakes.script([{ userSays: "", reply: { toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }, { name: "get_weather", arguments: { city: "Oslo" } }] } }]);
+    fakes.script([
+      {
+        userSays: "",
+        reply: {
+          toolCalls: [
+            { name: "get_weather", arguments: { city: "Rome" } },
+            { name: "get_weather", arguments: { city: "Oslo" } },
+          ],
+        },
+      },
+    ]);
     const { session, events } = await start();
     const before = fakes.llm.requests.length;
     const calls: { callId: string; arguments: Record<string, unknown> }[] = [];
@@ -125,13 +167,15 @@ describe("providers failing", () => {
 /** Where the voice starts in espeak's output (it leads with a little quiet), in ms. */
 function onsetMs(samples: Int16Array, rate: number) {
   const frame = rate / 100;
-  for (let i = 0; i + frame <= samples.length; i += frame) if (rms(samples.subarray(i, i + frame)) > 300) return (i * 1000) / rate;
+  for (let i = 0; i + frame <= samples.length; i += frame)
+    if (rms(samples.subarray(i, i + frame)) > 300) return (i * 1000) / rate;
   return 0;
 }
 
 describe("barge-in", () => {
   test("caller speech stops the agent within 200 ms; the agent's message is what was heard", async () => {
-    const greeting = "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
+    const greeting =
+      "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
     fakes.script([{ userSays: "Stop please.", reply: { text: "Sure." } }]);
     const { session, events, caller } = await start({ vad: { startDuration: 64, stopDuration: 300 } }, { greeting });
     await nextEvent(session, "audio", () => true, 10_000);
@@ -150,7 +194,10 @@ describe("barge-in", () => {
     expect(heard.length).toBeLessThan(greeting.length / 2);
     await nextEvent(session, "transcript", (t) => t.final && t.role === "ASSISTANT" && t.text === "Sure.", 10_000);
     const request = fakes.llm.requests.filter((r) => r.body?.stream).at(-1)!;
-    expect(request.body.messages.slice(1)).toEqual([{ role: "assistant", content: heard }, { role: "user", content: "Stop please." }]);
+    expect(request.body.messages.slice(1)).toEqual([
+      { role: "assistant", content: heard },
+      { role: "user", content: "Stop please." },
+    ]);
     // the greeting's TTS stream was cut off
     expect(fakes.tts.streams.some((s) => s.spoken.includes(greeting) && s.closedByClient)).toBe(true);
   }, 30_000);

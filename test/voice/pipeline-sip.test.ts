@@ -25,12 +25,18 @@ beforeAll(async () => {
   [stt, tts, tools] = await Promise.all([
     startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY }),
     startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY }),
-    startReceiver((req) => ({ status: 200, body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.` })),
+    startReceiver((req) => ({
+      status: 200,
+      body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.`,
+    })),
   ]);
   const credentialId = await world.createCredential("piper", "piperpass");
   numberId = await world.createNumber(credentialId, "+15550300001");
   await world.startBridge("pipeline", { ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url });
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "registration");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
@@ -39,14 +45,23 @@ afterAll(async () => {
 
 test("PCMU: greeting, a spoken question with a tool call, the agent hangs up; call_concluded", async () => {
   const { org, P } = world.tenant;
-  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "pipeline", type: "pipeline", parameters: { vad: { stopDuration: 300 } } });
+  const strategy = await org.post(`${P}/llm-generation-strategies`, {
+    name: "pipeline",
+    type: "pipeline",
+    parameters: { vad: { stopDuration: 300 } },
+  });
   const assistant = await org.post(`${P}/assistants`, {
     name: "pipeline phone",
     systemPrompt: "You answer the phone.",
     systemPromptGreeting: "Hello, Acme here.",
     llmAudioContentGenerationStrategyId: strategy.body.data.id,
     telephoneNumberId: numberId,
-    extensions: [{ type: "tool_webhook", parameters: { name: "lookup_order", serverUrl: `${tools.url}/orders`, schema: toolSchema("lookup_order") } }],
+    extensions: [
+      {
+        type: "tool_webhook",
+        parameters: { name: "lookup_order", serverUrl: `${tools.url}/orders`, schema: toolSchema("lookup_order") },
+      },
+    ],
     callEventHooks: ["call_concluded"].map((type) => ({ type, parameters: { url: `${world.hooks.url}/hooks` } })),
   });
   expect(assistant.status).toBe(201);
@@ -58,7 +73,9 @@ test("PCMU: greeting, a spoken question with a tool call, the agent hangs up; ca
   const quote = world.chat.reply;
   world.chat.reply = (body) => {
     const reply = quote(body);
-    return body.messages.at(-1)?.role === "tool" ? { ...reply, toolCalls: [{ name: "end_call", arguments: {} }] } : reply;
+    return body.messages.at(-1)?.role === "tool"
+      ? { ...reply, toolCalls: [{ name: "end_call", arguments: {} }] }
+      : reply;
   };
 
   const peer = await startRtpPeer("PCMU");
@@ -67,7 +84,15 @@ test("PCMU: greeting, a spoken question with a tool call, the agent hangs up; ca
     trunkPort: world.trunk.port,
     service: "+15550300001",
     extraHeaders: [],
-    vars: { FROM: `"Bob" <sip:+15551234567@127.0.0.1>`, RTP_PORT: peer.port, PT: 0, CODEC: "PCMU", FIRST_WAIT_MS: 30_000, AFTER_WAIT: "hangup", CALL_MS: 1000 },
+    vars: {
+      FROM: `"Bob" <sip:+15551234567@127.0.0.1>`,
+      RTP_PORT: peer.port,
+      PT: 0,
+      CODEC: "PCMU",
+      FIRST_WAIT_MS: 30_000,
+      AFTER_WAIT: "hangup",
+      CALL_MS: 1000,
+    },
   });
   await eventually(() => peer.latched, "the bridge's first RTP packet");
   await eventually(() => rms(peer.heard()) > 300, "greeting audio");
@@ -78,14 +103,30 @@ test("PCMU: greeting, a spoken question with a tool call, the agent hangs up; ca
   expect(result.logs.join("\n")).toContain("BRIDGE_HUNG_UP");
   expect(peer.received.every((p) => p.payloadType === 0)).toBe(true);
 
-  const concluded = await eventually(() => world.hookBodies("call_concluded").find((b) => b.transport?.calledNumber === "+15550300001"), "call_concluded", 30_000);
+  const concluded = await eventually(
+    () => world.hookBodies("call_concluded").find((b) => b.transport?.calledNumber === "+15550300001"),
+    "call_concluded",
+    30_000,
+  );
   const toolCallId = concluded.messages.find((m: any) => m.type === "tool_call")?.callId;
   expect(concluded.messages.map(({ timestamp, ...m }: any) => m)).toEqual([
     { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
     { type: "text", role: "USER", text: "Where is my order 42?" },
     { type: "text", role: "ASSISTANT", text: "Let me check." },
-    { type: "tool_call", role: "TOOL_CALL", callId: toolCallId, toolName: "lookup_order", parameters: { orderId: "42" } },
-    { type: "tool_result", role: "TOOL_CALL_RESULT", callId: toolCallId, toolName: "lookup_order", text: "Order 42 ships tomorrow." },
+    {
+      type: "tool_call",
+      role: "TOOL_CALL",
+      callId: toolCallId,
+      toolName: "lookup_order",
+      parameters: { orderId: "42" },
+    },
+    {
+      type: "tool_result",
+      role: "TOOL_CALL_RESULT",
+      callId: toolCallId,
+      toolName: "lookup_order",
+      text: "Order 42 ships tomorrow.",
+    },
     { type: "text", role: "ASSISTANT", text: "lookup_order: Order 42 ships tomorrow." },
   ]);
   const [task] = await world.tasks((t) => t.callId === concluded.callId);

@@ -7,7 +7,13 @@ import { SpeechDetector, type SpeechEvent } from "../../src/voice/pipeline/speec
 import type { VadSettings } from "../../src/voice/pipeline/turn-detector";
 import { silence, speech } from "../helpers/speech";
 
-const base: VadSettings = { confidenceThreshold: 0.5, minVolume: 0, startDurationMs: 64, stopDurationMs: 400, backbufferDurationMs: 300 };
+const base: VadSettings = {
+  confidenceThreshold: 0.5,
+  minVolume: 0,
+  startDurationMs: 64,
+  stopDurationMs: 400,
+  backbufferDurationMs: 300,
+};
 
 /** White noise of `ms` at `rate` with RMS about `level` of full scale (deterministic). */
 function noise(ms: number, rate: number, level: number) {
@@ -24,9 +30,17 @@ function noise(ms: number, rate: number, level: number) {
 async function detect(audio: Int16Array, rate: number, settings: Partial<VadSettings> = {}) {
   const events: { type: string; atMs: number; samples: number }[] = [];
   let fedMs = 0;
-  const detector = await SpeechDetector.create(rate, { ...base, ...settings }, (e: SpeechEvent) => {
-    if (e.type !== "audio") events.push({ type: e.type, atMs: fedMs, samples: e.type === "start" ? e.audio.length : 0 });
-  }, (error) => { throw error; });
+  const detector = await SpeechDetector.create(
+    rate,
+    { ...base, ...settings },
+    (e: SpeechEvent) => {
+      if (e.type !== "audio")
+        events.push({ type: e.type, atMs: fedMs, samples: e.type === "start" ? e.audio.length : 0 });
+    },
+    (error) => {
+      throw error;
+    },
+  );
   const frame = rate / 50;
   for (let i = 0; i < audio.length; i += frame) {
     detector.push(audio.subarray(i, i + frame));
@@ -41,14 +55,19 @@ async function detect(audio: Int16Array, rate: number, settings: Partial<VadSett
 function voiced(samples: Int16Array, rate: number) {
   const frame = rate / 100;
   const loud: number[] = [];
-  for (let i = 0; i + frame <= samples.length; i += frame) if (rms(samples.subarray(i, i + frame)) > 300) loud.push(i / frame);
+  for (let i = 0; i + frame <= samples.length; i += frame)
+    if (rms(samples.subarray(i, i + frame)) > 300) loud.push(i / frame);
   return { startMs: (loud[0] ?? 0) * 10, endMs: ((loud.at(-1) ?? 0) + 1) * 10 };
 }
 
 async function utterance(rate: number, padMs = 600) {
   const said = await speech("Where is my order forty two?", rate);
   const { startMs, endMs } = voiced(said, rate);
-  return { audio: concatPcm([silence(padMs, rate), said, silence(1500, rate)]), onsetMs: padMs + startMs, endMs: padMs + endMs };
+  return {
+    audio: concatPcm([silence(padMs, rate), said, silence(1500, rate)]),
+    onsetMs: padMs + startMs,
+    endMs: padMs + endMs,
+  };
 }
 
 describe("Silero VAD v5", () => {
@@ -57,7 +76,8 @@ describe("Silero VAD v5", () => {
       const vad = await SileroVad.create(rate);
       const score = async (audio: Int16Array) => {
         const probs: number[] = [];
-        for (let i = 0; i + vad.windowSamples <= audio.length; i += vad.windowSamples) probs.push(await vad.probability(audio.subarray(i, i + vad.windowSamples)));
+        for (let i = 0; i + vad.windowSamples <= audio.length; i += vad.windowSamples)
+          probs.push(await vad.probability(audio.subarray(i, i + vad.windowSamples)));
         return probs;
       };
       const speechProbs = await score(await speech("Where is my order forty two?", rate));
@@ -101,7 +121,12 @@ describe("turn-taking", () => {
     const { startMs, endMs } = voiced(said, rate);
     const cut = said.subarray((startMs * rate) / 1000, (endMs * rate) / 1000); // without espeak's own pauses
     const audio = concatPcm([silence(500, rate), cut, silence(600, rate), cut, silence(1500, rate)]);
-    expect((await detect(audio, rate, { stopDurationMs: 300 })).map((e) => e.type)).toEqual(["start", "end", "start", "end"]);
+    expect((await detect(audio, rate, { stopDurationMs: 300 })).map((e) => e.type)).toEqual([
+      "start",
+      "end",
+      "start",
+      "end",
+    ]);
     expect((await detect(audio, rate, { stopDurationMs: 900 })).map((e) => e.type)).toEqual(["start", "end"]);
   });
 

@@ -30,14 +30,22 @@ export class LlmError extends Error {
   }
 }
 
-export function chatRequestBody({ model, temperature, messages, tools }: Omit<ChatStreamRequest, "baseUrl" | "apiKey" | "signal" | "stallMs">) {
+export function chatRequestBody({
+  model,
+  temperature,
+  messages,
+  tools,
+}: Omit<ChatStreamRequest, "baseUrl" | "apiKey" | "signal" | "stallMs">) {
   return {
     model,
     stream: true,
     messages,
     ...(temperature !== null && { temperature }),
     ...(tools.length > 0 && {
-      tools: tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.parameters } })),
+      tools: tools.map((t) => ({
+        type: "function",
+        function: { name: t.name, description: t.description ?? "", parameters: t.parameters },
+      })),
       tool_choice: "auto",
     }),
   };
@@ -55,7 +63,10 @@ export async function* streamChat(request: ChatStreamRequest): AsyncGenerator<Ch
   try {
     const response = await fetch(`${request.baseUrl.replace(/\/$/, "")}/chat/completions`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", ...(request.apiKey && { Authorization: `Bearer ${request.apiKey}` }) },
+      headers: {
+        "Content-Type": "application/json",
+        ...(request.apiKey && { Authorization: `Bearer ${request.apiKey}` }),
+      },
       body: JSON.stringify(chatRequestBody(request)),
       signal,
     });
@@ -84,7 +95,8 @@ export async function* streamChat(request: ChatStreamRequest): AsyncGenerator<Ch
     // a stream that ends without [DONE] still ended
     yield { type: "end", toolCalls: assembler.done() };
   } catch (error) {
-    if (stall.signal.aborted && !request.signal.aborted) throw new LlmError(`LLM provider sent nothing for ${request.stallMs} ms`);
+    if (stall.signal.aborted && !request.signal.aborted)
+      throw new LlmError(`LLM provider sent nothing for ${request.stallMs} ms`);
     if (request.signal.aborted) return;
     throw error instanceof LlmError ? error : new LlmError(`LLM provider: ${(error as Error).message}`);
   } finally {

@@ -26,18 +26,35 @@ function ttsSpare(options: TtsOptions, first: TtsStream): TtsSource {
     },
     close() {
       closed = true;
-      void spare?.then((s) => s.cancel(), () => {});
+      void spare?.then(
+        (s) => s.cancel(),
+        () => {},
+      );
       spare = null;
     },
   };
 }
 
-export async function connectPipeline(parameters: Record<string, unknown>, options: VoiceSessionOptions): Promise<VoiceSession> {
+export async function connectPipeline(
+  parameters: Record<string, unknown>,
+  options: VoiceSessionOptions,
+): Promise<VoiceSession> {
   const { config, sampleRate } = options;
   const settings = pipelineSettings(parameters, config, sampleRate);
   const tts = ttsOptions(settings, config);
-  log.info("voice session connecting", { engine: "pipeline", stt: settings.stt.model, llm: settings.llm.model, tts: settings.tts.modelId, outputFormat: settings.tts.outputFormat });
-  const stt = DeepgramStt.connect({ url: config.voice.deepgramUrl, apiKey: config.voice.deepgramApiKey, sampleRate: vadRateFor(sampleRate), ...settings.stt });
+  log.info("voice session connecting", {
+    engine: "pipeline",
+    stt: settings.stt.model,
+    llm: settings.llm.model,
+    tts: settings.tts.modelId,
+    outputFormat: settings.tts.outputFormat,
+  });
+  const stt = DeepgramStt.connect({
+    url: config.voice.deepgramUrl,
+    apiKey: config.voice.deepgramApiKey,
+    sampleRate: vadRateFor(sampleRate),
+    ...settings.stt,
+  });
   const [sttResult, ttsResult] = await Promise.allSettled([stt, TtsStream.open(tts)]);
   if (sttResult.status === "rejected" || ttsResult.status === "rejected") {
     if (sttResult.status === "fulfilled") sttResult.value.close();
@@ -47,7 +64,11 @@ export async function connectPipeline(parameters: Record<string, unknown>, optio
   }
   const session = new PipelineSession(settings, options, sttResult.value, ttsSpare(tts, ttsResult.value));
   try {
-    session.listen(await SpeechDetector.create(sampleRate, settings.vad, session.onSpeech, (error) => session.emit("error", error as Error)));
+    session.listen(
+      await SpeechDetector.create(sampleRate, settings.vad, session.onSpeech, (error) =>
+        session.emit("error", error as Error),
+      ),
+    );
   } catch (error) {
     session.close();
     throw new VoiceConnectError(`voice activity detector: ${(error as Error).message}`);

@@ -8,7 +8,13 @@ import { pcmToBytes } from "../../audio/pcm";
 import { log } from "../../log";
 import { opened } from "./ws-open";
 
-export type SttOptions = { url: string; apiKey: string | null; sampleRate: number; model: string; language: string | null };
+export type SttOptions = {
+  url: string;
+  apiKey: string | null;
+  sampleRate: number;
+  model: string;
+  language: string | null;
+};
 
 type SttEvents = {
   /** Text so far of the current turn (finals plus the latest interim). */
@@ -34,6 +40,14 @@ export function deepgramUrl({ url, sampleRate, model, language }: SttOptions): s
   return target.toString();
 }
 
+/** The fields of Deepgram's server messages this client reads. */
+type DeepgramMessage = {
+  type?: string;
+  is_final?: boolean;
+  from_finalize?: boolean;
+  channel?: { alternatives?: { transcript?: string }[] };
+};
+
 export class DeepgramStt extends EventEmitter<SttEvents> {
   private finals: string[] = [];
   private interim = "";
@@ -51,7 +65,11 @@ export class DeepgramStt extends EventEmitter<SttEvents> {
     ws.on("close", (code, reason) => {
       clearInterval(this.keepAlive);
       this.settle();
-      if (!this.closing) this.emit("closed", `speech-to-text provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`);
+      if (!this.closing)
+        this.emit(
+          "closed",
+          `speech-to-text provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`,
+        );
     });
     ws.on("error", (error) => log.warn("speech-to-text stream error", { error: error.message }));
     this.keepAlive = setInterval(() => {
@@ -60,7 +78,9 @@ export class DeepgramStt extends EventEmitter<SttEvents> {
   }
 
   static connect(options: SttOptions): Promise<DeepgramStt> {
-    const ws = new WebSocket(deepgramUrl(options), { headers: { ...(options.apiKey && { Authorization: `Token ${options.apiKey}` }) } });
+    const ws = new WebSocket(deepgramUrl(options), {
+      headers: { ...(options.apiKey && { Authorization: `Token ${options.apiKey}` }) },
+    });
     return opened(ws, "speech-to-text provider").then(() => new DeepgramStt(ws, options.sampleRate));
   }
 
@@ -96,7 +116,7 @@ export class DeepgramStt extends EventEmitter<SttEvents> {
   }
 
   private onMessage(raw: string) {
-    let message: any;
+    let message: DeepgramMessage;
     try {
       message = JSON.parse(raw);
     } catch {

@@ -41,6 +41,17 @@ export function initMessage(voiceSettings: VoiceSettings | null) {
   return { text: " ", ...(voiceSettings && { voice_settings: voiceSettings }) };
 }
 
+/** The fields of ElevenLabs' server messages this client reads. */
+type ElevenLabsMessage = {
+  audio?: string | null;
+  isFinal?: boolean;
+  is_final?: boolean;
+  alignment?: Alignment | null;
+  normalizedAlignment?: Alignment | null;
+  error?: unknown;
+  message?: unknown;
+};
+
 export class TtsStream extends EventEmitter<TtsEvents> {
   private finished = false;
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
@@ -52,12 +63,16 @@ export class TtsStream extends EventEmitter<TtsEvents> {
   ) {
     super();
     ws.on("message", (data) => this.onMessage(data.toString()));
-    ws.on("close", (code, reason) => this.fail(`text-to-speech provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`));
+    ws.on("close", (code, reason) =>
+      this.fail(`text-to-speech provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`),
+    );
     ws.on("error", (error) => this.fail(`text-to-speech provider: ${error.message}`));
   }
 
   static async open(options: TtsOptions): Promise<TtsStream> {
-    const ws = new WebSocket(elevenLabsUrl(options), { headers: { ...(options.apiKey && { "xi-api-key": options.apiKey }) } });
+    const ws = new WebSocket(elevenLabsUrl(options), {
+      headers: { ...(options.apiKey && { "xi-api-key": options.apiKey }) },
+    });
     await opened(ws, "text-to-speech provider");
     ws.send(JSON.stringify(initMessage(options.voiceSettings)));
     const decode = options.outputFormat === "ulaw_8000" ? (b: Buffer) => muLawDecode(b) : (b: Buffer) => bytesToPcm(b);
@@ -99,7 +114,7 @@ export class TtsStream extends EventEmitter<TtsEvents> {
 
   private onMessage(raw: string) {
     if (this.finished) return;
-    let message: any;
+    let message: ElevenLabsMessage;
     try {
       message = JSON.parse(raw);
     } catch {
@@ -109,7 +124,8 @@ export class TtsStream extends EventEmitter<TtsEvents> {
       if (this.stallTimer) clearTimeout(this.stallTimer);
       this.stallTimer = null;
       const alignment = message.alignment ?? message.normalizedAlignment;
-      const aligned = alignment && Array.isArray(alignment.chars) && Array.isArray(alignment.charStartTimesMs) ? alignment : null;
+      const aligned =
+        alignment && Array.isArray(alignment.chars) && Array.isArray(alignment.charStartTimesMs) ? alignment : null;
       this.emit("audio", this.decode(Buffer.from(message.audio, "base64")), aligned);
     }
     if (message.isFinal === true || message.is_final === true) {

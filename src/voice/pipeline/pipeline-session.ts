@@ -146,7 +146,12 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       const splitter = new SentenceSplitter();
       let text = "";
       let toolCalls: AssembledToolCall[] = [];
-      const stream = streamChat({ ...this.llmTarget(config), messages: [...this.history], tools, signal: reply.abort.signal });
+      const stream = streamChat({
+        ...this.llmTarget(config),
+        messages: [...this.history],
+        tools,
+        signal: reply.abort.signal,
+      });
       for await (const event of stream) {
         if (reply.cancelled) return;
         if (event.type === "end") toolCalls = event.toolCalls;
@@ -161,7 +166,13 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       utterance.message = {
         role: "assistant",
         content: text.trim() || null,
-        ...(toolCalls.length > 0 && { tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }),
+        ...(toolCalls.length > 0 && {
+          tool_calls: toolCalls.map((c) => ({
+            id: c.id,
+            type: "function" as const,
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }),
       };
       this.history.push(utterance.message);
       this.endText(utterance);
@@ -171,7 +182,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       if (reply.cancelled) return;
       this.report(utterance);
       const outputs = await Promise.all(toolCalls.map((call) => this.runTool(call, reply)));
-      toolCalls.forEach((call, i) => this.history.push({ role: "tool", tool_call_id: call.id, content: outputs[i] ?? "" }));
+      for (const [i, call] of toolCalls.entries()) {
+        this.history.push({ role: "tool", tool_call_id: call.id, content: outputs[i] ?? "" });
+      }
       if (toolCalls.some((c) => c.name === endCallToolName)) break; // the agent said goodbye: nothing follows
     }
     reply.llmDone = true;
@@ -191,7 +204,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     }
     return new Promise((resolve) => {
       this.pendingTools.set(call.id, resolve);
-      reply.abort.signal.addEventListener("abort", () => this.submitToolResult(call.id, cancelledToolOutput), { once: true });
+      reply.abort.signal.addEventListener("abort", () => this.submitToolResult(call.id, cancelledToolOutput), {
+        once: true,
+      });
       this.emit("toolCall", { callId: call.id, name: call.name, arguments: args });
     });
   }
@@ -199,7 +214,17 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private newUtterance(): Utterance {
     let markGenerated = () => {};
     const generated = new Promise<void>((resolve) => (markGenerated = resolve));
-    const utterance: Utterance = { text: "", chunks: [], stream: null, opening: null, generated, markGenerated, reported: false, message: null, finishTimer: null };
+    const utterance: Utterance = {
+      text: "",
+      chunks: [],
+      stream: null,
+      opening: null,
+      generated,
+      markGenerated,
+      reported: false,
+      message: null,
+      finishTimer: null,
+    };
     this.utterances.push(utterance);
     return utterance;
   }
@@ -209,7 +234,10 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     utterance.text = utterance.text ? `${utterance.text} ${sentence}` : sentence;
     this.emit("transcript", { role: "ASSISTANT", text: utterance.text, final: false });
     utterance.opening ??= this.tts.take().then((stream) => this.attach(utterance, stream));
-    void utterance.opening.then((stream) => stream.text(sentence), (error: Error) => this.closeWith(error.message));
+    void utterance.opening.then(
+      (stream) => stream.text(sentence),
+      (error: Error) => this.closeWith(error.message),
+    );
   }
 
   private attach(utterance: Utterance, stream: TtsStream): TtsStream {
@@ -229,7 +257,11 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   }
 
   private endText(utterance: Utterance) {
-    if (utterance.opening) void utterance.opening.then((stream) => stream.end(), () => {});
+    if (utterance.opening)
+      void utterance.opening.then(
+        (stream) => stream.end(),
+        () => {},
+      );
     else {
       utterance.markGenerated(); // nothing to say (a round that only called tools)
       this.scheduleFinish(utterance);
@@ -242,7 +274,10 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     const remaining = last ? last.startsAt + last.durationMs - performance.now() : 0;
     if (remaining <= 0) return this.finishUtterance(utterance);
     // before the call started the audio waits; check again once time passes
-    utterance.finishTimer = setTimeout(() => this.scheduleFinish(utterance), Number.isFinite(remaining) ? remaining : 100);
+    utterance.finishTimer = setTimeout(
+      () => this.scheduleFinish(utterance),
+      Number.isFinite(remaining) ? remaining : 100,
+    );
   }
 
   private finishUtterance(utterance: Utterance) {
@@ -260,7 +295,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
 
   private maybeReplyDone() {
     const reply = this.reply;
-    if (!reply || !reply.llmDone || this.utterances.length > 0) return;
+    if (!reply?.llmDone || this.utterances.length > 0) return;
     this.reply = null;
     this.emit("turnDone");
     if (this.replyAgain && !this.closedReason) {

@@ -7,21 +7,40 @@ type Parameters = Record<string, unknown>;
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
-const obj = (v: unknown): Parameters => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Parameters) : {});
+const obj = (v: unknown): Parameters =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Parameters) : {};
 
 // Deepslate's SDK defaults (the spec's strategy shape is theirs); durations in milliseconds
-export const vadDefaults: VadSettings = { confidenceThreshold: 0.4, minVolume: 0, startDurationMs: 150, stopDurationMs: 390, backbufferDurationMs: 1000 };
+export const vadDefaults: VadSettings = {
+  confidenceThreshold: 0.4,
+  minVolume: 0,
+  startDurationMs: 150,
+  stopDurationMs: 390,
+  backbufferDurationMs: 1000,
+};
 export const defaultVoiceId = "21m00Tcm4TlvDq8ikWAM"; // ElevenLabs' premade "Rachel"
 export const defaultTtsModel = "eleven_flash_v2_5";
 export const defaultSttModel = "nova-3";
 
-export type VoiceSettings = { stability?: number; similarity_boost?: number; style?: number; use_speaker_boost?: boolean; speed?: number };
+export type VoiceSettings = {
+  stability?: number;
+  similarity_boost?: number;
+  style?: number;
+  use_speaker_boost?: boolean;
+  speed?: number;
+};
 
 export type PipelineSettings = {
   vad: VadSettings;
   stt: { model: string; language: string | null };
   llm: { model: string; temperature: number | null };
-  tts: { voiceId: string; modelId: string; voiceSettings: VoiceSettings | null; outputFormat: string; outputRate: number };
+  tts: {
+    voiceId: string;
+    modelId: string;
+    voiceSettings: VoiceSettings | null;
+    outputFormat: string;
+    outputRate: number;
+  };
 };
 
 export function pipelineSettings(parameters: Parameters, config: Config, callRate: number): PipelineSettings {

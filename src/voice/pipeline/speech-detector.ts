@@ -34,7 +34,12 @@ export class SpeechDetector {
     this.runner = coalescingRunner(() => this.drain(), onError);
   }
 
-  static async create(callRate: number, settings: VadSettings, onEvent: (event: SpeechEvent) => void, onError: (error: unknown) => void) {
+  static async create(
+    callRate: number,
+    settings: VadSettings,
+    onEvent: (event: SpeechEvent) => void,
+    onError: (error: unknown) => void,
+  ) {
     return new SpeechDetector(await SileroVad.create(vadRateFor(callRate)), callRate, settings, onEvent, onError);
   }
 

@@ -23,6 +23,8 @@ export class ToolCallAssembler {
 
   /** The calls in index order; a call the provider sent without an id gets one, so its result can be matched. */
   done(): AssembledToolCall[] {
-    return [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+    return [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
   }
 }

@@ -17,7 +17,6 @@ export type TurnEvent = { type: "start"; audio: Int16Array } | { type: "end" };
 
 type Phase = "quiet" | "starting" | "speaking" | "stopping";
 
-
 export class TurnDetector {
   private phase: Phase = "quiet";
   private runMs = 0; // speech (starting) or non-speech (stopping) in a row

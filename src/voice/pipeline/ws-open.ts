@@ -10,9 +10,13 @@ export function opened(ws: WebSocket, what: string): Promise<void> {
       cleanup();
       resolve();
     };
-    const onRefused = (_request: unknown, response: { statusCode?: number }) => fail(new Error(`${what} refused the connection (HTTP ${response.statusCode})`));
+    const onRefused = (_request: unknown, response: { statusCode?: number }) =>
+      fail(new Error(`${what} refused the connection (HTTP ${response.statusCode})`));
     const onError = (error: Error) => fail(new Error(`${what}: ${error.message}`));
-    const timer = setTimeout(() => fail(new Error(`${what} did not answer within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`${what} did not answer within ${connectTimeoutMs} ms`)),
+      connectTimeoutMs,
+    );
     function cleanup() {
       clearTimeout(timer);
       ws.off("open", onOpen);
