@@ -17,7 +17,12 @@ export const endReasons = [
 export type EndReason = (typeof endReasons)[number];
 
 /** Reasons that mark the agent task failed rather than completed. */
-export const failedReasons: ReadonlySet<EndReason> = new Set(["provider-disconnected", "voice-unavailable", "bridge-error", "media-timeout"]);
+export const failedReasons: ReadonlySet<EndReason> = new Set([
+  "provider-disconnected",
+  "voice-unavailable",
+  "bridge-error",
+  "media-timeout",
+]);
 
 /** What the call tells the caller besides audio; each wire format forwards what it can express. */
 export type CallNotice =

@@ -30,7 +30,12 @@ export type CallDeps = {
 };
 
 /** `reserved`: the call's task already exists as `offered` (SIP reserves it before answering). */
-export function startCall(deps: CallDeps, assistant: CallAssistant, transport: CallerTransport, reserved?: { callId: string }): CallHandle {
+export function startCall(
+  deps: CallDeps,
+  assistant: CallAssistant,
+  transport: CallerTransport,
+  reserved?: { callId: string },
+): CallHandle {
   const { config } = deps;
   const task: CallTask = {
     callId: reserved?.callId ?? randomUUID(),
@@ -51,8 +56,25 @@ export function startCall(deps: CallDeps, assistant: CallAssistant, transport: C
     ticker: deps.ticker,
   });
   const setupDone = startCallSetup(task.transport.type);
-  log.info("call", { callId: task.callId, event: "accepted", organizationId: task.organizationId, assistantId: assistant.id, kind: assistant.kind, transport: task.transport.type, sampleRate: transport.sampleRate });
-  const done = runCall(deps, { assistant, task, tools, session, transport, sampleRate: transport.sampleRate, setupDone, reserved: reserved !== undefined });
+  log.info("call", {
+    callId: task.callId,
+    event: "accepted",
+    organizationId: task.organizationId,
+    assistantId: assistant.id,
+    kind: assistant.kind,
+    transport: task.transport.type,
+    sampleRate: transport.sampleRate,
+  });
+  const done = runCall(deps, {
+    assistant,
+    task,
+    tools,
+    session,
+    transport,
+    sampleRate: transport.sampleRate,
+    setupDone,
+    reserved: reserved !== undefined,
+  });
 
   recordCallActive(task.transport.type, done);
   return {
@@ -102,9 +124,22 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
   const event = await concludedEvent(config, task, outcome);
   const writer = deps.conclusions ?? defaultWriter(db, config);
-  const landed = await writer.conclude({ task, startedAt: outcome.startedAt, conclusion: { status, error: outcome.error, event }, recording: outcome.recording });
+  const landed = await writer.conclude({
+    task,
+    startedAt: outcome.startedAt,
+    conclusion: { status, error: outcome.error, event },
+    recording: outcome.recording,
+  });
   const caller = call.transport.mediaQuality?.();
-  log.info("call", { callId: task.callId, event: "concluded", status, messages: event.messages.length, summarized: event.summary !== null, landed, ...(caller !== undefined && { caller }) });
+  log.info("call", {
+    callId: task.callId,
+    event: "concluded",
+    status,
+    messages: event.messages.length,
+    summarized: event.summary !== null,
+    landed,
+    ...(caller !== undefined && { caller }),
+  });
 }
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
@@ -127,7 +162,10 @@ async function connectVoice(deps: CallDeps, { assistant, tools, session, sampleR
 
 /** call_concluded without its recording: the writer adds it off the event loop. */
 async function concludedEvent(config: Config, task: CallTask, outcome: CallOutcome): Promise<CallConcludedPayload> {
-  const { shortSummary, summary } = await summarizeCall({ transcript: CallMessages.transcriptOf(outcome.messages), config });
+  const { shortSummary, summary } = await summarizeCall({
+    transcript: CallMessages.transcriptOf(outcome.messages),
+    config,
+  });
   return {
     ...bareConcludedEvent(task, outcome.startedAt, outcome.endedAt),
     shortSummary,
@@ -148,8 +186,8 @@ const madeDirs = new Set<string>();
 const writers = new WeakMap<Db, ConclusionWriter>();
 
 function defaultWriter(db: Db, config: Config) {
-  let writer = writers.get(db);
-  if (!writer) writers.set(db, (writer = new ConclusionWriter(db, new ConclusionSpool(spoolDirOf(config)))));
+  const writer = writers.get(db) ?? new ConclusionWriter(db, new ConclusionSpool(spoolDirOf(config)));
+  writers.set(db, writer);
   return writer;
 }
 
