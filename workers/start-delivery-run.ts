@@ -1,6 +1,11 @@
 // Starts the workflow of one delivery run: used by the dispatcher (new rows) and the reconciler (runs a
 // Temporal server lost). The workflow id is deterministic, so a second start of the same run is refused.
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from "@temporalio/client";
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type Client,
+} from "@temporalio/client";
 import type { Config } from "../src/config";
 import type { HookDeliveryRow } from "../src/db/schema";
 import type { HookDeliveryInput } from "../workflows/hook-delivery";
@@ -9,7 +14,10 @@ import { hookCallId, hookEventType, hookId, hookOrganizationId, hookStatus } fro
 
 /** A client on the worker's own connection (eager start needs it), and whether search attributes exist. */
 export type DispatchTarget = { client: Client; searchAttributes: boolean };
-export type DeliveryRunRow = Pick<HookDeliveryRow, "id" | "run" | "callId" | "eventType" | "hookKey" | "organizationId">;
+export type DeliveryRunRow = Pick<
+  HookDeliveryRow,
+  "id" | "run" | "callId" | "eventType" | "hookKey" | "organizationId"
+>;
 
 export async function startDeliveryRun(
   target: DispatchTarget,
@@ -35,7 +43,13 @@ export async function startDeliveryRun(
       // the first workflow task comes back in the start response and runs on this process's worker,
       // skipping the task queue: under a burst that queue, not the HTTP, is what makes hooks late
       requestEagerStart: true,
-      memo: { deliveryId: row.id, callId: row.callId, eventType: row.eventType, hookId: row.hookKey, organizationId: row.organizationId },
+      memo: {
+        deliveryId: row.id,
+        callId: row.callId,
+        eventType: row.eventType,
+        hookId: row.hookKey,
+        organizationId: row.organizationId,
+      },
       typedSearchAttributes: target.searchAttributes
         ? [
             { key: hookCallId, value: row.callId },

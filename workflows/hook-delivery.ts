@@ -44,7 +44,9 @@ export async function hookDeliveryWorkflow(input: HookDeliveryInput): Promise<Ho
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
   });
   let retryNow = false;
-  setHandler(retryNowSignal, () => void (retryNow = true));
+  setHandler(retryNowSignal, () => {
+    retryNow = true;
+  });
 
   const finish = (status: HookDeliveryResult["status"], attempts: number): HookDeliveryResult => {
     if (input.searchAttributes && status !== "GONE") upsertSearchAttributes([{ key: hookStatus, value: status }]);

@@ -19,7 +19,9 @@ import { at, callConcluded, createAssistantWithHooks, emit } from "../../test/ho
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import { percentile as pct } from "../lib/harness";
 
-const { values } = parseArgs({ options: { events: { type: "string", default: "1000" }, postgres: { type: "string" } } });
+const { values } = parseArgs({
+  options: { events: { type: "string", default: "1000" }, postgres: { type: "string" } },
+});
 const N = Number(values.events);
 const SINGLES = 50;
 const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
@@ -54,7 +56,9 @@ async function runEngine(label: string, address: string): Promise<Result> {
   const receiver = await startReceiver(() => ({ status: 204 }));
   const worker = await startWorker({ address, backoffBaseMs: 60_000, timeoutMs: 30_000 });
   try {
-    const a = await createAssistantWithHooks(db, [{ url: `${receiver.url}/hook`, secret: "whsec_" + randomBytes(24).toString("base64") }]);
+    const a = await createAssistantWithHooks(db, [
+      { url: `${receiver.url}/hook`, secret: `whsec_${randomBytes(24).toString("base64")}` },
+    ]);
     const events = Array.from({ length: N }, () => callConcluded());
 
     say(`${label}: emitting ${N} call_concluded events at once`);
@@ -72,14 +76,17 @@ async function runEngine(label: string, address: string): Promise<Result> {
     const firstSeen = new Map<string, number>();
     for (let seen = 0; firstSeen.size < N; ) {
       await new Promise((r) => setTimeout(r, 200));
-      for (const r of receiver.requests.slice(seen)) if (!firstSeen.has(bodyCallId(r))) firstSeen.set(bodyCallId(r), r.receivedAt);
+      for (const r of receiver.requests.slice(seen))
+        if (!firstSeen.has(bodyCallId(r))) firstSeen.set(bodyCallId(r), r.receivedAt);
       seen = receiver.requests.length;
       if (now() - t0 > 300_000) throw new Error(`${label}: ${firstSeen.size}/${N} delivered after 300 s`);
     }
     const deliveredS = (Math.max(...firstSeen.values()) - t0) / 1000;
     // when the dispatcher had started the last workflow (database clock, same host)
     const { last } = at(
-      await db.execute<{ last: number }>(sql`select extract(epoch from max(dispatched_at)) * 1000 as last from hook_deliveries`),
+      await db.execute<{ last: number }>(
+        sql`select extract(epoch from max(dispatched_at)) * 1000 as last from hook_deliveries`,
+      ),
     );
     const startedS = (Number(last) - t0) / 1000;
     const firstByte = [...firstSeen].map(([callId, at]) => at - emittedAt.get(callId)!);
@@ -101,8 +108,18 @@ async function runEngine(label: string, address: string): Promise<Result> {
       idle.push(req!.receivedAt - start);
     }
     const warnings = worker.lines.filter((l) => l.level === "warn" || l.level === "error");
-    if (warnings.length) say(`${label}: ${warnings.length} worker warnings, first: ${JSON.stringify(warnings.slice(0, 3))}`);
-    return { deliveredS, startedS, emitS, firstByte, duplicates, idle, historyEvents: described.historyLength, warnings: warnings.length };
+    if (warnings.length)
+      say(`${label}: ${warnings.length} worker warnings, first: ${JSON.stringify(warnings.slice(0, 3))}`);
+    return {
+      deliveredS,
+      startedS,
+      emitS,
+      firstByte,
+      duplicates,
+      idle,
+      historyEvents: described.historyLength,
+      warnings: warnings.length,
+    };
   } finally {
     await worker.kill();
     await receiver.close();
@@ -120,7 +137,14 @@ async function baseline() {
   const t0 = now();
   for (const body of bodies) {
     sentAt.push(now());
-    const res = await sendHook({ url: `${receiver.url}/baseline`, method: "POST", headers: {}, body, timeoutMs: 30_000, guard });
+    const res = await sendHook({
+      url: `${receiver.url}/baseline`,
+      method: "POST",
+      headers: {},
+      body,
+      timeoutMs: 30_000,
+      guard,
+    });
     if (!res.ok) throw new Error(`baseline request failed: ${res.error ?? res.statusCode}`);
   }
   const totalS = (now() - t0) / 1000;
@@ -130,7 +154,9 @@ async function baseline() {
 }
 
 try {
-  const engines: [string, string][] = [[process.env.TEMPORAL_ADDRESS ? "TEMPORAL_ADDRESS" : "dev server (SQLite WAL)", (await ensureTemporal()).address]];
+  const engines: [string, string][] = [
+    [process.env.TEMPORAL_ADDRESS ? "TEMPORAL_ADDRESS" : "dev server (SQLite WAL)", (await ensureTemporal()).address],
+  ];
   if (values.postgres) engines.push(["Temporal on Postgres", values.postgres]);
   const results: [string, Result][] = [];
   for (const [label, address] of engines) results.push([label, await runEngine(label, address)]);
@@ -138,7 +164,11 @@ try {
 
   const rows: string[][] = [
     ["", ...results.map(([label]) => label), "plain POST loop"],
-    [`${N} events at once: all delivered`, ...results.map(([, r]) => `${r.deliveredS.toFixed(2)} s`), `${base.totalS.toFixed(2)} s`],
+    [
+      `${N} events at once: all delivered`,
+      ...results.map(([, r]) => `${r.deliveredS.toFixed(2)} s`),
+      `${base.totalS.toFixed(2)} s`,
+    ],
     ["  events/s", ...results.map(([, r]) => (N / r.deliveredS).toFixed(0)), (N / base.totalS).toFixed(0)],
     ["  emit (outbox) took", ...results.map(([, r]) => `${r.emitS.toFixed(2)} s`), "-"],
     ["  all workflows started after", ...results.map(([, r]) => `${r.startedS.toFixed(2)} s`), "-"],

@@ -80,7 +80,12 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
 }
 
 /** Stores the event's body once for all its hooks; an event emitted again keeps the first body. */
-async function storeBody(tx: DbOrTx, organizationId: string, event: EmitCallEventInput["event"], body?: string): Promise<string> {
+async function storeBody(
+  tx: DbOrTx,
+  organizationId: string,
+  event: EmitCallEventInput["event"],
+  body?: string,
+): Promise<string> {
   const [inserted] = await tx
     .insert(hookEventBodies)
     .values({ organizationId, callId: event.callId, eventType: event.type, payload: body ?? serializePayload(event) })

@@ -15,14 +15,18 @@ export function inFlight(): InFlight {
       try {
         return await job();
       } finally {
-        if (--running === 0) wake.splice(0).forEach((w) => w());
+        running--;
+        if (running === 0) for (const w of wake.splice(0)) w();
       }
     },
     idle(timeoutMs) {
       if (running === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
-        wake.push(() => (clearTimeout(timer), resolve()));
+        wake.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     },
   };

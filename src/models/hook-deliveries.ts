@@ -26,7 +26,9 @@ const Attempt = t.Object({
   startedAt: t.Date(),
   durationMs: Integer({ minimum: 0 }),
   statusCode: Nullable(Integer()),
-  error: Nullable(t.String({ description: "why the attempt failed without a 2xx: time-out, refused connection, redirect" })),
+  error: Nullable(
+    t.String({ description: "why the attempt failed without a 2xx: time-out, refused connection, redirect" }),
+  ),
   responseExcerpt: Nullable(t.String({ description: "the first 1 KiB of the response body" })),
   nextAttemptAt: Nullable(t.Date()),
 });
@@ -50,11 +52,17 @@ export type HookDeliveryQuery = typeof HookDeliveryModel.query.static;
 // A window of delivery creation times: [createdAfter, createdBefore), createdBefore defaulting to now.
 const Window = {
   createdAfter: t.String({ format: "date-time", description: "deliveries created at or after this time" }),
-  createdBefore: t.Optional(t.String({ format: "date-time", description: "deliveries created before this time (default: now)" })),
+  createdBefore: t.Optional(
+    t.String({ format: "date-time", description: "deliveries created before this time (default: now)" }),
+  ),
   hookId: t.Optional(Uuid),
 };
 
-const StatusCounts = t.Object({ PENDING: Integer({ minimum: 0 }), SUCCEEDED: Integer({ minimum: 0 }), FAILED: Integer({ minimum: 0 }) });
+const StatusCounts = t.Object({
+  PENDING: Integer({ minimum: 0 }),
+  SUCCEEDED: Integer({ minimum: 0 }),
+  FAILED: Integer({ minimum: 0 }),
+});
 
 export const HookDeliveryRecoverModel = {
   body: t.Object(Window, Strict),
@@ -78,7 +86,11 @@ export const HookDeliveryStatsModel = {
         total: Integer({ minimum: 0 }),
         byStatus: StatusCounts,
         successRate: Nullable(
-          t.Number({ minimum: 0, maximum: 1, description: "SUCCEEDED / (SUCCEEDED + FAILED); null while none has finished" }),
+          t.Number({
+            minimum: 0,
+            maximum: 1,
+            description: "SUCCEEDED / (SUCCEEDED + FAILED); null while none has finished",
+          }),
         ),
       }),
     ),

@@ -54,7 +54,13 @@ export async function listHookDeliveries(db: DbOrTx, scope: OrgScope, query: Hoo
   if (query.eventType) filters.push(eq(hookDeliveries.eventType, query.eventType));
   const where = and(...filters);
   const page = await selectPage(db, hookDeliveries, where, paging, (limit, offset, orderBy) =>
-    db.select(columns).from(hookDeliveries).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+    db
+      .select(columns)
+      .from(hookDeliveries)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
   return { ...page, data: page.data.map(withWorkflow) };
 }
@@ -86,7 +92,11 @@ export async function getHookDelivery(db: DbOrTx, scope: OrgScope, id: string) {
 export async function retryHookDelivery(db: DbOrTx, scope: OrgScope, id: string) {
   await db.transaction(async (tx) => {
     const row = await single(
-      tx.select({ id: hookDeliveries.id, status: hookDeliveries.status, hookId: hookDeliveries.hookId }).from(hookDeliveries).where(inOrg(scope, id)).for("update"),
+      tx
+        .select({ id: hookDeliveries.id, status: hookDeliveries.status, hookId: hookDeliveries.hookId })
+        .from(hookDeliveries)
+        .where(inOrg(scope, id))
+        .for("update"),
       "hook delivery",
     );
     if (row.status !== "FAILED") throw conflict(`only a FAILED delivery can be retried; this one is ${row.status}`);
@@ -137,7 +147,12 @@ export async function hookDeliveryStats(db: DbOrTx, scope: OrgScope, window: Hoo
     byStatus,
     hooks: [...perHook].map(([hookId, counts]) => {
       const finished = counts.SUCCEEDED + counts.FAILED;
-      return { hookId, total: sum(counts), byStatus: counts, successRate: finished ? counts.SUCCEEDED / finished : null };
+      return {
+        hookId,
+        total: sum(counts),
+        byStatus: counts,
+        successRate: finished ? counts.SUCCEEDED / finished : null,
+      };
     }),
   };
 }
@@ -166,7 +181,12 @@ async function startNextRuns(tx: Tx, rows: { id: string; hookId: string | null }
   for (const row of rows) {
     const hook = row.hookId ? byId.get(row.hookId) : undefined;
     const target = hook?.parameters.url
-      ? { url: hook.parameters.url, method: normalizeMethod(hook.parameters.method), headers: hook.parameters.headers ?? {}, secretEncrypted: hook.secretEncrypted }
+      ? {
+          url: hook.parameters.url,
+          method: normalizeMethod(hook.parameters.method),
+          headers: hook.parameters.headers ?? {},
+          secretEncrypted: hook.secretEncrypted,
+        }
       : {};
     await tx
       .update(hookDeliveries)

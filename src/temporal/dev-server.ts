@@ -45,10 +45,21 @@ const flagType = (type: string) => type.charAt(0) + type.slice(1).toLowerCase();
 
 export async function startTemporalDevServer(options: DevServerOptions): Promise<DevServer> {
   if (!existsSync(temporalBinary)) {
-    throw new Error(`Temporal CLI not found at ${temporalBinary}: build it with GOBIN=$PWD/.tools/bin go install github.com/temporalio/cli/cmd/temporal@v1.5.1`);
+    throw new Error(
+      `Temporal CLI not found at ${temporalBinary}: build it with GOBIN=$PWD/.tools/bin go install github.com/temporalio/cli/cmd/temporal@v1.5.1`,
+    );
   }
   const namespace = options.namespace ?? "default";
-  const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(options.port), "--ui-port", String(options.uiPort)];
+  const args = [
+    "server",
+    "start-dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(options.port),
+    "--ui-port",
+    String(options.uiPort),
+  ];
   args.push("--log-level", "error", "--namespace", namespace);
   if (options.dbFilename) {
     args.push("--db-filename", options.dbFilename);
@@ -56,7 +67,8 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     // crash of the server process; only an OS crash or power loss may roll back the last commits
     for (const pragma of sqlitePragmas) args.push("--sqlite-pragma", pragma);
   }
-  for (const [key, value] of Object.entries(devDynamicConfig)) args.push("--dynamic-config-value", `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(devDynamicConfig))
+    args.push("--dynamic-config-value", `${key}=${JSON.stringify(value)}`);
   for (const key of hookSearchAttributeKeys) args.push("--search-attribute", `${key.name}=${flagType(key.type)}`);
 
   const child = spawn(temporalBinary, args, { stdio: ["ignore", "ignore", "pipe"] });

@@ -8,7 +8,10 @@ import { log } from "../log";
 // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every attribute of ours is a Keyword
 const INDEXED_VALUE_TYPE_KEYWORD = 2;
 
-export async function ensureSearchAttributes(connection: Pick<Connection | NativeConnection, "operatorService">, namespace: string): Promise<boolean> {
+export async function ensureSearchAttributes(
+  connection: Pick<Connection | NativeConnection, "operatorService">,
+  namespace: string,
+): Promise<boolean> {
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     const missing = hookSearchAttributeKeys.filter((key) => !customAttributes || !(key.name in customAttributes));

@@ -23,9 +23,13 @@ export type Receiver = {
   close(): Promise<void>;
 };
 
-export const always = (status: number): Responder => () => ({ status });
+export const always =
+  (status: number): Responder =>
+  () => ({ status });
 /** fails `k` times with `status`, then answers 200 */
-export const failTimes = (k: number, status = 500): Responder => (_req, i) => ({ status: i < k ? status : 200 });
+export const failTimes =
+  (k: number, status = 500): Responder =>
+  (_req, i) => ({ status: i < k ? status : 200 });
 
 export async function startReceiver(responder: Responder = always(200)): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
@@ -46,7 +50,7 @@ export async function startReceiver(responder: Responder = always(200)): Promise
         receivedAt,
       };
       const index = requests.push(received) - 1;
-      waiters.splice(0).forEach((wake) => wake());
+      for (const wake of waiters.splice(0)) wake();
       const reply = current(received, index);
       if (reply === "hang") return void hung.push(res);
       const answer = () => res.writeHead(reply.status, reply.headers).end(reply.body ?? "");
@@ -60,7 +64,9 @@ export async function startReceiver(responder: Responder = always(200)): Promise
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    respond: (fn) => void (current = fn),
+    respond: (fn) => {
+      current = fn;
+    },
     async waitForRequests(n, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (requests.length < n) {
@@ -68,13 +74,16 @@ export async function startReceiver(responder: Responder = always(200)): Promise
         if (left <= 0) throw new Error(`receiver got ${requests.length} of ${n} requests within ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, left);
-          waiters.push(() => (clearTimeout(t), resolve()));
+          waiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
         });
       }
       return requests;
     },
     async close() {
-      hung.forEach((res) => res.destroy());
+      for (const res of hung) res.destroy();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     },

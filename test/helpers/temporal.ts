@@ -98,15 +98,18 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
 
   const spawnOnce = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn("node", ["--import", "tsx", "workers/main.ts"], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+      const proc = spawn("node", ["--import", "tsx", "workers/main.ts"], {
+        cwd: repoRoot,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       child = proc;
       reapWithParent(proc.pid!, "KILL");
       let buffer = "";
       stderr = "";
       proc.stdout!.on("data", (d: Buffer) => {
         buffer += d.toString();
-        let nl: number;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
+        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
           const line = buffer.slice(0, nl);
           buffer = buffer.slice(nl + 1);
           try {
@@ -118,7 +121,9 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
           }
         }
       });
-      proc.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+      proc.stderr!.on("data", (d: Buffer) => {
+        stderr = (stderr + d.toString()).slice(-4000);
+      });
       proc.once("exit", (code) => reject(new Error(`worker exited (${code}) before starting: ${stderr}`)));
     });
 

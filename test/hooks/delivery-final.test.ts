@@ -17,7 +17,11 @@ let tenant: Tenant;
 beforeAll(async () => {
   ({ address } = await ensureTemporal());
   // a 1 ms unit: the whole 20-attempt schedule (13,567 units) takes about 14 s
-  [worker, receiver, api] = await Promise.all([startWorker({ address, backoffBaseMs: 1 }), startReceiver(always(500)), startTestApi()]);
+  [worker, receiver, api] = await Promise.all([
+    startWorker({ address, backoffBaseMs: 1 }),
+    startReceiver(always(500)),
+    startTestApi(),
+  ]);
   tenant = await createTenant(api.url, "hooks");
 }, 60_000);
 afterAll(async () => {
@@ -56,10 +60,16 @@ describe("a delivery that never succeeds", () => {
       const handle = temporal.client.workflow.getHandle(`hook-delivery:${deliveryId}:1`);
       expect(await handle.result()).toEqual({ status: "FAILED", attempts: 20 });
       const description = await handle.describe();
-      expect(description.memo).toMatchObject({ deliveryId, callId, eventType: "call_concluded", organizationId: tenant.organizationId });
+      expect(description.memo).toMatchObject({
+        deliveryId,
+        callId,
+        eventType: "call_concluded",
+        organizationId: tenant.organizationId,
+      });
       expect(description.searchAttributes).toMatchObject({ HookCallId: [callId], HookStatus: ["FAILED"] });
       const found: string[] = [];
-      for await (const wf of temporal.client.workflow.list({ query: `HookCallId = "${callId}"` })) found.push(wf.workflowId);
+      for await (const wf of temporal.client.workflow.list({ query: `HookCallId = "${callId}"` }))
+        found.push(wf.workflowId);
       expect(found).toEqual([`hook-delivery:${deliveryId}:1`]);
     } finally {
       await temporal.close();
@@ -69,7 +79,14 @@ describe("a delivery that never succeeds", () => {
   test("the API shows every attempt and re-delivers it as run 2", async () => {
     const detail = await tenant.org.get(`${tenant.P}/hook-deliveries/${deliveryId}`);
     expect(detail.status).toBe(200);
-    expect(detail.body.data).toMatchObject({ id: deliveryId, callId, status: "FAILED", run: 1, attemptCount: 20, workflowId: `hook-delivery:${deliveryId}:1` });
+    expect(detail.body.data).toMatchObject({
+      id: deliveryId,
+      callId,
+      status: "FAILED",
+      run: 1,
+      attemptCount: 20,
+      workflowId: `hook-delivery:${deliveryId}:1`,
+    });
     expect(detail.body.data.attempts).toHaveLength(20);
     expect(detail.body.data.attempts[0]).toEqual({
       run: 1,
@@ -85,7 +102,12 @@ describe("a delivery that never succeeds", () => {
     receiver.respond(always(200));
     const retried = await tenant.org.post(`${tenant.P}/hook-deliveries/${deliveryId}/retry`);
     expect(retried.status).toBe(202);
-    expect(retried.body.data).toMatchObject({ status: "PENDING", run: 2, attemptCount: 0, workflowId: `hook-delivery:${deliveryId}:2` });
+    expect(retried.body.data).toMatchObject({
+      status: "PENDING",
+      run: 2,
+      attemptCount: 0,
+      workflowId: `hook-delivery:${deliveryId}:2`,
+    });
 
     await waitForStatus(db, [deliveryId], ["SUCCEEDED"], 20_000);
     const after = (await tenant.org.get(`${tenant.P}/hook-deliveries/${deliveryId}`)).body.data;

@@ -4,7 +4,16 @@ import { eq } from "drizzle-orm";
 import { hookDeliveries } from "../../src/db/schema";
 import { failTimes, startReceiver, type Receiver, type ReceivedRequest } from "../helpers/receiver";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
-import { at, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb, waitForStatus } from "./fixtures";
+import {
+  at,
+  callConcluded,
+  callStarted,
+  createAssistantWithHooks,
+  deliveryRow,
+  emit,
+  openDb,
+  waitForStatus,
+} from "./fixtures";
 
 const { db, close } = openDb();
 let worker: TestWorker;
@@ -31,7 +40,9 @@ async function verifyStandardWebhook(req: ReceivedRequest, secret: string, toler
   const signatures = req.headers["webhook-signature"];
   if (typeof id !== "string" || typeof timestamp !== "string" || typeof signatures !== "string") return false;
   if (Math.abs(Date.now() / 1000 - Number(timestamp)) > toleranceSec) return false;
-  const keyBytes = secret.startsWith("whsec_") ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0)) : new TextEncoder().encode(secret);
+  const keyBytes = secret.startsWith("whsec_")
+    ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0))
+    : new TextEncoder().encode(secret);
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
   const content = new Uint8Array([...new TextEncoder().encode(`${id}.${timestamp}.`), ...req.body]);
   for (const entry of signatures.split(" ")) {
@@ -50,7 +61,11 @@ describe("the delivered request", () => {
     const methods = ["POST", "GET", "PUT", "PATCH", "DELETE"];
     const a = await createAssistantWithHooks(
       db,
-      methods.map((method) => ({ url: `${receiver.url}/m/${method}`, method, headers: { authorization: "Bearer abc", "x-env": "test" } })),
+      methods.map((method) => ({
+        url: `${receiver.url}/m/${method}`,
+        method,
+        headers: { authorization: "Bearer abc", "x-env": "test" },
+      })),
     );
     const event = callConcluded();
     const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event });
@@ -76,8 +91,22 @@ describe("the delivered request", () => {
       summary: null,
       transport: { type: "sip", calledNumber: "+4930", callingNumber: null as unknown as string },
       messages: [
-        { type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: 400, callId: "tc1", toolName: "lookup", text: "found" },
-        { type: "tool_call", role: "TOOL_CALL", timestamp: 300, callId: "tc1", toolName: "lookup", parameters: { q: "x", page: null } },
+        {
+          type: "tool_result",
+          role: "TOOL_CALL_RESULT",
+          timestamp: 400,
+          callId: "tc1",
+          toolName: "lookup",
+          text: "found",
+        },
+        {
+          type: "tool_call",
+          role: "TOOL_CALL",
+          timestamp: 300,
+          callId: "tc1",
+          toolName: "lookup",
+          parameters: { q: "x", page: null },
+        },
         { type: "audio", role: "USER", timestamp: 200, audio: "UklGRg==" },
         { type: "text", role: "ASSISTANT", timestamp: 100, text: "Hi" },
       ],
@@ -91,7 +120,14 @@ describe("the delivered request", () => {
     expect(Object.keys(body).sort()).toEqual(["callId", "messages", "shortSummary", "startedAt", "transport", "type"]);
     expect(body.transport).toEqual({ type: "sip", calledNumber: "+4930" });
     expect(body.messages.map((m: { type: string }) => m.type)).toEqual(["text", "audio", "tool_call", "tool_result"]);
-    expect(body.messages[2]).toEqual({ type: "tool_call", role: "TOOL_CALL", timestamp: 300, callId: "tc1", toolName: "lookup", parameters: { q: "x", page: null } });
+    expect(body.messages[2]).toEqual({
+      type: "tool_call",
+      role: "TOOL_CALL",
+      timestamp: 300,
+      callId: "tc1",
+      toolName: "lookup",
+      parameters: { q: "x", page: null },
+    });
   }, 30_000);
 
   test("call_started carries type, callId, startedAt and transport", async () => {
@@ -105,12 +141,19 @@ describe("the delivered request", () => {
   test("signed deliveries verify with whsec_ and plain secrets; webhook-id is stable across retries", async () => {
     const signed = await startReceiver(failTimes(1));
     try {
-      const secrets = ["whsec_" + Buffer.from("a 32 byte key for the hmac test!").toString("base64"), "plain shared secret"];
+      const secrets = [
+        `whsec_${Buffer.from("a 32 byte key for the hmac test!").toString("base64")}`,
+        "plain shared secret",
+      ];
       const a = await createAssistantWithHooks(
         db,
         secrets.map((secret, i) => ({ url: `${signed.url}/s/${i}`, secret })),
       );
-      const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+      const { deliveryIds } = await emit(db, {
+        organizationId: a.organizationId,
+        assistantId: a.assistantId,
+        event: callConcluded(),
+      });
       await signed.waitForRequests(3, 20_000);
       await waitForStatus(db, deliveryIds, ["SUCCEEDED"], 20_000);
 
@@ -119,9 +162,14 @@ describe("the delivered request", () => {
         expect(reqs.length).toBeGreaterThanOrEqual(1);
         for (const req of reqs) {
           expect(await verifyStandardWebhook(req, secret)).toBe(true);
-          const wrong = secret.startsWith("whsec_") ? "whsec_" + btoa("another key, also 32 bytes long!") : `${secret}x`;
+          const wrong = secret.startsWith("whsec_")
+            ? `whsec_${btoa("another key, also 32 bytes long!")}`
+            : `${secret}x`;
           expect(await verifyStandardWebhook(req, wrong)).toBe(false);
-          const tampered = { ...req, body: Buffer.from(req.body.toString().replace("call_concluded", "call_concludee")) };
+          const tampered = {
+            ...req,
+            body: Buffer.from(req.body.toString().replace("call_concluded", "call_concludee")),
+          };
           expect(await verifyStandardWebhook(tampered, secret)).toBe(false);
         }
         expect(new Set(reqs.map((r) => r.headers["webhook-id"])).size).toBe(1);

@@ -92,7 +92,7 @@ describe("an attempt cut by a lost worker", () => {
     await withWorker({ address, backoffBaseMs: 60_000, timeoutMs: 60_000 }, async (lost) => {
       const receiver = await receiverFor((_req, i) => (i === 0 ? "hang" : { status: 200 }));
       const a = await createAssistantWithHooks(db, [
-        { url: receiver.url, secret: "whsec_" + btoa("a 32 byte key for the crash test") },
+        { url: receiver.url, secret: `whsec_${btoa("a 32 byte key for the crash test")}` },
       ]);
       const id = await emitOne(db, {
         organizationId: a.organizationId,

@@ -5,7 +5,16 @@ import { loadConfig } from "../../src/config";
 import { createSecretBox } from "../../src/crypto/secrets";
 import { hookDeliveries, hookEventBodies } from "../../src/db/schema";
 import { emitCallEvent } from "../../src/events/emit-call-event";
-import { at, bodyOf, callConcluded, callStarted, createAssistantWithHooks, deliveryRow, emit, openDb } from "./fixtures";
+import {
+  at,
+  bodyOf,
+  callConcluded,
+  callStarted,
+  createAssistantWithHooks,
+  deliveryRow,
+  emit,
+  openDb,
+} from "./fixtures";
 
 const { db, client, close } = openDb();
 // these deliveries point nowhere: keep them from workers that later test files start
@@ -17,7 +26,13 @@ afterAll(async () => {
 describe("emitCallEvent", () => {
   test("writes one PENDING delivery per hook of the event's type, target and body frozen", async () => {
     const a = await createAssistantWithHooks(db, [
-      { type: "call_concluded", url: "http://127.0.0.1:9/a", method: "put", headers: { "x-tenant": "t1" }, secret: "whsec_AAEC" },
+      {
+        type: "call_concluded",
+        url: "http://127.0.0.1:9/a",
+        method: "put",
+        headers: { "x-tenant": "t1" },
+        secret: "whsec_AAEC",
+      },
       { type: "call_started", url: "http://127.0.0.1:9/b" },
       { type: "call_concluded", url: "http://127.0.0.1:9/c" },
     ]);
@@ -27,7 +42,13 @@ describe("emitCallEvent", () => {
 
     const rows = await Promise.all(deliveryIds.map((id) => deliveryRow(db, id)));
     const put = rows.find((r) => r.url.endsWith("/a"))!;
-    expect(put).toMatchObject({ method: "PUT", headers: { "x-tenant": "t1" }, status: "PENDING", run: 1, attemptCount: 0 });
+    expect(put).toMatchObject({
+      method: "PUT",
+      headers: { "x-tenant": "t1" },
+      status: "PENDING",
+      run: 1,
+      attemptCount: 0,
+    });
     expect(createSecretBox(loadConfig().encryptionKey).decrypt(put.secretEncrypted!)).toBe("whsec_AAEC");
     const plain = rows.find((r) => r.url.endsWith("/c"))!;
     expect(plain).toMatchObject({ method: "POST", headers: {}, secretEncrypted: null, callId: event.callId });
@@ -53,7 +74,11 @@ describe("emitCallEvent", () => {
 
   test("an assistant without hooks of that type gets no delivery", async () => {
     const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
-    const res = await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    const res = await emit(db, {
+      organizationId: a.organizationId,
+      assistantId: a.assistantId,
+      event: callConcluded(),
+    });
     expect(res.deliveryIds).toEqual([]);
   });
 

@@ -24,7 +24,12 @@ beforeAll(async () => {
     db,
     [
       { type: "call_started", url: "http://127.0.0.1:9/s" },
-      { type: "call_concluded", url: "http://127.0.0.1:9/c1", headers: { authorization: "Bearer hidden" }, secret: "whsec_AAEC" },
+      {
+        type: "call_concluded",
+        url: "http://127.0.0.1:9/c1",
+        headers: { authorization: "Bearer hidden" },
+        secret: "whsec_AAEC",
+      },
       { type: "call_concluded", url: "http://127.0.0.1:9/c2", method: "PUT" },
     ],
     a.organizationId,
@@ -36,10 +41,24 @@ beforeAll(async () => {
   started = (await emit(db, { ...base, event: s })).deliveryIds;
   concluded = (await emit(db, { ...base, event: callConcluded({ callId }) })).deliveryIds;
   for (let i = 0; i < 3; i++) await emit(db, { ...base, event: callStarted() });
-  await db.update(hookDeliveries).set({ status: "FAILED", attemptCount: 20 }).where(eq(hookDeliveries.id, at(concluded, 0)));
-  await db.update(hookDeliveries).set({ status: "SUCCEEDED", attemptCount: 1 }).where(eq(hookDeliveries.id, at(concluded, 1)));
+  await db
+    .update(hookDeliveries)
+    .set({ status: "FAILED", attemptCount: 20 })
+    .where(eq(hookDeliveries.id, at(concluded, 0)));
+  await db
+    .update(hookDeliveries)
+    .set({ status: "SUCCEEDED", attemptCount: 1 })
+    .where(eq(hookDeliveries.id, at(concluded, 1)));
   await db.insert(hookDeliveryAttempts).values([
-    { deliveryId: at(concluded, 1), run: 1, attempt: 1, startedAt: new Date(), durationMs: 12, statusCode: 200, responseExcerpt: "ok" },
+    {
+      deliveryId: at(concluded, 1),
+      run: 1,
+      attempt: 1,
+      startedAt: new Date(),
+      durationMs: 12,
+      statusCode: 200,
+      responseExcerpt: "ok",
+    },
   ]);
 }, 30_000);
 afterAll(async () => {
@@ -99,7 +118,14 @@ describe("GET P/hook-deliveries", () => {
   });
 
   test("rejects unknown filters and bad values with 400", async () => {
-    for (const query of ["?status=DONE", "?callId=nope", "?eventType=tool_webhook", "?size=0", "?sort=url,asc", "?color=red"]) {
+    for (const query of [
+      "?status=DONE",
+      "?callId=nope",
+      "?eventType=tool_webhook",
+      "?size=0",
+      "?sort=url,asc",
+      "?color=red",
+    ]) {
       const res = await list(a, query);
       expect(res.status).toBe(400);
       expect(res.body.success).toBe(false);
@@ -120,7 +146,16 @@ describe("GET P/hook-deliveries/{id}", () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: concluded[1], method: "PUT", status: "SUCCEEDED" });
     expect(res.body.data.attempts).toEqual([
-      { run: 1, attempt: 1, startedAt: expect.any(String), durationMs: 12, statusCode: 200, error: null, responseExcerpt: "ok", nextAttemptAt: null },
+      {
+        run: 1,
+        attempt: 1,
+        startedAt: expect.any(String),
+        durationMs: 12,
+        statusCode: 200,
+        error: null,
+        responseExcerpt: "ok",
+        nextAttemptAt: null,
+      },
     ]);
   });
 
@@ -140,7 +175,12 @@ describe("POST P/hook-deliveries/{id}/retry", () => {
   test("starts run 2 of a FAILED delivery, hands it to the dispatcher, and only once", async () => {
     const res = await a.org.post(`${a.P}/hook-deliveries/${concluded[0]}/retry`);
     expect(res.status).toBe(202);
-    expect(res.body.data).toMatchObject({ status: "PENDING", run: 2, attemptCount: 0, workflowId: `hook-delivery:${concluded[0]}:2` });
+    expect(res.body.data).toMatchObject({
+      status: "PENDING",
+      run: 2,
+      attemptCount: 0,
+      workflowId: `hook-delivery:${concluded[0]}:2`,
+    });
     const row = await deliveryRow(db, at(concluded, 0));
     expect(row.dispatchedAt).toBeNull();
     expect((await a.org.post(`${a.P}/hook-deliveries/${concluded[0]}/retry`)).status).toBe(409);

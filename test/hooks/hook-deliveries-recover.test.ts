@@ -32,14 +32,21 @@ beforeAll(async () => {
   hook1 = at(assistant.hooks, 0).id;
   hook2 = at(assistant.hooks, 1).id;
   for (let i = 0; i < 4; i++) {
-    const { deliveryIds } = await emit(db, { organizationId: a.organizationId, assistantId: assistant.assistantId, event: callConcluded() });
+    const { deliveryIds } = await emit(db, {
+      organizationId: a.organizationId,
+      assistantId: assistant.assistantId,
+      event: callConcluded(),
+    });
     h1.push(at(deliveryIds, 0));
     h2.push(at(deliveryIds, 1));
   }
   // hook 1: three FAILED (one of them two days old, outside the window), one SUCCEEDED
   await setStatus([at(h1, 0), at(h1, 1), at(h1, 2)], "FAILED");
   await setStatus([at(h1, 3)], "SUCCEEDED");
-  await db.update(hookDeliveries).set({ createdAt: new Date(Date.now() - 2 * 86_400_000) }).where(eq(hookDeliveries.id, at(h1, 0)));
+  await db
+    .update(hookDeliveries)
+    .set({ createdAt: new Date(Date.now() - 2 * 86_400_000) })
+    .where(eq(hookDeliveries.id, at(h1, 0)));
   // hook 2: two SUCCEEDED, one FAILED, one PENDING
   await setStatus([at(h2, 0), at(h2, 1)], "SUCCEEDED");
   await setStatus([at(h2, 2)], "FAILED");
@@ -61,8 +68,18 @@ describe("GET P/hook-deliveries/stats", () => {
     const data = res.body.data;
     expect(data).toMatchObject({ total: 7, byStatus: { PENDING: 1, SUCCEEDED: 3, FAILED: 3 } });
     const byHook = Object.fromEntries(data.hooks.map((h: { hookId: string }) => [h.hookId, h]));
-    expect(byHook[hook1]).toEqual({ hookId: hook1, total: 3, byStatus: { PENDING: 0, SUCCEEDED: 1, FAILED: 2 }, successRate: 1 / 3 });
-    expect(byHook[hook2]).toEqual({ hookId: hook2, total: 4, byStatus: { PENDING: 1, SUCCEEDED: 2, FAILED: 1 }, successRate: 2 / 3 });
+    expect(byHook[hook1]).toEqual({
+      hookId: hook1,
+      total: 3,
+      byStatus: { PENDING: 0, SUCCEEDED: 1, FAILED: 2 },
+      successRate: 1 / 3,
+    });
+    expect(byHook[hook2]).toEqual({
+      hookId: hook2,
+      total: 4,
+      byStatus: { PENDING: 1, SUCCEEDED: 2, FAILED: 1 },
+      successRate: 2 / 3,
+    });
     expect(new Date(data.createdBefore).getTime()).toBeLessThanOrEqual(Date.now());
   });
 
@@ -73,10 +90,18 @@ describe("GET P/hook-deliveries/stats", () => {
     const old = new Date(Date.now() - 3 * 86_400_000).toISOString();
     const before = (await stats(a, `?createdAfter=${old}&createdBefore=${hourAgo()}`)).body.data;
     expect(before).toMatchObject({ total: 1, byStatus: { PENDING: 0, SUCCEEDED: 0, FAILED: 1 } });
-    await db.update(hookDeliveries).set({ status: "PENDING" }).where(eq(hookDeliveries.id, at(h1, 0)));
+    await db
+      .update(hookDeliveries)
+      .set({ status: "PENDING" })
+      .where(eq(hookDeliveries.id, at(h1, 0)));
     const pending = (await stats(a, `?createdAfter=${old}&createdBefore=${hourAgo()}`)).body.data;
-    expect(pending.hooks).toEqual([{ hookId: hook1, total: 1, byStatus: { PENDING: 1, SUCCEEDED: 0, FAILED: 0 }, successRate: null }]);
-    await db.update(hookDeliveries).set({ status: "FAILED" }).where(eq(hookDeliveries.id, at(h1, 0)));
+    expect(pending.hooks).toEqual([
+      { hookId: hook1, total: 1, byStatus: { PENDING: 1, SUCCEEDED: 0, FAILED: 0 }, successRate: null },
+    ]);
+    await db
+      .update(hookDeliveries)
+      .set({ status: "FAILED" })
+      .where(eq(hookDeliveries.id, at(h1, 0)));
   });
 
   test("a missing or reversed window is a 400 naming the field; another organization sees nothing", async () => {
@@ -104,7 +129,12 @@ describe("POST P/hook-deliveries/recover", () => {
     expect(res.body.data.restarted).toBe(2);
     expect([...res.body.data.deliveryIds].sort()).toEqual([at(h1, 1), at(h1, 2)].sort());
     for (const id of [at(h1, 1), at(h1, 2)]) {
-      expect(await deliveryRow(db, id)).toMatchObject({ status: "PENDING", run: 2, attemptCount: 0, dispatchedAt: null });
+      expect(await deliveryRow(db, id)).toMatchObject({
+        status: "PENDING",
+        run: 2,
+        attemptCount: 0,
+        dispatchedAt: null,
+      });
     }
     expect(await deliveryRow(db, at(h1, 0))).toMatchObject({ status: "FAILED", run: 1 }); // outside the window
     expect(await deliveryRow(db, at(h2, 2))).toMatchObject({ status: "FAILED", run: 1 }); // another hook
@@ -116,7 +146,12 @@ describe("POST P/hook-deliveries/recover", () => {
   });
 
   test("rejects a bad window or unknown fields with 400", async () => {
-    for (const body of [{}, { createdAfter: "soon" }, { createdAfter: hourAgo(), hookId: "x" }, { createdAfter: hourAgo(), color: 1 }]) {
+    for (const body of [
+      {},
+      { createdAfter: "soon" },
+      { createdAfter: hourAgo(), hookId: "x" },
+      { createdAfter: hourAgo(), color: 1 },
+    ]) {
       const res = await recover(a, body);
       expect(res.status).toBe(400);
       expect(res.body.success).toBe(false);

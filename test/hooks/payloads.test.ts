@@ -15,7 +15,14 @@ describe("serializePayload", () => {
     messages: [
       { type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: 30, callId: "t1", toolName: "book", text: "ok" },
       { type: "text", role: "USER", timestamp: 10, text: "first" },
-      { type: "tool_call", role: "TOOL_CALL", timestamp: 20, callId: "t1", toolName: "book", parameters: { when: null, seats: 2 } },
+      {
+        type: "tool_call",
+        role: "TOOL_CALL",
+        timestamp: 20,
+        callId: "t1",
+        toolName: "book",
+        parameters: { when: null, seats: 2 },
+      },
       { type: "audio", role: "ASSISTANT", timestamp: 10, audio: "AAAA" },
     ],
   };
@@ -36,7 +43,9 @@ describe("serializePayload", () => {
   });
 
   test("a null transport disappears, array elements keep their positions", () => {
-    expect(JSON.parse(serializePayload({ type: "call_started", callId: "c", startedAt: null, transport: null }))).toEqual({
+    expect(
+      JSON.parse(serializePayload({ type: "call_started", callId: "c", startedAt: null, transport: null })),
+    ).toEqual({
       type: "call_started",
       callId: "c",
     });

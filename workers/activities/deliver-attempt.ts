@@ -27,7 +27,11 @@ export function createDeliverAttempt(deps: ActivityDeps) {
     const startedAt = new Date();
     const res = await send(deps, guard, row, payload);
     // a destination the outbound guard refuses stays refused: the delivery fails now, not after 20 tries
-    const status: DeliveryStatus = res.ok ? "SUCCEEDED" : input.nextDelayMs === null || res.refused ? "FAILED" : "PENDING";
+    const status: DeliveryStatus = res.ok
+      ? "SUCCEEDED"
+      : input.nextDelayMs === null || res.refused
+        ? "FAILED"
+        : "PENDING";
     const nextAttemptAt = status === "PENDING" ? new Date(Date.now() + input.nextDelayMs!) : null;
     await recordAttempt(deps.db, { ...input, startedAt, res, status, nextAttemptAt });
     recordHookAttempt(status, res.durationMs);
@@ -46,7 +50,12 @@ export function createDeliverAttempt(deps: ActivityDeps) {
   };
 }
 
-async function send(deps: ActivityDeps, guard: OutboundGuard, row: HookDeliveryRow, payload: string): Promise<HookResponse> {
+async function send(
+  deps: ActivityDeps,
+  guard: OutboundGuard,
+  row: HookDeliveryRow,
+  payload: string,
+): Promise<HookResponse> {
   const body = Buffer.from(payload, "utf8");
   let signature = {};
   if (row.secretEncrypted) {
@@ -55,7 +64,13 @@ async function send(deps: ActivityDeps, guard: OutboundGuard, row: HookDeliveryR
       secret = deps.secretBox.decrypt(row.secretEncrypted);
     } catch {
       // a changed ENCRYPTION_KEY: a failed attempt the operator can see, never an unsigned request
-      return { ok: false, statusCode: null, error: "hook secret cannot be decrypted", durationMs: 0, responseExcerpt: null };
+      return {
+        ok: false,
+        statusCode: null,
+        error: "hook secret cannot be decrypted",
+        durationMs: 0,
+        responseExcerpt: null,
+      };
     }
     signature = signWebhook({ id: row.id, timestampSec: Date.now() / 1000, body, secret });
   }
