@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Invitation } from "sip.js";
 import { SessionState } from "sip.js";
-import { concludeCallTask } from "../calls/call-lifecycle";
+import { bareConcludedEvent, concludeCallTask } from "../calls/call-lifecycle";
 import type { CallHandle } from "../calls/caller-transport";
 import { startCall, type CallDeps } from "../calls/run-call";
 import type { Transport } from "../db/schema";
@@ -99,7 +99,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     await closeUnanswered(ctx, task, {
       status: cancelled ? "completed" : "failed",
       error: why,
-      event: unanswered(callId, transport),
+      event: bareConcludedEvent({ callId, transport }, null),
     });
     return;
   }
@@ -172,19 +172,4 @@ async function closeUnanswered(
 function refuse(invitation: Invitation, statusCode: number, fields: Record<string, unknown>) {
   log.info("call", { ...fields, event: "refused", status: statusCode });
   return invitation.reject({ statusCode }).catch(() => {}); // a CANCEL may have won the race
-}
-
-/** call_concluded of a call that was never answered. */
-function unanswered(callId: string, transport: Transport) {
-  return {
-    type: "call_concluded" as const,
-    callId,
-    startedAt: null,
-    endedAt: Date.now(),
-    shortSummary: null,
-    summary: null,
-    callRecording: null,
-    transport,
-    messages: [],
-  };
 }
