@@ -20,15 +20,23 @@ const { values } = parseArgs({
   },
 });
 if (!values.token || !(values.assistant || values.agent) || !values.in) {
-  console.error("usage: bun examples/ws-client.ts --assistant <id> | --agent <id> --token <token> --in <file.wav> [--out reply.wav]");
+  console.error(
+    "usage: bun examples/ws-client.ts --assistant <id> | --agent <id> --token <token> --in <file.wav> [--out reply.wav]",
+  );
   process.exit(2);
 }
 const input = parseWav(readFileSync(values.in));
 const rate = input.sampleRate;
 const frameSamples = rate / 50;
-const query = new URLSearchParams({ sampleRate: String(rate), ...(values.assistant ? { assistantId: values.assistant } : { agentId: values.agent! }) });
+const query = new URLSearchParams({
+  sampleRate: String(rate),
+  ...(values.assistant ? { assistantId: values.assistant } : { agentId: values.agent! }),
+});
 // a browser cannot set headers, so it would pass &token=...; here the header keeps it out of URLs
-const ws = new WebSocket(`${values.url}/v1/calls?${query}`, { headers: { Authorization: `Bearer ${values.token}` } } as any);
+// Bun's WebSocket takes headers (its own overload of the constructor)
+const ws = new WebSocket(`${values.url}/v1/calls?${query}`, {
+  headers: { Authorization: `Bearer ${values.token}` },
+});
 ws.binaryType = "arraybuffer";
 const heard: Int16Array[] = [];
 let timer: ReturnType<typeof setInterval> | undefined;

@@ -9,7 +9,7 @@ export const dataDir = fileURLToPath(new URL("../.data/", import.meta.url));
 function persisted(name: string, make: () => string): string {
   mkdirSync(dataDir, { recursive: true });
   const file = dataDir + name;
-  if (!existsSync(file)) writeFileSync(file, make() + "\n", { mode: 0o600 });
+  if (!existsSync(file)) writeFileSync(file, `${make()}\n`, { mode: 0o600 });
   return readFileSync(file, "utf8").trim();
 }
 

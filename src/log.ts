@@ -10,7 +10,7 @@ export function setLogLevel(level: string) {
 
 function write(level: Level, msg: string, fields: Record<string, unknown>) {
   if (order[level] < threshold) return;
-  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + "\n");
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
 }
 
 export const log = {

@@ -25,7 +25,11 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
     secrets: createSecretBox(config.encryptionKey),
     guard: createOutboundGuard(config.outbound),
     checks: {
-      database: () => db.execute(sql`select 1`).then(() => true, () => false),
+      database: () =>
+        db.execute(sql`select 1`).then(
+          () => true,
+          () => false,
+        ),
       temporal: () => isTemporalReachable(config),
     },
   });

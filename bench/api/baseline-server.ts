@@ -19,7 +19,8 @@ Bun.serve({
     const url = new URL(req.url);
     const id = url.pathname.split("/").pop()!;
     if (url.pathname.endsWith("/assistants")) {
-      const rows = await sql`select ${fields}, ${children} from assistants a where a.organization_id = ${url.searchParams.get("org")!} and a.kind = 'assistant' order by a.name, a.id limit 20`;
+      const rows =
+        await sql`select ${fields}, ${children} from assistants a where a.organization_id = ${url.searchParams.get("org")!} and a.kind = 'assistant' order by a.name, a.id limit 20`;
       return Response.json(rows);
     }
     const [row] = await sql`select ${fields}, ${children} from assistants a where a.id = ${id}`;

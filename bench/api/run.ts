@@ -8,7 +8,9 @@ import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } } });
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } },
+});
 const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
 const databaseUrl = `${server}/vas_bench_api`;
 const admin = `admin_${randomBytes(8).toString("hex")}`;
@@ -19,7 +21,10 @@ await dropDatabase(databaseUrl);
 await migrateDatabase(databaseUrl);
 const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
 const [{ id: vendorId }] = (await sql`insert into vendors (name) values ('bench') returning id`) as [{ id: string }];
-const [{ id: orgId }] = (await sql`insert into organizations (vendor_id, name) values (${vendorId}, 'bench') returning id`) as [{ id: string }];
+const [{ id: orgId }] =
+  (await sql`insert into organizations (vendor_id, name) values (${vendorId}, 'bench') returning id`) as [
+    { id: string },
+  ];
 await sql`insert into assistants (organization_id, kind, name, system_prompt, system_prompt_greeting)
   select ${orgId}, 'assistant', 'assistant ' || lpad(i::text, 5, '0'), 'You are assistant ' || i, 'Hello!' from generate_series(1, 10000) i`;
 await sql`insert into extensions (assistant_id, position, type, name, parameters)
@@ -31,14 +36,27 @@ const ids = (await sql`select id from assistants order by random() limit 200`).m
 await sql`vacuum analyze`;
 await sql.end();
 
-const env = { ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: admin, ENCRYPTION_KEY: randomBytes(32).toString("hex") };
-const tokenProc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", vendorId, "--organization", orgId], { env });
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  ADMIN_TOKEN: admin,
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+};
+const tokenProc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", vendorId, "--organization", orgId], {
+  env,
+});
 const token = tokenProc.stdout.toString().trim();
 
 async function startServer(args: string[], port: number) {
   const proc = spawn("bun", args, { env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) return proc;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return proc;
     await Bun.sleep(100);
   }
   throw new Error(`server ${args.join(" ")} did not start`);
@@ -58,9 +76,12 @@ end`,
 
 type Result = { rps: number; p50: number; p99: number; errors: number };
 function wrk(url: string, mode: "one" | "list", prefix: string): Result {
-  const run = Bun.spawnSync(["wrk", "-t2", `-c${values.connections}`, `-d${values.seconds}s`, "--latency", "-s", luaFile, url], {
-    env: { ...process.env, MODE: mode, PREFIX: prefix },
-  });
+  const run = Bun.spawnSync(
+    ["wrk", "-t2", `-c${values.connections}`, `-d${values.seconds}s`, "--latency", "-s", luaFile, url],
+    {
+      env: { ...process.env, MODE: mode, PREFIX: prefix },
+    },
+  );
   const out = run.stdout.toString();
   const ms = (label: string) => {
     const m = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
@@ -68,7 +89,12 @@ function wrk(url: string, mode: "one" | "list", prefix: string): Result {
     return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
   };
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms("50"), p99: ms("99"), errors: Number(errors ?? 0) };
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+    p50: ms("50"),
+    p99: ms("99"),
+    errors: Number(errors ?? 0),
+  };
 }
 
 const P = `/api/v1/vendors/${vendorId}/organizations/${orgId}/assistants`;
@@ -99,6 +125,8 @@ try {
   baseline.kill();
   await dropDatabase(databaseUrl);
 }
-console.log("| case | ours req/s | ours p50 ms | ours p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | ours/baseline |");
+console.log(
+  "| case | ours req/s | ours p50 ms | ours p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | ours/baseline |",
+);
 console.log("|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(row);

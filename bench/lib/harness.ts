@@ -23,7 +23,11 @@ export function createBench(name: string) {
   const children: ChildProcess[] = [];
 
   /** Spawns a bun script and resolves with its first stdout line that passes `ready`. */
-  function spawnBun(script: string, extraEnv: Record<string, string>, ready: (line: string) => boolean): Promise<{ proc: ChildProcess; line: string }> {
+  function spawnBun(
+    script: string,
+    extraEnv: Record<string, string>,
+    ready: (line: string) => boolean,
+  ): Promise<{ proc: ChildProcess; line: string }> {
     return new Promise((resolve, reject) => {
       const proc = spawn("bun", [script], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
       children.push(proc);
@@ -33,7 +37,10 @@ export function createBench(name: string) {
         if (buffer === null) return void (process.env.BENCH_LOG_LEVEL && process.stderr.write(d));
         buffer += d.toString();
         const line = buffer.split("\n").find(ready);
-        if (line) (buffer = null), resolve({ proc, line });
+        if (line) {
+          buffer = null;
+          resolve({ proc, line });
+        }
       });
       proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
     });

@@ -17,7 +17,11 @@ function validationErrors(error: unknown): FieldError[] {
 }
 
 /** Maps any thrown value to [status, envelope]. Unknown errors are logged and hidden behind a 500. */
-export function toErrorResponse(code: string | number, error: unknown, traceId: string): [number, Record<string, unknown>] {
+export function toErrorResponse(
+  code: string | number,
+  error: unknown,
+  traceId: string,
+): [number, Record<string, unknown>] {
   const body = (status: number, message: string, errors?: FieldError[]): [number, Record<string, unknown>] => [
     status,
     { ...failure(message, errors), traceId },
@@ -31,7 +35,8 @@ export function toErrorResponse(code: string | number, error: unknown, traceId: 
     const errors = validationErrors(error);
     return body(400, `invalid input: ${errors.map((e) => e.field).join(", ")}`, errors);
   }
-  if (code === "PARSE") return body(400, "malformed request body: expected JSON", [{ field: "body", message: "not valid JSON" }]);
+  if (code === "PARSE")
+    return body(400, "malformed request body: expected JSON", [{ field: "body", message: "not valid JSON" }]);
   if (code === "NOT_FOUND") return body(404, "no such route");
   if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") return body(400, "invalid request");
   const pg = pgErrorCode(error);

@@ -17,7 +17,14 @@ type Service<A, Q, C, U, O, D> = {
   remove?: (access: A, params: Params, id: string) => Promise<unknown>;
 };
 
-export type ResourceSpec<A, QS extends TSchema, CS extends TSchema, US extends TSchema, OS extends TSchema, DS extends TSchema> = {
+export type ResourceSpec<
+  A,
+  QS extends TSchema,
+  CS extends TSchema,
+  US extends TSchema,
+  OS extends TSchema,
+  DS extends TSchema,
+> = {
   /** full path, e.g. ORG_PREFIX + "/llm-generation-strategies"; may hold more params */
   prefix: string;
   access: Access<A>;
@@ -74,12 +81,16 @@ export function resourceRoutes<
       detail: detail(`List ${spec.what}s (sortable by ${spec.sortable})`, spec.notes?.list),
     });
   if (create && models.create)
-    app = app.post("", async ({ access, params, body, status }) => status(201, ok(await create(access, params, body))), {
-      params: ListParams,
-      body: models.create,
-      response: { 201: Envelope(created), ...errorResponses },
-      detail: detail(`Create a ${spec.what}`),
-    });
+    app = app.post(
+      "",
+      async ({ access, params, body, status }) => status(201, ok(await create(access, params, body))),
+      {
+        params: ListParams,
+        body: models.create,
+        response: { 201: Envelope(created), ...errorResponses },
+        detail: detail(`Create a ${spec.what}`),
+      },
+    );
   if (get)
     app = app.get(item, async ({ access, params }) => ok(await get(access, params, idOf(params))), {
       params: ItemParams,
@@ -103,7 +114,11 @@ export function resourceRoutes<
         await remove(access, params, idOf(params));
         return done(`${spec.what} deleted`);
       },
-      { params: ItemParams, response: { 200: EmptyEnvelope, ...errorResponses }, detail: detail(`Delete a ${spec.what}`) },
+      {
+        params: ItemParams,
+        response: { 200: EmptyEnvelope, ...errorResponses },
+        detail: detail(`Delete a ${spec.what}`),
+      },
     );
   return app;
 }

@@ -18,7 +18,11 @@ function vendorOf(principal: Principal, params: Record<string, string>): string 
 
 // An organization token may read its own organization record, nothing else at this level.
 function requireOrgRead(principal: Principal, vendorId: string, organizationId: string) {
-  if (principal.kind === "organization" && principal.vendorId === vendorId && principal.organizationId === organizationId)
+  if (
+    principal.kind === "organization" &&
+    principal.vendorId === vendorId &&
+    principal.organizationId === organizationId
+  )
     return;
   requireVendor(principal, vendorId);
 }
@@ -53,7 +57,12 @@ const organizationsRoutes = (deps: Deps) =>
     what: "organization",
     idParam: "organizationId",
     sortable: "id, name, createdAt",
-    models: { create: OrganizationModel.write, update: OrganizationModel.write, out: OrganizationModel.out, query: PageQuery },
+    models: {
+      create: OrganizationModel.write,
+      update: OrganizationModel.write,
+      out: OrganizationModel.out,
+      query: PageQuery,
+    },
     service: {
       list: (principal, params, query) => tenancy.listOrganizations(deps.db, vendorOf(principal, params), query),
       create: (principal, params, body) => tenancy.createOrganization(deps.db, vendorOf(principal, params), body),

@@ -27,9 +27,14 @@ await migrateDatabase(config.databaseUrl);
 const { db, close } = createDb(config.databaseUrl, { max: 1 });
 try {
   const vendorId = values.vendor ?? (await createVendor(db, { name: values["vendor-name"]! })).id;
-  const token = await createApiToken(db, vendorId, { name: values.name ?? "cli", organizationId: values.organization ?? null });
+  const token = await createApiToken(db, vendorId, {
+    name: values.name ?? "cli",
+    organizationId: values.organization ?? null,
+  });
   // the token goes to stdout alone so scripts can capture it; the rest to stderr
-  console.error(`vendor ${vendorId}${token.organizationId ? `, organization ${token.organizationId}` : ""}, token id ${token.id}`);
+  console.error(
+    `vendor ${vendorId}${token.organizationId ? `, organization ${token.organizationId}` : ""}, token id ${token.id}`,
+  );
   console.log(token.token);
 } catch (error) {
   console.error(error instanceof AppError ? error.message : String(error));

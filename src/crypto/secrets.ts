@@ -15,7 +15,9 @@ export function createSecretBox(key: Buffer | null): SecretBox {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", need(), iv);
       const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-      return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(":");
+      return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(
+        ":",
+      );
     },
     decrypt(sealed) {
       const [version, iv, tag, body] = sealed.split(":");

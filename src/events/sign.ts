@@ -23,7 +23,12 @@ export type SignatureHeaders = {
 };
 
 /** Headers for one attempt; `body` must be the exact bytes that go on the wire. */
-export function signWebhook(input: { id: string; timestampSec: number; body: Buffer | string; secret: string }): SignatureHeaders {
+export function signWebhook(input: {
+  id: string;
+  timestampSec: number;
+  body: Buffer | string;
+  secret: string;
+}): SignatureHeaders {
   const timestamp = String(Math.floor(input.timestampSec));
   const mac = createHmac("sha256", secretKeyBytes(input.secret));
   mac.update(`${input.id}.${timestamp}.`);

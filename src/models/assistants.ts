@@ -15,7 +15,6 @@ export const ToolWebhookParameters = t.Object(
   Strict,
 );
 
-
 /** parameters of `call_started` and `call_concluded` hooks; other hook types are stored as given. */
 export const CallHookParameters = t.Object(
   {
@@ -23,7 +22,11 @@ export const CallHookParameters = t.Object(
     method: t.Optional(Enum(hookMethods, { description: "default POST; the JSON body is sent with every method" })),
     headers: t.Optional(StringMap),
     secret: OptionalNullable(
-      t.String({ minLength: 1, maxLength: 500, description: "write-only; signs deliveries (Standard Webhooks); omit to keep, null to remove" }),
+      t.String({
+        minLength: 1,
+        maxLength: 500,
+        description: "write-only; signs deliveries (Standard Webhooks); omit to keep, null to remove",
+      }),
     ),
   },
   Strict,

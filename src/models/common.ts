@@ -7,8 +7,14 @@ import { Type } from "@sinclair/typebox";
 export const Integer = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
 // Elysia's t.UnionEnum gives an optional field a default (its first value); this one has none.
 type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
-export const Enum = <const T extends readonly [string, ...string[]]>(values: T, options: { description?: string } = {}) =>
-  t.Union(values.map((v) => t.Literal(v)), options) as unknown as TUnion<Literals<T>>;
+export const Enum = <const T extends readonly [string, ...string[]]>(
+  values: T,
+  options: { description?: string } = {},
+) =>
+  t.Union(
+    values.map((v) => t.Literal(v)),
+    options,
+  ) as unknown as TUnion<Literals<T>>;
 export const Uuid = t.String({ format: "uuid" });
 export const Strict = { additionalProperties: false } as const;
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);

@@ -4,7 +4,8 @@ import { Integer, Strict, Uuid } from "./common";
 const Hostname = t.String({
   minLength: 1,
   maxLength: 253,
-  pattern: "^(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*)$",
+  pattern:
+    "^(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*)$",
   description: "hostname or IP address of the SIP server",
 });
 
@@ -36,7 +37,9 @@ export const SipCredentialModel = {
     port: Integer(),
     username: t.String(),
     maxAgentTasks: Integer(),
-    activeAgentTasks: Integer({ description: "read-only: calls on the credential now (offered or active agent tasks, all bridges)" }),
+    activeAgentTasks: Integer({
+      description: "read-only: calls on the credential now (offered or active agent tasks, all bridges)",
+    }),
     registration: t.Nullable(Registration),
   }),
 };
@@ -47,14 +50,14 @@ export type SipCredentialInput = typeof credentialWrite.static;
 // not starting with 00. test/security/openapi.test.ts holds the two to agreement.
 const SEP = String.raw`[\s().\-/]*`;
 const DIGIT = `[0-9]${SEP}`;
-const PHONE_NUMBER_PATTERN =
-  `^${SEP}(?:\\+${SEP}(?:${DIGIT}){2,20}|0${SEP}0${SEP}(?:${DIGIT}){2,20}|[1-9]${SEP}(?:${DIGIT}){1,19}|0${SEP}[1-9]${SEP}(?:${DIGIT}){0,18})$`;
+const PHONE_NUMBER_PATTERN = `^${SEP}(?:\\+${SEP}(?:${DIGIT}){2,20}|0${SEP}0${SEP}(?:${DIGIT}){2,20}|[1-9]${SEP}(?:${DIGIT}){1,19}|0${SEP}[1-9]${SEP}(?:${DIGIT}){0,18})$`;
 
 const PhoneNumber = t.String({
   minLength: 1,
   maxLength: 40,
   pattern: PHONE_NUMBER_PATTERN,
-  description: "E.164 (+14155550100) or digits; spaces, dots, dashes and parentheses are dropped, a leading 00 becomes +",
+  description:
+    "E.164 (+14155550100) or digits; spaces, dots, dashes and parentheses are dropped, a leading 00 becomes +",
 });
 
 export const PhoneNumberModel = {

@@ -1,6 +1,14 @@
 // Assistants and agents: one service, told apart by `kind`.
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
-import { assistantCounts, assistants, callEventHooks, extensions, llmStrategies, sipPhoneNumbers, type AssistantKind } from "../db/schema";
+import {
+  assistantCounts,
+  assistants,
+  callEventHooks,
+  extensions,
+  llmStrategies,
+  sipPhoneNumbers,
+  type AssistantKind,
+} from "../db/schema";
 import type { Db, DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
@@ -37,9 +45,13 @@ const columns = {
   systemPromptGreeting: assistants.systemPromptGreeting,
   llmAudioContentGenerationStrategyId: assistants.llmAudioContentGenerationStrategyId,
   telephoneNumberId: assistants.telephoneNumberId,
-  extensions: sql<Extension[]>`coalesce((select json_agg(json_build_object('id', e.id, 'type', e.type, 'name', e.name, 'parameters', e.parameters) order by e.position)
+  extensions: sql<
+    Extension[]
+  >`coalesce((select json_agg(json_build_object('id', e.id, 'type', e.type, 'name', e.name, 'parameters', e.parameters) order by e.position)
     from ${extensions} e where e.assistant_id = ${outerId}), '[]'::json)`.mapWith(parseJson<Extension[]>),
-  callEventHooks: sql<Hook[]>`coalesce((select json_agg(json_build_object('id', h.id, 'type', h.type, 'parameters', h.parameters) order by h.position)
+  callEventHooks: sql<
+    Hook[]
+  >`coalesce((select json_agg(json_build_object('id', h.id, 'type', h.type, 'parameters', h.parameters) order by h.position)
     from ${callEventHooks} h where h.assistant_id = ${outerId}), '[]'::json)`.mapWith(parseJson<Hook[]>),
 };
 
@@ -48,7 +60,10 @@ const scoped = (scope: OrgScope, kind: AssistantKind) =>
 
 // The read paths are the hot ones: their statements are built once per connection pool and reused
 // (building them costs more than running them).
-const byScope = and(eq(assistants.organizationId, sql.placeholder("org")), eq(assistants.kind, sql.placeholder("kind")));
+const byScope = and(
+  eq(assistants.organizationId, sql.placeholder("org")),
+  eq(assistants.kind, sql.placeholder("kind")),
+);
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
   const lists = new Map<string, ReturnType<typeof prepareList>>();
@@ -62,11 +77,20 @@ function prepare(db: Db) {
       .offset(sql.placeholder("offset"))
       .prepare(`assistants_list_${paging.key.replace(",", "_")}`);
   return {
-    get: db.select(columns).from(assistants).where(and(byScope, eq(assistants.id, sql.placeholder("id")))).prepare("assistants_get"),
+    get: db
+      .select(columns)
+      .from(assistants)
+      .where(and(byScope, eq(assistants.id, sql.placeholder("id"))))
+      .prepare("assistants_get"),
     count: db
       .select({ n: assistantCounts.n })
       .from(assistantCounts)
-      .where(and(eq(assistantCounts.organizationId, sql.placeholder("org")), eq(assistantCounts.kind, sql.placeholder("kind"))))
+      .where(
+        and(
+          eq(assistantCounts.organizationId, sql.placeholder("org")),
+          eq(assistantCounts.kind, sql.placeholder("kind")),
+        ),
+      )
       .prepare("assistants_count"),
     list: (paging: Paging) => lists.get(paging.key) ?? lists.set(paging.key, prepareList(paging)).get(paging.key)!,
   };
@@ -88,11 +112,24 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
     s.count.execute({ org, kind }),
   ]);
   const totalElements = total?.n ?? 0;
-  return { data, page: paging.page, size: paging.size, totalElements, totalPages: Math.ceil(totalElements / paging.size) };
+  return {
+    data,
+    page: paging.page,
+    size: paging.size,
+    totalElements,
+    totalPages: Math.ceil(totalElements / paging.size),
+  };
 }
 
 /** `guard`: refuses hook and tool destinations it would not reach (400 naming the field). */
-export async function createAssistant(db: Db, secrets: SecretBox, scope: OrgScope, kind: AssistantKind, input: AssistantInput, guard: OutboundGuard) {
+export async function createAssistant(
+  db: Db,
+  secrets: SecretBox,
+  scope: OrgScope,
+  kind: AssistantKind,
+  input: AssistantInput,
+  guard: OutboundGuard,
+) {
   validate(input, guard);
   const id = await db.transaction(async (tx) => {
     await checkReferences(tx, scope, null, input);
@@ -125,8 +162,14 @@ export async function updateAssistant(
       .for("update");
     if (!row) throw notFound(kind);
     await checkReferences(tx, scope, id, input);
-    await tx.update(assistants).set({ ...scalarFields(input), updatedAt: new Date() }).where(eq(assistants.id, id));
-    const storedExtensions = await tx.select({ id: extensions.id }).from(extensions).where(eq(extensions.assistantId, id));
+    await tx
+      .update(assistants)
+      .set({ ...scalarFields(input), updatedAt: new Date() })
+      .where(eq(assistants.id, id));
+    const storedExtensions = await tx
+      .select({ id: extensions.id })
+      .from(extensions)
+      .where(eq(extensions.assistantId, id));
     const storedHooks = await tx
       .select({ id: callEventHooks.id, secretEncrypted: callEventHooks.secretEncrypted })
       .from(callEventHooks)
@@ -143,12 +186,18 @@ export async function updateAssistant(
 }
 
 export async function deleteAssistant(db: DbOrTx, scope: OrgScope, kind: AssistantKind, id: string) {
-  const rows = await db.delete(assistants).where(and(scoped(scope, kind), eq(assistants.id, id))).returning({ id: assistants.id });
+  const rows = await db
+    .delete(assistants)
+    .where(and(scoped(scope, kind), eq(assistants.id, id)))
+    .returning({ id: assistants.id });
   if (rows.length === 0) throw notFound(kind);
 }
 
 function validate(input: AssistantInput, guard: OutboundGuard) {
-  throwIfAny([...validateExtensions(input.extensions ?? [], guard), ...validateHooks(input.callEventHooks ?? [], guard)]);
+  throwIfAny([
+    ...validateExtensions(input.extensions ?? [], guard),
+    ...validateHooks(input.callEventHooks ?? [], guard),
+  ]);
 }
 
 // PUT takes the full object: a scalar left out is cleared.
@@ -168,8 +217,11 @@ async function checkReferences(tx: DbOrTx, scope: OrgScope, selfId: string | nul
     const [found] = await tx
       .select({ id: llmStrategies.id })
       .from(llmStrategies)
-      .where(and(eq(llmStrategies.id, input.llmAudioContentGenerationStrategyId), eq(llmStrategies.organizationId, org)));
-    if (!found) throw badRequest("llmAudioContentGenerationStrategyId", "no such LLM generation strategy in this organization");
+      .where(
+        and(eq(llmStrategies.id, input.llmAudioContentGenerationStrategyId), eq(llmStrategies.organizationId, org)),
+      );
+    if (!found)
+      throw badRequest("llmAudioContentGenerationStrategyId", "no such LLM generation strategy in this organization");
   }
   if (input.telephoneNumberId) {
     const [found] = await tx
@@ -202,11 +254,17 @@ async function writeChildren(
 
   if (ext.remove.length) await tx.delete(extensions).where(inArray(extensions.id, ext.remove));
   if (hooks.remove.length) await tx.delete(callEventHooks).where(inArray(callEventHooks.id, hooks.remove));
-  for (const { id, item, position } of ext.update) await tx.update(extensions).set(extensionRow(item, position)).where(eq(extensions.id, id));
+  for (const { id, item, position } of ext.update)
+    await tx.update(extensions).set(extensionRow(item, position)).where(eq(extensions.id, id));
   for (const { id, item, position } of hooks.update)
-    await tx.update(callEventHooks).set(hookRow(secrets, item, position, storedHooks.get(id) ?? null)).where(eq(callEventHooks.id, id));
+    await tx
+      .update(callEventHooks)
+      .set(hookRow(secrets, item, position, storedHooks.get(id) ?? null))
+      .where(eq(callEventHooks.id, id));
   if (ext.create.length)
-    await tx.insert(extensions).values(ext.create.map(({ item, position }) => ({ assistantId, ...extensionRow(item, position) })));
+    await tx
+      .insert(extensions)
+      .values(ext.create.map(({ item, position }) => ({ assistantId, ...extensionRow(item, position) })));
   if (hooks.create.length)
     await tx
       .insert(callEventHooks)

@@ -9,11 +9,10 @@ import { freeFormErrors } from "./free-form-limits";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
 import { CallHookParameters, ToolWebhookParameters, type ExtensionInput, type HookInput } from "../models/assistants";
 
-
 function schemaErrors(schema: TSchema, value: unknown, prefix: string): FieldError[] {
   const errors: FieldError[] = [];
   for (const error of Value.Errors(schema, value)) {
-    const field = `${prefix}${error.path ? "." + fieldName(error.path) : ""}`;
+    const field = `${prefix}${error.path ? `.${fieldName(error.path)}` : ""}`;
     if (!errors.some((e) => e.field === field)) errors.push({ field, message: error.message });
   }
   return errors;
@@ -26,7 +25,13 @@ export function toolSchemaErrors(json: string, field: string): FieldError[] {
 }
 
 /** A URL the outbound guard refuses to reach, and headers we would not send, named by field. */
-function destinationErrors(guard: OutboundGuard, url: string, urlField: string, headers: unknown, prefix: string): FieldError[] {
+function destinationErrors(
+  guard: OutboundGuard,
+  url: string,
+  urlField: string,
+  headers: unknown,
+  prefix: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   const refusal = guard.configuredUrlRefusal(url);
   if (refusal) errors.push({ field: urlField, message: `not an allowed destination: ${refusal}` });
@@ -46,7 +51,15 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
     const shapeErrors = schemaErrors(ToolWebhookParameters, ext.parameters, prefix);
     errors.push(...shapeErrors);
     if (shapeErrors.length > 0) return;
-    errors.push(...destinationErrors(guard, ext.parameters.serverUrl as string, `${prefix}.serverUrl`, ext.parameters.headers, prefix));
+    errors.push(
+      ...destinationErrors(
+        guard,
+        ext.parameters.serverUrl as string,
+        `${prefix}.serverUrl`,
+        ext.parameters.headers,
+        prefix,
+      ),
+    );
     errors.push(...toolSchemaErrors(ext.parameters.schema as string, `${prefix}.schema`));
     // the name the LLM sees must be unambiguous, and end_call is the call's own tool
     const name = ext.parameters.name as string;
@@ -66,11 +79,15 @@ export function validateHooks(hooks: HookInput[], guard: OutboundGuard) {
     if (!callEventTypes.includes(hook.type as never) || limitErrors.length > 0) return;
     const shapeErrors = schemaErrors(CallHookParameters, hook.parameters, prefix);
     errors.push(...shapeErrors);
-    if (shapeErrors.length === 0) errors.push(...destinationErrors(guard, hook.parameters.url as string, `${prefix}.url`, hook.parameters.headers, prefix));
+    if (shapeErrors.length === 0)
+      errors.push(
+        ...destinationErrors(guard, hook.parameters.url as string, `${prefix}.url`, hook.parameters.headers, prefix),
+      );
   });
   return errors;
 }
 
 export function throwIfAny(errors: FieldError[]) {
-  if (errors.length) throw new AppError("BAD_REQUEST", `invalid input: ${errors.map((e) => e.field).join(", ")}`, errors);
+  if (errors.length)
+    throw new AppError("BAD_REQUEST", `invalid input: ${errors.map((e) => e.field).join(", ")}`, errors);
 }

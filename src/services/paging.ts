@@ -12,11 +12,7 @@ export type SortableColumns = Record<string, AnyPgColumn>;
 export const MAX_PAGE_SIZE = 100;
 
 /** Parses page/size/sort query values against a whitelist of sortable columns. */
-export function parsePaging(
-  query: PageRequest,
-  sortable: SortableColumns,
-  defaultSort: string,
-): Paging {
+export function parsePaging(query: PageRequest, sortable: SortableColumns, defaultSort: string): Paging {
   const page = query.page === undefined ? 0 : Number(query.page);
   if (!Number.isSafeInteger(page) || page < 0) throw badRequest("page", "must be an integer >= 0");
   const size = query.size === undefined ? 20 : Number(query.size);
@@ -46,5 +42,11 @@ export async function selectPage<T>(
     rows(paging.size, paging.page * paging.size, paging.sort),
   ]);
   const totalElements = totals[0]?.n ?? 0;
-  return { data, page: paging.page, size: paging.size, totalElements, totalPages: Math.ceil(totalElements / paging.size) };
+  return {
+    data,
+    page: paging.page,
+    size: paging.size,
+    totalElements,
+    totalPages: Math.ceil(totalElements / paging.size),
+  };
 }

@@ -6,8 +6,8 @@ import { badRequest } from "../errors";
  * (extensions and short codes are digits too).
  */
 export function normalizePhoneNumber(raw: string, field = "phoneNumber"): string {
-  let n = raw.trim().replace(/[\s().\-\/]/g, "");
-  if (n.startsWith("00")) n = "+" + n.slice(2);
+  let n = raw.trim().replace(/[\s().\-/]/g, "");
+  if (n.startsWith("00")) n = `+${n.slice(2)}`;
   if (!/^\+?[0-9]{2,20}$/.test(n)) throw badRequest(field, "must be a phone number: digits with an optional leading +");
   return n;
 }

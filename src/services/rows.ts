@@ -24,4 +24,7 @@ export async function orConflict<T>(
 }
 
 const constraintOf = (error: unknown) =>
-  String((error as { cause?: { constraint_name?: string } })?.cause?.constraint_name ?? (error as { constraint_name?: string })?.constraint_name);
+  String(
+    (error as { cause?: { constraint_name?: string } })?.cause?.constraint_name ??
+      (error as { constraint_name?: string })?.constraint_name,
+  );

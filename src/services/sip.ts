@@ -12,7 +12,6 @@ import { parsePaging, selectPage } from "./paging";
 import { orConflict, single } from "./rows";
 import { normalizePhoneNumber } from "./phone-format";
 
-
 const credentialColumns = {
   id: sipCredentials.id,
   hostname: sipCredentials.hostname,
@@ -41,7 +40,12 @@ const selectCredentials = (db: DbOrTx) =>
 /** The bridges pick up changes of credentials and their numbers at once (and resync periodically in case a notification is lost). */
 const notifyBridges = (db: DbOrTx, id: string) => db.execute(sql`select pg_notify('sip_credentials_changed', ${id})`);
 
-const credentialSortable = { id: sipCredentials.id, hostname: sipCredentials.hostname, username: sipCredentials.username, createdAt: sipCredentials.createdAt };
+const credentialSortable = {
+  id: sipCredentials.id,
+  hostname: sipCredentials.hostname,
+  username: sipCredentials.username,
+  createdAt: sipCredentials.createdAt,
+};
 const credentialById = (scope: OrgScope, id: string) =>
   and(eq(sipCredentials.organizationId, scope.organizationId), eq(sipCredentials.id, id));
 const CREDENTIAL = "SIP credentials";
@@ -53,7 +57,13 @@ export function listCredentials(db: DbOrTx, scope: OrgScope, query: PageRequest)
   const paging = parsePaging(query, credentialSortable, "hostname,asc");
   const where = eq(sipCredentials.organizationId, scope.organizationId);
   return selectPage(db, sipCredentials, where, paging, async (limit, offset, orderBy) =>
-    (await selectCredentials(db).where(where).orderBy(...orderBy).limit(limit).offset(offset)).map(withRegistration),
+    (
+      await selectCredentials(db)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit)
+        .offset(offset)
+    ).map(withRegistration),
   );
 }
 
@@ -72,7 +82,13 @@ function checkHostname(guard: OutboundGuard, hostname: string) {
   if (refusal) throw badRequest("hostname", `not an allowed destination: ${refusal}`);
 }
 
-export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, input: SipCredentialInput, guard: OutboundGuard) {
+export async function createCredential(
+  db: DbOrTx,
+  secrets: SecretBox,
+  scope: OrgScope,
+  input: SipCredentialInput,
+  guard: OutboundGuard,
+) {
   checkHostname(guard, input.hostname);
   const [row] = await db
     .insert(sipCredentials)
@@ -82,10 +98,21 @@ export async function createCredential(db: DbOrTx, secrets: SecretBox, scope: Or
   return { ...row!, activeAgentTasks: 0, registration: null };
 }
 
-export async function updateCredential(db: DbOrTx, secrets: SecretBox, scope: OrgScope, id: string, input: SipCredentialInput, guard: OutboundGuard) {
+export async function updateCredential(
+  db: DbOrTx,
+  secrets: SecretBox,
+  scope: OrgScope,
+  id: string,
+  input: SipCredentialInput,
+  guard: OutboundGuard,
+) {
   checkHostname(guard, input.hostname);
   await single(
-    db.update(sipCredentials).set({ ...credentialRow(secrets, input), updatedAt: new Date() }).where(credentialById(scope, id)).returning(credentialColumns),
+    db
+      .update(sipCredentials)
+      .set({ ...credentialRow(secrets, input), updatedAt: new Date() })
+      .where(credentialById(scope, id))
+      .returning(credentialColumns),
     CREDENTIAL,
   );
   await notifyBridges(db, id);
@@ -103,11 +130,20 @@ export async function deleteCredential(db: DbOrTx, scope: OrgScope, id: string) 
   return deleted;
 }
 
-const numberColumns = { id: sipPhoneNumbers.id, phoneNumber: sipPhoneNumbers.phoneNumber, fallback: sipPhoneNumbers.fallback };
-const numberSortable = { id: sipPhoneNumbers.id, phoneNumber: sipPhoneNumbers.phoneNumber, createdAt: sipPhoneNumbers.createdAt };
+const numberColumns = {
+  id: sipPhoneNumbers.id,
+  phoneNumber: sipPhoneNumbers.phoneNumber,
+  fallback: sipPhoneNumbers.fallback,
+};
+const numberSortable = {
+  id: sipPhoneNumbers.id,
+  phoneNumber: sipPhoneNumbers.phoneNumber,
+  createdAt: sipPhoneNumbers.createdAt,
+};
 const numbersOf = (scope: OrgScope, credentialId: string) =>
   and(eq(sipPhoneNumbers.organizationId, scope.organizationId), eq(sipPhoneNumbers.credentialId, credentialId));
-const numberById = (scope: OrgScope, credentialId: string, id: string) => and(numbersOf(scope, credentialId), eq(sipPhoneNumbers.id, id));
+const numberById = (scope: OrgScope, credentialId: string, id: string) =>
+  and(numbersOf(scope, credentialId), eq(sipPhoneNumbers.id, id));
 const NUMBER = "phone number";
 const numberConflicts = {
   unique: {
@@ -117,14 +153,26 @@ const numberConflicts = {
 };
 
 export const getPhoneNumber = (db: DbOrTx, scope: OrgScope, credentialId: string, id: string) =>
-  single(db.select(numberColumns).from(sipPhoneNumbers).where(numberById(scope, credentialId, id)), NUMBER);
+  single(
+    db
+      .select(numberColumns)
+      .from(sipPhoneNumbers)
+      .where(numberById(scope, credentialId, id)),
+    NUMBER,
+  );
 
 export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId: string, query: PageRequest) {
   const paging = parsePaging(query, numberSortable, "phoneNumber,asc");
   await getCredential(db, scope, credentialId);
   const where = numbersOf(scope, credentialId);
   return selectPage(db, sipPhoneNumbers, where, paging, (limit, offset, orderBy) =>
-    db.select(numberColumns).from(sipPhoneNumbers).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+    db
+      .select(numberColumns)
+      .from(sipPhoneNumbers)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
 }
 
@@ -134,7 +182,13 @@ export async function createPhoneNumber(db: DbOrTx, scope: OrgScope, credentialI
   const [row] = await orConflict(
     db
       .insert(sipPhoneNumbers)
-      .values({ organizationId: scope.organizationId, vendorId: scope.vendorId, credentialId, phoneNumber, fallback: input.fallback ?? false })
+      .values({
+        organizationId: scope.organizationId,
+        vendorId: scope.vendorId,
+        credentialId,
+        phoneNumber,
+        fallback: input.fallback ?? false,
+      })
       .returning(numberColumns),
     numberConflicts,
   );
@@ -142,7 +196,13 @@ export async function createPhoneNumber(db: DbOrTx, scope: OrgScope, credentialI
   return row!;
 }
 
-export async function updatePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) {
+export async function updatePhoneNumber(
+  db: DbOrTx,
+  scope: OrgScope,
+  credentialId: string,
+  id: string,
+  input: PhoneNumberInput,
+) {
   const phoneNumber = normalizePhoneNumber(input.phoneNumber);
   const row = await single(
     orConflict(
@@ -161,9 +221,15 @@ export async function updatePhoneNumber(db: DbOrTx, scope: OrgScope, credentialI
 
 export async function deletePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string) {
   const row = await single(
-    orConflict(db.delete(sipPhoneNumbers).where(numberById(scope, credentialId, id)).returning({ id: sipPhoneNumbers.id }), {
-      reference: "the phone number is assigned to an assistant or agent",
-    }),
+    orConflict(
+      db
+        .delete(sipPhoneNumbers)
+        .where(numberById(scope, credentialId, id))
+        .returning({ id: sipPhoneNumbers.id }),
+      {
+        reference: "the phone number is assigned to an assistant or agent",
+      },
+    ),
     NUMBER,
   );
   await notifyBridges(db, credentialId);

@@ -16,8 +16,14 @@ const columns = {
   organizationId: llmStrategies.organizationId,
   parameters: llmStrategies.parameters,
 };
-const sortable = { id: llmStrategies.id, name: llmStrategies.name, type: llmStrategies.type, createdAt: llmStrategies.createdAt };
-const byId = (scope: OrgScope, id: string) => and(eq(llmStrategies.organizationId, scope.organizationId), eq(llmStrategies.id, id));
+const sortable = {
+  id: llmStrategies.id,
+  name: llmStrategies.name,
+  type: llmStrategies.type,
+  createdAt: llmStrategies.createdAt,
+};
+const byId = (scope: OrgScope, id: string) =>
+  and(eq(llmStrategies.organizationId, scope.organizationId), eq(llmStrategies.id, id));
 const WHAT = "LLM generation strategy";
 
 export const getStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
@@ -27,7 +33,13 @@ export function listStrategies(db: DbOrTx, scope: OrgScope, query: PageRequest) 
   const paging = parsePaging(query, sortable, "name,asc");
   const where = eq(llmStrategies.organizationId, scope.organizationId);
   return selectPage(db, llmStrategies, where, paging, (limit, offset, orderBy) =>
-    db.select(columns).from(llmStrategies).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+    db
+      .select(columns)
+      .from(llmStrategies)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
 }
 
@@ -42,7 +54,14 @@ export async function createStrategy(db: DbOrTx, scope: OrgScope, input: Strateg
 
 export function updateStrategy(db: DbOrTx, scope: OrgScope, id: string, input: StrategyInput) {
   throwIfAny([...freeFormErrors(input.parameters, "parameters"), ...strategyErrors(input)]);
-  return single(db.update(llmStrategies).set({ ...input, updatedAt: new Date() }).where(byId(scope, id)).returning(columns), WHAT);
+  return single(
+    db
+      .update(llmStrategies)
+      .set({ ...input, updatedAt: new Date() })
+      .where(byId(scope, id))
+      .returning(columns),
+    WHAT,
+  );
 }
 
 export const deleteStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>

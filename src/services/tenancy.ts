@@ -8,8 +8,12 @@ import { badRequest, notFound } from "../errors";
 import { TOKEN_REVOKED_CHANNEL } from "./auth";
 import { parsePaging, selectPage, type SortableColumns } from "./paging";
 
-
-const vendorColumns = { id: vendors.id, name: vendors.name, createdAt: vendors.createdAt, updatedAt: vendors.updatedAt };
+const vendorColumns = {
+  id: vendors.id,
+  name: vendors.name,
+  createdAt: vendors.createdAt,
+  updatedAt: vendors.updatedAt,
+};
 const organizationColumns = {
   id: organizations.id,
   vendorId: organizations.vendorId,
@@ -42,7 +46,12 @@ export async function createVendor(db: DbOrTx, input: { name: string }) {
 export function listVendors(db: DbOrTx, query: PageRequest) {
   const paging = parsePaging(query, sortableVendors, "name,asc");
   return selectPage(db, vendors, undefined, paging, (limit, offset, orderBy) =>
-    db.select(vendorColumns).from(vendors).orderBy(...orderBy).limit(limit).offset(offset),
+    db
+      .select(vendorColumns)
+      .from(vendors)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
 }
 
@@ -57,7 +66,13 @@ export async function listOrganizations(db: DbOrTx, vendorId: string, query: Pag
   await getVendor(db, vendorId);
   const where = eq(organizations.vendorId, vendorId);
   return selectPage(db, organizations, where, paging, (limit, offset, orderBy) =>
-    db.select(organizationColumns).from(organizations).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+    db
+      .select(organizationColumns)
+      .from(organizations)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
 }
 
@@ -72,14 +87,16 @@ export async function getOrganization(db: DbOrTx, vendorId: string, organization
 
 export async function createOrganization(db: DbOrTx, vendorId: string, input: { name: string }) {
   await getVendor(db, vendorId);
-  const [row] = await db
-    .insert(organizations)
-    .values({ vendorId, name: input.name })
-    .returning(organizationColumns);
+  const [row] = await db.insert(organizations).values({ vendorId, name: input.name }).returning(organizationColumns);
   return row!;
 }
 
-export async function updateOrganization(db: DbOrTx, vendorId: string, organizationId: string, input: { name: string }) {
+export async function updateOrganization(
+  db: DbOrTx,
+  vendorId: string,
+  organizationId: string,
+  input: { name: string },
+) {
   const [row] = await db
     .update(organizations)
     .set({ name: input.name, updatedAt: new Date() })
@@ -91,20 +108,36 @@ export async function updateOrganization(db: DbOrTx, vendorId: string, organizat
 
 /** Deleting an organization deletes everything in it (its tokens included): it is the tenant boundary. */
 export async function deleteOrganization(db: DbOrTx, vendorId: string, organizationId: string) {
-  const rows = await db.delete(organizations).where(orgWhere(vendorId, organizationId)).returning({ id: organizations.id });
+  const rows = await db
+    .delete(organizations)
+    .where(orgWhere(vendorId, organizationId))
+    .returning({ id: organizations.id });
   if (rows.length === 0) throw notFound("organization");
 }
 
-export async function createApiToken(db: DbOrTx, vendorId: string, input: { name?: string | null; organizationId?: string | null }) {
+export async function createApiToken(
+  db: DbOrTx,
+  vendorId: string,
+  input: { name?: string | null; organizationId?: string | null },
+) {
   await getVendor(db, vendorId);
   if (input.organizationId) {
-    const [org] = await db.select({ id: organizations.id }).from(organizations).where(orgWhere(vendorId, input.organizationId));
+    const [org] = await db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(orgWhere(vendorId, input.organizationId));
     if (!org) throw badRequest("organizationId", "no such organization in this vendor");
   }
   const token = generateToken();
   const [row] = await db
     .insert(apiTokens)
-    .values({ vendorId, organizationId: input.organizationId ?? null, name: input.name ?? null, tokenHash: token.hash, prefix: token.prefix })
+    .values({
+      vendorId,
+      organizationId: input.organizationId ?? null,
+      name: input.name ?? null,
+      tokenHash: token.hash,
+      prefix: token.prefix,
+    })
     .returning(tokenColumns);
   return { ...row!, token: token.plain };
 }
@@ -114,7 +147,13 @@ export async function listApiTokens(db: DbOrTx, vendorId: string, query: PageReq
   await getVendor(db, vendorId);
   const where = eq(apiTokens.vendorId, vendorId);
   return selectPage(db, apiTokens, where, paging, (limit, offset, orderBy) =>
-    db.select(tokenColumns).from(apiTokens).where(where).orderBy(...orderBy).limit(limit).offset(offset),
+    db
+      .select(tokenColumns)
+      .from(apiTokens)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit)
+      .offset(offset),
   );
 }
 

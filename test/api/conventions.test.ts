@@ -16,14 +16,24 @@ describe("envelope and trace id", () => {
     const ok = await a.org.post(`${a.P}/assistants`, { name: "Env" });
     // checked before toMatchObject, which (Bun 1.3) leaves its matchers in the received object
     expect(Number.isNaN(Date.parse(ok.body.timestamp))).toBe(false);
-    expect(ok.body).toMatchObject({ success: true, data: expect.any(Object), timestamp: expect.any(String), traceId: expect.any(String) });
+    expect(ok.body).toMatchObject({
+      success: true,
+      data: expect.any(Object),
+      timestamp: expect.any(String),
+      traceId: expect.any(String),
+    });
     for (const res of [
       await a.org.post(`${a.P}/assistants`, { name: 5 }),
       await client(api.url).get(`${a.P}/assistants`),
       await a.org.get(`${a.P}/assistants/${crypto.randomUUID()}`),
       await a.org.get("/api/v1/no-such-route"),
     ]) {
-      expect(res.body).toMatchObject({ success: false, message: expect.any(String), timestamp: expect.any(String), traceId: expect.any(String) });
+      expect(res.body).toMatchObject({
+        success: false,
+        message: expect.any(String),
+        timestamp: expect.any(String),
+        traceId: expect.any(String),
+      });
       expect(res.headers.get("content-type")).toContain("application/json");
     }
   });
@@ -32,7 +42,9 @@ describe("envelope and trace id", () => {
     const byId = await a.org.get(`${a.P}/assistants`, { "x-request-id": "req-123" });
     expect(byId.body.traceId).toBe("req-123");
     expect(byId.headers.get("x-request-id")).toBe("req-123");
-    const byParent = await a.org.get(`${a.P}/assistants`, { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" });
+    const byParent = await a.org.get(`${a.P}/assistants`, {
+      traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    });
     expect(byParent.body.traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
     const error = await client(api.url).get(`${a.P}/assistants`, { "x-request-id": "req-err" });
     expect(error.body.traceId).toBe("req-err");
@@ -46,10 +58,13 @@ describe("envelope and trace id", () => {
     expect(wrongType.body.errors[0].field).toBe("systemPrompt");
     const missing = await a.org.post(`${a.P}/assistants`, {});
     expect(missing.body.errors[0].field).toBe("name");
-    const malformed = await a.org.send("POST", `${a.P}/assistants`, "{\"name\":", { "content-type": "application/json" });
+    const malformed = await a.org.send("POST", `${a.P}/assistants`, '{"name":', { "content-type": "application/json" });
     expect(malformed.status).toBe(400);
     expect(malformed.body.errors[0].field).toBe("body");
-    const nested = await a.org.post(`${a.P}/assistants`, { name: "x", callEventHooks: [{ type: "call_started", parameters: { url: "https://x.example" }, extra: 1 }] });
+    const nested = await a.org.post(`${a.P}/assistants`, {
+      name: "x",
+      callEventHooks: [{ type: "call_started", parameters: { url: "https://x.example" }, extra: 1 }],
+    });
     expect(nested.body.errors[0].field).toBe("callEventHooks[0].extra");
   });
 });
@@ -151,14 +166,29 @@ describe("OpenAPI and health", () => {
     const create = doc.paths[`${P}/assistants`].post.requestBody.content["application/json"].schema;
     expect(create.required).toEqual(["name"]);
     expect(Object.keys(create.properties)).toEqual(
-      expect.arrayContaining(["name", "systemPrompt", "systemPromptGreeting", "llmAudioContentGenerationStrategyId", "telephoneNumberId", "extensions", "callEventHooks"]),
+      expect.arrayContaining([
+        "name",
+        "systemPrompt",
+        "systemPromptGreeting",
+        "llmAudioContentGenerationStrategyId",
+        "telephoneNumberId",
+        "extensions",
+        "callEventHooks",
+      ]),
     );
   });
 
   test("/healthz answers; /readyz reports the database up and an unreachable Temporal", async () => {
-    expect((await client(api.url).get("/healthz")).body).toMatchObject({ success: true, data: { status: "ok" }, traceId: expect.any(String) });
+    expect((await client(api.url).get("/healthz")).body).toMatchObject({
+      success: true,
+      data: { status: "ok" },
+      traceId: expect.any(String),
+    });
     const ready = await client(api.url).get("/readyz");
     expect(ready.status).toBe(503);
-    expect(ready.body).toMatchObject({ success: false, data: { status: "not ready", database: true, temporal: false } });
+    expect(ready.body).toMatchObject({
+      success: false,
+      data: { status: "not ready", database: true, temporal: false },
+    });
   });
 });

@@ -9,7 +9,9 @@ let a: Tenant;
 let b: Tenant;
 const database = createDb(process.env.DATABASE_URL!, { max: 2 });
 
-beforeAll(async () => void ({ api, a, b } = await startApiWithTwoTenants()));
+beforeAll(async () => {
+  ({ api, a, b } = await startApiWithTwoTenants());
+});
 afterAll(async () => {
   await api.stop();
   await database.close();
@@ -20,17 +22,40 @@ describe("LLM generation strategies", () => {
     temperature: 0.6,
     outputSampleRate: 24000,
     model: "gpt-realtime",
-    voice: { provider: "openai", voiceId: "alloy", modelId: "m", speed: 1.1, stability: 0.5, similarityBoost: 0.7, style: 0, useSpeakerBoost: true },
+    voice: {
+      provider: "openai",
+      voiceId: "alloy",
+      modelId: "m",
+      speed: 1.1,
+      stability: 0.5,
+      similarityBoost: 0.7,
+      style: 0,
+      useSpeakerBoost: true,
+    },
     vad: { confidenceThreshold: 0.5, minVolume: 0.1, startDuration: 200, stopDuration: 600, backbufferDuration: 300 },
   };
 
   test("create, read, list, update and delete", async () => {
-    const created = await a.org.post(`${a.P}/llm-generation-strategies`, { name: "warm", type: "openai_realtime", parameters: params });
+    const created = await a.org.post(`${a.P}/llm-generation-strategies`, {
+      name: "warm",
+      type: "openai_realtime",
+      parameters: params,
+    });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    expect(created.body.data).toEqual({ id, name: "warm", type: "openai_realtime", organizationId: a.organizationId, parameters: params });
+    expect(created.body.data).toEqual({
+      id,
+      name: "warm",
+      type: "openai_realtime",
+      organizationId: a.organizationId,
+      parameters: params,
+    });
     expect((await a.org.get(`${a.P}/llm-generation-strategies/${id}`)).body.data).toEqual(created.body.data);
-    const updated = await a.org.put(`${a.P}/llm-generation-strategies/${id}`, { name: "cool", type: "openai_realtime", parameters: { temperature: 0.2 } });
+    const updated = await a.org.put(`${a.P}/llm-generation-strategies/${id}`, {
+      name: "cool",
+      type: "openai_realtime",
+      parameters: { temperature: 0.2 },
+    });
     expect(updated.body.data).toMatchObject({ name: "cool", parameters: { temperature: 0.2 } });
     const list = await a.org.get(`${a.P}/llm-generation-strategies?sort=type,asc`);
     expect(list.body.data.map((s: { id: string }) => s.id)).toContain(id);
@@ -42,20 +67,47 @@ describe("LLM generation strategies", () => {
     const bad = await a.org.post(`${a.P}/llm-generation-strategies`, {
       name: "bad",
       type: "openai_realtime",
-      parameters: { temperature: "hot", outputSampleRate: 0, voice: { speed: "fast", useSpeakerBoost: "yes" }, vad: { stopDuration: null } },
+      parameters: {
+        temperature: "hot",
+        outputSampleRate: 0,
+        voice: { speed: "fast", useSpeakerBoost: "yes" },
+        vad: { stopDuration: null },
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(
-      ["parameters.outputSampleRate", "parameters.temperature", "parameters.vad.stopDuration", "parameters.voice.speed", "parameters.voice.useSpeakerBoost"].sort(),
+      [
+        "parameters.outputSampleRate",
+        "parameters.temperature",
+        "parameters.vad.stopDuration",
+        "parameters.voice.speed",
+        "parameters.voice.useSpeakerBoost",
+      ].sort(),
     );
-    expect((await a.org.post(`${a.P}/llm-generation-strategies`, { name: "f", type: "pipeline", parameters: { outputSampleRate: 8000.5 } })).status).toBe(400);
-    const custom = await a.org.post(`${a.P}/llm-generation-strategies`, { name: "f", type: "pipeline", parameters: { custom: { x: 1 } } });
+    expect(
+      (
+        await a.org.post(`${a.P}/llm-generation-strategies`, {
+          name: "f",
+          type: "pipeline",
+          parameters: { outputSampleRate: 8000.5 },
+        })
+      ).status,
+    ).toBe(400);
+    const custom = await a.org.post(`${a.P}/llm-generation-strategies`, {
+      name: "f",
+      type: "pipeline",
+      parameters: { custom: { x: 1 } },
+    });
     expect(custom.body.errors.map((e: { field: string }) => e.field)).toEqual(["parameters.custom"]);
-    expect((await a.org.post(`${a.P}/llm-generation-strategies`, { name: "f", type: "pipeline" })).body.errors[0].field).toBe("parameters");
+    expect(
+      (await a.org.post(`${a.P}/llm-generation-strategies`, { name: "f", type: "pipeline" })).body.errors[0].field,
+    ).toBe("parameters");
   });
 
   test("the strategy read is 404 for another organization's strategy", async () => {
-    const theirs = (await b.org.post(`${b.P}/llm-generation-strategies`, { name: "b", type: "pipeline", parameters: {} })).body.data;
+    const theirs = (
+      await b.org.post(`${b.P}/llm-generation-strategies`, { name: "b", type: "pipeline", parameters: {} })
+    ).body.data;
     expect((await a.org.get(`${a.P}/llm-generation-strategies/${theirs.id}`)).status).toBe(404);
   });
 });
@@ -67,15 +119,42 @@ describe("SIP credentials", () => {
     const created = await a.org.post(`${a.P}/sip/credentials`, cred);
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    expect(created.body.data).toEqual({ id, hostname: "sip.trunk.example", port: 5060, username: "acme", maxAgentTasks: 10, activeAgentTasks: 0, registration: null });
+    expect(created.body.data).toEqual({
+      id,
+      hostname: "sip.trunk.example",
+      port: 5060,
+      username: "acme",
+      maxAgentTasks: 10,
+      activeAgentTasks: 0,
+      registration: null,
+    });
     const all = [created, await a.org.get(`${a.P}/sip/credentials/${id}`), await a.org.get(`${a.P}/sip/credentials`)];
-    const updated = await a.org.put(`${a.P}/sip/credentials/${id}`, { ...cred, password: "n3w-pw", port: 5080, maxAgentTasks: 3 });
+    const updated = await a.org.put(`${a.P}/sip/credentials/${id}`, {
+      ...cred,
+      password: "n3w-pw",
+      port: 5080,
+      maxAgentTasks: 3,
+    });
     expect(updated.body.data).toMatchObject({ port: 5080, maxAgentTasks: 3 });
     // until a bridge owns the credential there is no registration state; then it reads back with it
-    await database.db.insert(sipRegistrations).values({ credentialId: id, leaseExpiresAt: new Date(), state: "failing", lastStatus: 401, lastError: "401 Unauthorized" });
+    await database.db.insert(sipRegistrations).values({
+      credentialId: id,
+      leaseExpiresAt: new Date(),
+      state: "failing",
+      lastStatus: 401,
+      lastError: "401 Unauthorized",
+    });
     const withState = [await a.org.get(`${a.P}/sip/credentials/${id}`), await a.org.get(`${a.P}/sip/credentials`)];
-    expect(withState[0]!.body.data.registration).toEqual({ state: "failing", lastStatus: 401, lastError: "401 Unauthorized", updatedAt: expect.any(String) });
-    expect(withState[1]!.body.data.find((c: { id: string }) => c.id === id).registration).toMatchObject({ state: "failing", lastStatus: 401 });
+    expect(withState[0]!.body.data.registration).toEqual({
+      state: "failing",
+      lastStatus: 401,
+      lastError: "401 Unauthorized",
+      updatedAt: expect.any(String),
+    });
+    expect(withState[1]!.body.data.find((c: { id: string }) => c.id === id).registration).toMatchObject({
+      state: "failing",
+      lastStatus: 401,
+    });
     for (const res of [...all, updated]) expect(JSON.stringify(res.body)).not.toMatch(/s3cr3t|n3w-pw|password/i);
     // stored encrypted, not in the clear
     const [row] = await database.db.select().from(sipCredentials).where(eq(sipCredentials.id, id));
@@ -102,9 +181,12 @@ describe("SIP credentials", () => {
       expect(res.status).toBe(400);
       expect(res.body.errors[0].field).toBe(field);
     }
-    for (const port of [1, 65535]) expect((await a.org.post(`${a.P}/sip/credentials`, { ...cred, port })).status).toBe(201);
+    for (const port of [1, 65535])
+      expect((await a.org.post(`${a.P}/sip/credentials`, { ...cred, port })).status).toBe(201);
     // a private registrar is refused unless OUTBOUND_ALLOW_CIDRS opens it (test/security covers every form)
-    expect((await a.org.post(`${a.P}/sip/credentials`, { ...cred, hostname: "10.0.0.1" })).body.errors[0].field).toBe("hostname");
+    expect((await a.org.post(`${a.P}/sip/credentials`, { ...cred, hostname: "10.0.0.1" })).body.errors[0].field).toBe(
+      "hostname",
+    );
   });
 });
 
@@ -112,7 +194,14 @@ describe("SIP phone numbers", () => {
   let credId: string;
   let base: string;
   beforeAll(async () => {
-    credId = (await a.org.post(`${a.P}/sip/credentials`, { hostname: "sip.numbers.example", port: 5060, username: "n", password: "p" })).body.data.id;
+    credId = (
+      await a.org.post(`${a.P}/sip/credentials`, {
+        hostname: "sip.numbers.example",
+        port: 5060,
+        username: "n",
+        password: "p",
+      })
+    ).body.data.id;
     base = `${a.P}/sip/credentials/${credId}/phone-numbers`;
   });
 
@@ -137,11 +226,25 @@ describe("SIP phone numbers", () => {
     // another organization of the same vendor
     const sibling = (await a.vendor.post(`/api/v1/vendors/${a.vendorId}/organizations`, { name: "sib" })).body.data;
     const sibP = `/api/v1/vendors/${a.vendorId}/organizations/${sibling.id}`;
-    const sibCred = (await a.vendor.post(`${sibP}/sip/credentials`, { hostname: "h.example", port: 5060, username: "u", password: "p" })).body.data;
-    expect((await a.vendor.post(`${sibP}/sip/credentials/${sibCred.id}/phone-numbers`, { phoneNumber: "+14155550100" })).status).toBe(409);
+    const sibCred = (
+      await a.vendor.post(`${sibP}/sip/credentials`, {
+        hostname: "h.example",
+        port: 5060,
+        username: "u",
+        password: "p",
+      })
+    ).body.data;
+    expect(
+      (await a.vendor.post(`${sibP}/sip/credentials/${sibCred.id}/phone-numbers`, { phoneNumber: "+14155550100" }))
+        .status,
+    ).toBe(409);
     // another vendor may hold the same number
-    const bCred = (await b.org.post(`${b.P}/sip/credentials`, { hostname: "h.example", port: 5060, username: "u", password: "p" })).body.data;
-    expect((await b.org.post(`${b.P}/sip/credentials/${bCred.id}/phone-numbers`, { phoneNumber: "+14155550100" })).status).toBe(201);
+    const bCred = (
+      await b.org.post(`${b.P}/sip/credentials`, { hostname: "h.example", port: 5060, username: "u", password: "p" })
+    ).body.data;
+    expect(
+      (await b.org.post(`${b.P}/sip/credentials/${bCred.id}/phone-numbers`, { phoneNumber: "+14155550100" })).status,
+    ).toBe(201);
   });
 
   test("at most one fallback per credential", async () => {
@@ -163,7 +266,10 @@ describe("SIP phone numbers", () => {
 
   test("numbers of an unknown or foreign credential are 404", async () => {
     expect((await a.org.get(`${a.P}/sip/credentials/${crypto.randomUUID()}/phone-numbers`)).status).toBe(404);
-    expect((await a.org.post(`${a.P}/sip/credentials/${crypto.randomUUID()}/phone-numbers`, { phoneNumber: "+123456" })).status).toBe(404);
+    expect(
+      (await a.org.post(`${a.P}/sip/credentials/${crypto.randomUUID()}/phone-numbers`, { phoneNumber: "+123456" }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -175,10 +281,36 @@ describe("agent tasks", () => {
     const rows = await database.db
       .insert(agentTasks)
       .values([
-        { organizationId: a.organizationId, callId: crypto.randomUUID(), assistantId: assistant.id, transport: { type: "websocket" }, status: "active", startedAt: now },
-        { organizationId: a.organizationId, callId: crypto.randomUUID(), assistantId: assistant.id, transport: { type: "sip", calledNumber: "+1", callingNumber: "anonymous" }, status: "completed", startedAt: now, endedAt: now },
-        { organizationId: a.organizationId, callId: crypto.randomUUID(), assistantId: agent.id, transport: { type: "websocket" }, status: "completed" },
-        { organizationId: b.organizationId, callId: crypto.randomUUID(), transport: { type: "websocket" }, status: "active" },
+        {
+          organizationId: a.organizationId,
+          callId: crypto.randomUUID(),
+          assistantId: assistant.id,
+          transport: { type: "websocket" },
+          status: "active",
+          startedAt: now,
+        },
+        {
+          organizationId: a.organizationId,
+          callId: crypto.randomUUID(),
+          assistantId: assistant.id,
+          transport: { type: "sip", calledNumber: "+1", callingNumber: "anonymous" },
+          status: "completed",
+          startedAt: now,
+          endedAt: now,
+        },
+        {
+          organizationId: a.organizationId,
+          callId: crypto.randomUUID(),
+          assistantId: agent.id,
+          transport: { type: "websocket" },
+          status: "completed",
+        },
+        {
+          organizationId: b.organizationId,
+          callId: crypto.randomUUID(),
+          transport: { type: "websocket" },
+          status: "active",
+        },
       ])
       .returning();
     const all = await a.org.get(`${a.P}/agent-tasks?size=100`);
@@ -187,7 +319,11 @@ describe("agent tasks", () => {
     expect(active.body.data.map((t: { id: string }) => t.id)).toEqual([rows[0]!.id]);
     const byAssistant = await a.org.get(`${a.P}/agent-tasks?assistantId=${assistant.id}&status=completed`);
     expect(byAssistant.body.data).toHaveLength(1);
-    expect(byAssistant.body.data[0]).toMatchObject({ assistantId: assistant.id, agentId: null, transport: { type: "sip", callingNumber: "anonymous" } });
+    expect(byAssistant.body.data[0]).toMatchObject({
+      assistantId: assistant.id,
+      agentId: null,
+      transport: { type: "sip", callingNumber: "anonymous" },
+    });
     const byAgent = await a.org.get(`${a.P}/agent-tasks?agentId=${agent.id}`);
     expect(byAgent.body.data[0]).toMatchObject({ agentId: agent.id, assistantId: null });
     const one = await a.org.get(`${a.P}/agent-tasks/${rows[0]!.id}`);
@@ -197,6 +333,9 @@ describe("agent tasks", () => {
     expect((await a.org.get(`${a.P}/agent-tasks?assistantId=nope`)).body.errors[0].field).toBe("assistantId");
     // a deleted assistant leaves its finished calls on record
     await database.db.delete(assistants).where(eq(assistants.id, agent.id));
-    expect((await a.org.get(`${a.P}/agent-tasks/${rows[2]!.id}`)).body.data).toMatchObject({ agentId: null, status: "completed" });
+    expect((await a.org.get(`${a.P}/agent-tasks/${rows[2]!.id}`)).body.data).toMatchObject({
+      agentId: null,
+      status: "completed",
+    });
   });
 });

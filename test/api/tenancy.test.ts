@@ -5,7 +5,9 @@ let api: TestApi;
 let a: Tenant;
 let b: Tenant;
 
-beforeAll(async () => void ({ api, a, b } = await startApiWithTwoTenants()));
+beforeAll(async () => {
+  ({ api, a, b } = await startApiWithTwoTenants());
+});
 afterAll(() => api.stop());
 
 describe("vendors", () => {
@@ -49,14 +51,17 @@ describe("organizations", () => {
     expect((await a.org.get(`/api/v1/vendors/${a.vendorId}/organizations/${a.organizationId}`)).status).toBe(200);
     expect((await a.org.get(`/api/v1/vendors/${a.vendorId}/organizations`)).status).toBe(403);
     expect((await a.org.post(`/api/v1/vendors/${a.vendorId}/organizations`, { name: "x" })).status).toBe(403);
-    expect((await a.org.put(`/api/v1/vendors/${a.vendorId}/organizations/${a.organizationId}`, { name: "x" })).status).toBe(403);
+    expect(
+      (await a.org.put(`/api/v1/vendors/${a.vendorId}/organizations/${a.organizationId}`, { name: "x" })).status,
+    ).toBe(403);
     expect((await a.org.post(`/api/v1/vendors/${a.vendorId}/api-tokens`, {})).status).toBe(403);
   });
 
   test("deleting an organization removes its tokens and everything in it", async () => {
     const base = `/api/v1/vendors/${a.vendorId}/organizations`;
     const org = (await a.vendor.post(base, { name: "Doomed" })).body.data;
-    const token = (await a.vendor.post(`/api/v1/vendors/${a.vendorId}/api-tokens`, { organizationId: org.id })).body.data.token;
+    const token = (await a.vendor.post(`/api/v1/vendors/${a.vendorId}/api-tokens`, { organizationId: org.id })).body
+      .data.token;
     const scoped = client(api.url, token);
     const P = `${base}/${org.id}`;
     expect((await scoped.post(`${P}/assistants`, { name: "x" })).status).toBe(201);
@@ -68,7 +73,10 @@ describe("organizations", () => {
 
 describe("tokens", () => {
   test("are shown once, listed without their value, and revocable at once", async () => {
-    const issued = await a.vendor.post(`/api/v1/vendors/${a.vendorId}/api-tokens`, { name: "temp", organizationId: a.organizationId });
+    const issued = await a.vendor.post(`/api/v1/vendors/${a.vendorId}/api-tokens`, {
+      name: "temp",
+      organizationId: a.organizationId,
+    });
     expect(issued.status).toBe(201);
     expect(issued.body.data.token).toStartWith("vas_");
     const temp = client(api.url, issued.body.data.token);
@@ -92,21 +100,31 @@ describe("tokens", () => {
   });
 
   test("the CLI issues a working token without HTTP", async () => {
-    const proc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", a.vendorId, "--organization", a.organizationId, "--name", "cli"], {
-      env: process.env,
-    });
+    const proc = Bun.spawnSync(
+      ["bun", "src/cli/token-create.ts", "--vendor", a.vendorId, "--organization", a.organizationId, "--name", "cli"],
+      {
+        env: process.env,
+      },
+    );
     expect(proc.exitCode).toBe(0);
     const token = proc.stdout.toString().trim();
     expect(token).toStartWith("vas_");
     expect((await client(api.url, token).get(`${a.P}/assistants`)).status).toBe(200);
-    const bad = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", crypto.randomUUID()], { env: process.env });
+    const bad = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", crypto.randomUUID()], {
+      env: process.env,
+    });
     expect(bad.exitCode).toBe(1);
   });
 });
 
 describe("authentication and tenancy", () => {
   test("401 without a token, with a malformed header, or an unknown token", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer" }, { authorization: "Bearer vas_unknown" }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Basic abc" },
+      { authorization: "Bearer" },
+      { authorization: "Bearer vas_unknown" },
+    ]) {
       const res = await client(api.url).get(`${a.P}/assistants`, headers);
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false });
@@ -132,7 +150,10 @@ describe("authentication and tenancy", () => {
   test("404 for what does not exist inside the token's reach", async () => {
     const ghostOrg = `/api/v1/vendors/${a.vendorId}/organizations/${crypto.randomUUID()}`;
     expect((await a.vendor.get(`${ghostOrg}/assistants`)).status).toBe(404);
-    expect((await a.admin.get(`/api/v1/vendors/${crypto.randomUUID()}/organizations/${crypto.randomUUID()}/assistants`)).status).toBe(404);
+    expect(
+      (await a.admin.get(`/api/v1/vendors/${crypto.randomUUID()}/organizations/${crypto.randomUUID()}/assistants`))
+        .status,
+    ).toBe(404);
     expect((await a.org.get(`${a.P}/assistants/not-a-uuid`)).status).toBe(404);
     // a resource of org B addressed under org A is simply absent
     const foreign = (await b.org.post(`${b.P}/assistants`, { name: "b-only" })).body.data.id;

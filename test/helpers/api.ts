@@ -10,7 +10,12 @@ export async function startTestApi(env: Record<string, string> = {}) {
 }
 
 export function client(baseUrl: string, token?: string) {
-  async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  async function send(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> {
     const res = await fetch(baseUrl + path, {
       method,
       headers: {
@@ -47,10 +52,21 @@ export async function createTenant(baseUrl: string, name = "tenant") {
   const vendorId: string = vendor.body.data.id;
   const org = await admin.post(`/api/v1/vendors/${vendorId}/organizations`, { name: `${name}-org` });
   const organizationId: string = org.body.data.id;
-  const vendorToken = (await admin.post(`/api/v1/vendors/${vendorId}/api-tokens`, { name: "vendor" })).body.data.token as string;
-  const orgToken = (await admin.post(`/api/v1/vendors/${vendorId}/api-tokens`, { name: "org", organizationId })).body.data.token as string;
+  const vendorToken = (await admin.post(`/api/v1/vendors/${vendorId}/api-tokens`, { name: "vendor" })).body.data
+    .token as string;
+  const orgToken = (await admin.post(`/api/v1/vendors/${vendorId}/api-tokens`, { name: "org", organizationId })).body
+    .data.token as string;
   const P = `/api/v1/vendors/${vendorId}/organizations/${organizationId}`;
-  return { vendorId, organizationId, P, vendorToken, orgToken, admin, org: client(baseUrl, orgToken), vendor: client(baseUrl, vendorToken) };
+  return {
+    vendorId,
+    organizationId,
+    P,
+    vendorToken,
+    orgToken,
+    admin,
+    org: client(baseUrl, orgToken),
+    vendor: client(baseUrl, vendorToken),
+  };
 }
 
 export type Tenant = Awaited<ReturnType<typeof createTenant>>;
