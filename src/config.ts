@@ -26,7 +26,8 @@ function parseKey(raw: string | undefined): Buffer | null {
 
 function sipConfig(env: Env) {
   const transport = str(env, "SIP_TRANSPORT", "udp").toUpperCase();
-  if (transport !== "UDP" && transport !== "TCP") throw new Error(`SIP_TRANSPORT must be udp or tcp, got "${transport}"`);
+  if (transport !== "UDP" && transport !== "TCP")
+    throw new Error(`SIP_TRANSPORT must be udp or tcp, got "${transport}"`);
   return {
     enabled: str(env, "SIP_ENABLED", "true") !== "false",
     port: int(env, "SIP_PORT", 5060),
@@ -49,7 +50,8 @@ function firstIpv4(): string {
 
 function recordingConfig(env: Env) {
   const format = str(env, "RECORDING_FORMAT", "ulaw");
-  if (format !== "ulaw" && format !== "pcm16") throw new Error(`RECORDING_FORMAT must be ulaw or pcm16, got "${format}"`);
+  if (format !== "ulaw" && format !== "pcm16")
+    throw new Error(`RECORDING_FORMAT must be ulaw or pcm16, got "${format}"`);
   return {
     // ulaw: G.711 mu-law WAV at 8 kHz (8 KB/s); pcm16: PCM16 WAV at the call's rate (16-48 KB/s)
     format: format as "ulaw" | "pcm16",
@@ -107,49 +109,49 @@ export function bridgeWorkerEnv(config: Config, index: number, env: Env = proces
 
 export function loadConfig(env: Env = process.env) {
   return {
-      port: int(env, "PORT", 3000),
-      databaseUrl: str(env, "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/voice_assistant"),
-      adminToken: env.ADMIN_TOKEN || null,
-      encryptionKey: parseKey(env.ENCRYPTION_KEY),
-      temporal: {
-        address: str(env, "TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-        namespace: str(env, "TEMPORAL_NAMESPACE", "default"),
-        taskQueue: str(env, "HOOK_TASK_QUEUE", "hook-delivery-v2"),
-        // Temporal Cloud (or any server behind TLS with API keys): the key implies TLS
-        apiKey: env.TEMPORAL_API_KEY || null,
-        tls: env.TEMPORAL_TLS === "true" || Boolean(env.TEMPORAL_API_KEY),
-      },
-      hooks: {
-        backoffBaseMs: int(env, "HOOK_BACKOFF_BASE_MS", 60_000),
-        timeoutMs: int(env, "HOOK_TIMEOUT_MS", 30_000),
-        // how often the worker looks for PENDING deliveries whose workflow Temporal no longer knows
-        reconcileIntervalMs: int(env, "HOOK_RECONCILE_INTERVAL_MS", 60_000),
-      },
-      bridge: bridgeConfig(env),
-      voice: {
-        openaiApiKey: env.OPENAI_API_KEY || null,
-        realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),
-        baseUrl: str(env, "OPENAI_BASE_URL", "https://api.openai.com/v1"),
-        summaryModel: str(env, "SUMMARY_MODEL", "gpt-4o-mini"),
-        // the pipeline engine's providers: the operator's endpoints and keys, never a tenant's
-        deepgramUrl: str(env, "DEEPGRAM_URL", "wss://api.deepgram.com/v1/listen"),
-        deepgramApiKey: env.DEEPGRAM_API_KEY || null,
-        elevenlabsUrl: str(env, "ELEVENLABS_URL", "wss://api.elevenlabs.io"),
-        elevenlabsApiKey: env.ELEVENLABS_API_KEY || null,
-        pipelineLlmModel: str(env, "PIPELINE_LLM_MODEL", "gpt-4o-mini"),
-        // an LLM or TTS provider silent this long in the middle of an answer fails the call
-        providerStallMs: int(env, "PROVIDER_STALL_MS", 15_000),
-      },
-      // ranges tenants' hook, tool and SIP destinations may reach although private (see src/net/outbound-guard.ts)
-      outbound: { allowCidrs: parseAllowCidrs(env.OUTBOUND_ALLOW_CIDRS ?? "") },
-      // GET /metrics of the hook worker (the API and the bridge serve it on their own ports)
-      workerMetricsPort: int(env, "WORKER_METRICS_PORT", 9464),
-      // how long a finished call's recording and messages stay readable through the API
-      recordingRetentionDays: int(env, "RECORDING_RETENTION_DAYS", 30),
-      // the bridge's websocket URL as browsers reach it, for the console's Talk page (else derived from the page's host)
-      consoleBridgeUrl: env.CONSOLE_BRIDGE_URL || null,
-      logLevel: str(env, "LOG_LEVEL", "info"),
-    };
+    port: int(env, "PORT", 3000),
+    databaseUrl: str(env, "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/voice_assistant"),
+    adminToken: env.ADMIN_TOKEN || null,
+    encryptionKey: parseKey(env.ENCRYPTION_KEY),
+    temporal: {
+      address: str(env, "TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+      namespace: str(env, "TEMPORAL_NAMESPACE", "default"),
+      taskQueue: str(env, "HOOK_TASK_QUEUE", "hook-delivery-v2"),
+      // Temporal Cloud (or any server behind TLS with API keys): the key implies TLS
+      apiKey: env.TEMPORAL_API_KEY || null,
+      tls: env.TEMPORAL_TLS === "true" || Boolean(env.TEMPORAL_API_KEY),
+    },
+    hooks: {
+      backoffBaseMs: int(env, "HOOK_BACKOFF_BASE_MS", 60_000),
+      timeoutMs: int(env, "HOOK_TIMEOUT_MS", 30_000),
+      // how often the worker looks for PENDING deliveries whose workflow Temporal no longer knows
+      reconcileIntervalMs: int(env, "HOOK_RECONCILE_INTERVAL_MS", 60_000),
+    },
+    bridge: bridgeConfig(env),
+    voice: {
+      openaiApiKey: env.OPENAI_API_KEY || null,
+      realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),
+      baseUrl: str(env, "OPENAI_BASE_URL", "https://api.openai.com/v1"),
+      summaryModel: str(env, "SUMMARY_MODEL", "gpt-4o-mini"),
+      // the pipeline engine's providers: the operator's endpoints and keys, never a tenant's
+      deepgramUrl: str(env, "DEEPGRAM_URL", "wss://api.deepgram.com/v1/listen"),
+      deepgramApiKey: env.DEEPGRAM_API_KEY || null,
+      elevenlabsUrl: str(env, "ELEVENLABS_URL", "wss://api.elevenlabs.io"),
+      elevenlabsApiKey: env.ELEVENLABS_API_KEY || null,
+      pipelineLlmModel: str(env, "PIPELINE_LLM_MODEL", "gpt-4o-mini"),
+      // an LLM or TTS provider silent this long in the middle of an answer fails the call
+      providerStallMs: int(env, "PROVIDER_STALL_MS", 15_000),
+    },
+    // ranges tenants' hook, tool and SIP destinations may reach although private (see src/net/outbound-guard.ts)
+    outbound: { allowCidrs: parseAllowCidrs(env.OUTBOUND_ALLOW_CIDRS ?? "") },
+    // GET /metrics of the hook worker (the API and the bridge serve it on their own ports)
+    workerMetricsPort: int(env, "WORKER_METRICS_PORT", 9464),
+    // how long a finished call's recording and messages stay readable through the API
+    recordingRetentionDays: int(env, "RECORDING_RETENTION_DAYS", 30),
+    // the bridge's websocket URL as browsers reach it, for the console's Talk page (else derived from the page's host)
+    consoleBridgeUrl: env.CONSOLE_BRIDGE_URL || null,
+    logLevel: str(env, "LOG_LEVEL", "info"),
+  };
 }
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -7,11 +7,19 @@ import { createResampler, type Resampler } from "../audio/resampler";
 import { log } from "../log";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./engine";
 import { VoiceConnectError } from "./engine";
-import { audioFormats, buildSessionConfig, formatRate, greetingResponse, type RealtimeAudioFormat, realtimeUrl } from "./openai-session-config";
+import {
+  audioFormats,
+  buildSessionConfig,
+  formatRate,
+  greetingResponse,
+  type RealtimeAudioFormat,
+  realtimeUrl,
+} from "./openai-session-config";
 import { RealtimePlayback } from "./realtime-playback";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
 import { endCallToolName, parseToolArguments } from "./tools";
 
+// biome-ignore lint/suspicious/noExplicitAny: provider events are read field by field, as the protocol documents them
 type ServerEvent = { type: string; [key: string]: any };
 
 const connectTimeoutMs = 10_000;
@@ -42,12 +50,16 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     if (this.closedReason) return;
     this.playback.start(); // the first caller audio starts the call, and with it the playout
     const input = this.toInput.process(samples);
-    const audio = this.formats.input === "g711_ulaw" ? Buffer.from(muLawEncode(input)).toString("base64") : pcmToBase64(input);
+    const audio =
+      this.formats.input === "g711_ulaw" ? Buffer.from(muLawEncode(input)).toString("base64") : pcmToBase64(input);
     this.send({ type: "input_audio_buffer.append", audio });
   }
 
   sendText(text: string) {
-    this.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text }] } });
+    this.send({
+      type: "conversation.item.create",
+      item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
+    });
     this.send({ type: "response.create" });
   }
 
@@ -125,11 +137,16 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     const { cut, release } = this.playback.bargeIn((itemId) => this.partials.get(itemId) ?? "");
     if (cut) {
       this.partials.delete(cut.itemId);
-      this.send({ type: "conversation.item.truncate", item_id: cut.itemId, content_index: 0, audio_end_ms: cut.audioEndMs });
+      this.send({
+        type: "conversation.item.truncate",
+        item_id: cut.itemId,
+        content_index: 0,
+        audio_end_ms: cut.audioEndMs,
+      });
       // nothing heard: the text so far becomes "" (the call then keeps the reply's audio, not unheard words)
       if (cut.heard !== null) this.emit("transcript", { role: "ASSISTANT", text: cut.heard, final: cut.heard !== "" });
     }
-    release.forEach((emit) => emit());
+    for (const emit of release) emit();
     this.emit("interrupt");
   }
 
@@ -146,7 +163,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     // a caller turn gets its final even when blank or failed: the call pairs finals with the turns in order
     if (role === "USER") return void this.emit("transcript", final);
     // the agent's is reported once its audio has played; a barge-in reports what was heard instead
-    if (final.text && !this.playback.isCut(itemId)) this.playback.afterPlayed(() => this.emit("transcript", final), { itemId, text: final.text });
+    if (final.text && !this.playback.isCut(itemId))
+      this.playback.afterPlayed(() => this.emit("transcript", final), { itemId, text: final.text });
   }
 
   private onFunctionCall(event: ServerEvent) {
@@ -189,7 +207,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 }
 
 /** Opens a Realtime session and resolves once the provider has accepted its configuration. */
-export function connectOpenAiRealtime(parameters: Record<string, unknown>, options: VoiceSessionOptions): Promise<VoiceSession> {
+export function connectOpenAiRealtime(
+  parameters: Record<string, unknown>,
+  options: VoiceSessionOptions,
+): Promise<VoiceSession> {
   const url = realtimeUrl(parameters, options.config.voice.realtimeUrl);
   const apiKey = options.config.voice.openaiApiKey;
   const ws = new WebSocket(url, {
@@ -200,7 +221,10 @@ export function connectOpenAiRealtime(parameters: Record<string, unknown>, optio
   log.info("voice session connecting", { provider: host, path: pathname, model: searchParams.get("model") });
 
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => abort(new VoiceConnectError("voice provider did not accept the session in time")), connectTimeoutMs);
+    const timer = setTimeout(
+      () => abort(new VoiceConnectError("voice provider did not accept the session in time")),
+      connectTimeoutMs,
+    );
     const abort = (error: Error) => {
       cleanup();
       session.close();

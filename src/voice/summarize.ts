@@ -51,7 +51,10 @@ export async function summarizeCall({
     const parsed = JSON.parse(body.choices?.[0]?.message?.content ?? "");
     return { shortSummary: textOrNull(parsed?.shortSummary), summary: textOrNull(parsed?.summary) };
   } catch (error) {
-    log.warn("call summary failed", { error: (error as Error).message, durationMs: Math.round(performance.now() - started) });
+    log.warn("call summary failed", {
+      error: (error as Error).message,
+      durationMs: Math.round(performance.now() - started),
+    });
     return noSummary;
   }
 }

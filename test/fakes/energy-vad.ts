@@ -3,7 +3,9 @@
 import { rms } from "../../src/audio/pcm";
 
 export type VadSettings = { prefix_padding_ms?: number; silence_duration_ms?: number };
-export type VadEvent = { type: "speech_started"; audioStartMs: number } | { type: "speech_stopped"; audioEndMs: number };
+export type VadEvent =
+  | { type: "speech_started"; audioStartMs: number }
+  | { type: "speech_stopped"; audioEndMs: number };
 
 export class EnergyVad {
   private speaking = false;
@@ -23,7 +25,10 @@ export class EnergyVad {
     if (loud && !this.speaking) {
       this.speaking = true;
       this.silenceMs = 0;
-      return { type: "speech_started", audioStartMs: Math.max(0, Math.round(this.audioMs - ms - (settings.prefix_padding_ms ?? 300))) };
+      return {
+        type: "speech_started",
+        audioStartMs: Math.max(0, Math.round(this.audioMs - ms - (settings.prefix_padding_ms ?? 300))),
+      };
     }
     if (!this.speaking) return null;
     this.silenceMs = loud ? 0 : this.silenceMs + ms;

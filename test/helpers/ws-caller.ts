@@ -208,7 +208,12 @@ export function refusal(
       resolve("upgraded");
     });
     req.on("response", (res) => {
-      if (res.statusCode === 101) return void (req.destroy(), resolve("upgraded")); // Bun's client reports an upgrade here
+      if (res.statusCode === 101) {
+        // Bun's client reports an upgrade here
+        req.destroy();
+        resolve("upgraded");
+        return;
+      }
       let body = "";
       res.on("data", (chunk: Buffer) => (body += chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, message: JSON.parse(body).message }));

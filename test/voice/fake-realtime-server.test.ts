@@ -16,7 +16,10 @@ test("30 concurrent sessions each get their own conversation", async () => {
   const config = loadConfig({ OPENAI_REALTIME_URL: fake.url });
   const sessions = await Promise.all(
     Array.from({ length: 30 }, () =>
-      createVoiceSession({ type: "openai_realtime", parameters: {} }, { instructions: "", greeting: null, tools: [], sampleRate: 8000, config }),
+      createVoiceSession(
+        { type: "openai_realtime", parameters: {} },
+        { instructions: "", greeting: null, tools: [], sampleRate: 8000, config },
+      ),
     ),
   );
   const replies = await Promise.all(

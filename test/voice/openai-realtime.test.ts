@@ -1,9 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { concatPcm, rms } from "../../src/audio/pcm";
 import { loadConfig } from "../../src/config";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
-import { UnknownStrategyTypeError, VoiceConnectError, type ToolCallEvent, type VoiceSession, type VoiceTool } from "../../src/voice/engine";
-import { type FakeRealtimeOptions, type FakeRealtimeServer, startFakeRealtimeServer } from "../fakes/openai-realtime-server";
+import {
+  UnknownStrategyTypeError,
+  VoiceConnectError,
+  type ToolCallEvent,
+  type VoiceSession,
+  type VoiceTool,
+} from "../../src/voice/engine";
+import {
+  type FakeRealtimeOptions,
+  type FakeRealtimeServer,
+  startFakeRealtimeServer,
+} from "../fakes/openai-realtime-server";
 import { silence, speech } from "../helpers/speech";
 import { frames } from "../audio/signals";
 import { nextEvent, recordEvents } from "./session-events";
@@ -11,21 +21,37 @@ import { nextEvent, recordEvents } from "./session-events";
 const weatherTool: VoiceTool = {
   name: "get_weather",
   description: "Current weather in a city",
-  parameters: { type: "object", properties: { city: { type: "string", description: "City name" } }, required: ["city"] },
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string", description: "City name" } },
+    required: ["city"],
+  },
 };
 
 const openSessions: VoiceSession[] = [];
 const servers: FakeRealtimeServer[] = [];
-afterEach(() => openSessions.splice(0).forEach((s) => s.close()));
+afterEach(() => {
+  for (const s of openSessions.splice(0)) s.close();
+});
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-async function connect(fakeOptions: FakeRealtimeOptions, parameters: Record<string, unknown> = {}, options: { greeting?: string; sampleRate?: number } = {}) {
+async function connect(
+  fakeOptions: FakeRealtimeOptions,
+  parameters: Record<string, unknown> = {},
+  options: { greeting?: string; sampleRate?: number } = {},
+) {
   const fake = await startFakeRealtimeServer(fakeOptions);
   servers.push(fake);
   const config = loadConfig({ OPENAI_REALTIME_URL: fake.url, OPENAI_API_KEY: "sk-test-key" });
   const session = await createVoiceSession(
     { type: "openai_realtime", parameters },
-    { instructions: "You are the Acme front desk.", greeting: options.greeting ?? null, tools: [weatherTool], sampleRate: options.sampleRate ?? 8000, config },
+    {
+      instructions: "You are the Acme front desk.",
+      greeting: options.greeting ?? null,
+      tools: [weatherTool],
+      sampleRate: options.sampleRate ?? 8000,
+      config,
+    },
   );
   openSessions.push(session);
   return { fake, provider: await fake.nextSession(), session, events: recordEvents(session) };
@@ -58,7 +84,11 @@ describe("connecting", () => {
   });
 
   test("the agent speaks the greeting first, at the call's rate", async () => {
-    const { provider, events, session } = await connect({}, {}, { greeting: "Hello, thanks for calling Acme!", sampleRate: 16000 });
+    const { provider, events, session } = await connect(
+      {},
+      {},
+      { greeting: "Hello, thanks for calling Acme!", sampleRate: 16000 },
+    );
     await provider.waitFor("response.create");
     expect(provider.received.map((e) => e.type)).toEqual(["session.update", "response.create"]);
     expect(provider.received[1]!.response.instructions).toContain("Hello, thanks for calling Acme!");
@@ -71,14 +101,20 @@ describe("connecting", () => {
 
   test("an unknown strategy type is refused with a named error", async () => {
     const config = loadConfig({});
-    const attempt = createVoiceSession({ type: "magic_llm", parameters: {} }, { instructions: "", greeting: null, tools: [], sampleRate: 8000, config });
+    const attempt = createVoiceSession(
+      { type: "magic_llm", parameters: {} },
+      { instructions: "", greeting: null, tools: [], sampleRate: 8000, config },
+    );
     await expect(attempt).rejects.toBeInstanceOf(UnknownStrategyTypeError);
     await expect(attempt).rejects.toThrow('unknown LLM generation strategy type "magic_llm"');
   });
 
   test("an unreachable provider is a VoiceConnectError, not a hang", async () => {
     const config = loadConfig({ OPENAI_REALTIME_URL: "ws://127.0.0.1:9/v1/realtime" });
-    const attempt = createVoiceSession({ type: "openai_realtime", parameters: {} }, { instructions: "", greeting: null, tools: [], sampleRate: 8000, config });
+    const attempt = createVoiceSession(
+      { type: "openai_realtime", parameters: {} },
+      { instructions: "", greeting: null, tools: [], sampleRate: 8000, config },
+    );
     await expect(attempt).rejects.toBeInstanceOf(VoiceConnectError);
   });
 });
@@ -88,7 +124,11 @@ describe("conversation", () => {
     const reply = await speech("We are open from nine to five.", 24000);
     const caller = await speech("What are your opening hours?", 8000);
     const { provider, events, session } = await connect(
-      { turns: [{ userSays: "What are your opening hours?", reply: { text: "We are open from nine to five.", audio: reply } }] },
+      {
+        turns: [
+          { userSays: "What are your opening hours?", reply: { text: "We are open from nine to five.", audio: reply } },
+        ],
+      },
       { vad: { stopDuration: 300 } },
     );
     const done = nextEvent(session, "turnDone");
@@ -108,7 +148,11 @@ describe("conversation", () => {
 
   test("outputSampleRate 24000 asks for pcm16 (24 kHz) output; GA event names are understood", async () => {
     const audio = new Int16Array(4800).fill(1000);
-    const { events, session, provider } = await connect({ naming: "ga", turns: [{ userSays: "hi", reply: { text: "Hi there.", audio } }] }, { outputSampleRate: 24000 }, { sampleRate: 16000 });
+    const { events, session, provider } = await connect(
+      { naming: "ga", turns: [{ userSays: "hi", reply: { text: "Hi there.", audio } }] },
+      { outputSampleRate: 24000 },
+      { sampleRate: 16000 },
+    );
     const done = nextEvent(session, "turnDone");
     session.sendText("hi");
     await done;
@@ -119,7 +163,12 @@ describe("conversation", () => {
 
   test("a tool call round trip: the result goes back and the agent answers from it", async () => {
     const { provider, events, session } = await connect({
-      turns: [{ userSays: "Weather in Paris?", reply: { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] } }],
+      turns: [
+        {
+          userSays: "Weather in Paris?",
+          reply: { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
+        },
+      ],
     });
     session.sendText("Weather in Paris?");
     const [call] = await nextEvent(session, "toolCall");
@@ -127,7 +176,9 @@ describe("conversation", () => {
     const answered = nextEvent(session, "transcript", (t) => t.final && t.role === "ASSISTANT");
     session.submitToolResult(call.callId, '{"sky":"sunny","celsius":21}');
     expect((await answered)[0].text).toBe('get_weather: {"sky":"sunny","celsius":21}');
-    expect(provider.toolOutputs).toEqual([{ callId: call.callId, name: "get_weather", output: '{"sky":"sunny","celsius":21}' }]);
+    expect(provider.toolOutputs).toEqual([
+      { callId: call.callId, name: "get_weather", output: '{"sky":"sunny","celsius":21}' },
+    ]);
     expect(provider.received.filter((e) => e.type === "response.create")).toHaveLength(2); // the text turn + the follow-up
     expect(events.errors).toEqual([]);
   });
@@ -137,7 +188,9 @@ describe("conversation", () => {
       { name: "get_weather", arguments: { city: "Paris" } },
       { name: "get_weather", arguments: { city: "Rome" } },
     ];
-    const { provider, events, session } = await connect({ turns: [{ userSays: "Paris and Rome?", reply: { toolCalls: calls } }] });
+    const { provider, events, session } = await connect({
+      turns: [{ userSays: "Paris and Rome?", reply: { toolCalls: calls } }],
+    });
     const turn = nextEvent(session, "turnDone");
     session.sendText("Paris and Rome?");
     await turn;
@@ -158,7 +211,12 @@ describe("conversation", () => {
 
   test("end_call: the agent says goodbye and asks to hang up; no further response is requested", async () => {
     const { provider, events, session } = await connect({
-      turns: [{ userSays: "bye", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "caller said bye" } }] } }],
+      turns: [
+        {
+          userSays: "bye",
+          reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: { reason: "caller said bye" } }] },
+        },
+      ],
     });
     const turn = nextEvent(session, "turnDone");
     session.sendText("bye");
@@ -172,7 +230,11 @@ describe("conversation", () => {
   });
 
   test("barge-in: caller speech during the agent's reply interrupts it", async () => {
-    const { events, session } = await connect({ realtime: true, chunkMs: 40 }, {}, { greeting: "This greeting is long enough to still be playing when the caller talks over it." });
+    const { events, session } = await connect(
+      { realtime: true, chunkMs: 40 },
+      {},
+      { greeting: "This greeting is long enough to still be playing when the caller talks over it." },
+    );
     await nextEvent(session, "audio");
     const interrupted = nextEvent(session, "interrupt");
     session.sendAudio(new Int16Array(1600).map((_, i) => (i % 16 < 8 ? 8000 : -8000)));

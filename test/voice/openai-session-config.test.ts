@@ -6,7 +6,10 @@ import { toolWebhooksFromExtensions } from "../../src/voice/tools";
 const base = { instructions: "Be brief.", tools: [], sampleRate: 16000 };
 
 test("out-of-range values are clamped rather than making the provider refuse the whole session", () => {
-  const session = buildSessionConfig({ temperature: 0.2, voice: { voiceId: "alloy", speed: 3 }, vad: { confidenceThreshold: 2 } }, base);
+  const session = buildSessionConfig(
+    { temperature: 0.2, voice: { voiceId: "alloy", speed: 3 }, vad: { confidenceThreshold: 2 } },
+    base,
+  );
   expect(session.temperature).toBe(0.6);
   expect(session.speed).toBe(1.5);
   expect(session.turn_detection.threshold).toBe(1);
@@ -20,7 +23,10 @@ test("durations are milliseconds, whatever their size (no guessing at seconds)",
 });
 
 test("8 kHz calls talk G.711 mu-law with the provider; outputSampleRate picks the output format", () => {
-  expect(buildSessionConfig({}, { ...base, sampleRate: 8000 })).toMatchObject({ input_audio_format: "g711_ulaw", output_audio_format: "g711_ulaw" });
+  expect(buildSessionConfig({}, { ...base, sampleRate: 8000 })).toMatchObject({
+    input_audio_format: "g711_ulaw",
+    output_audio_format: "g711_ulaw",
+  });
   expect(audioFormats({}, 16000)).toEqual({ input: "pcm16", output: "pcm16" });
   expect(audioFormats({ outputSampleRate: 8000 }, 24000)).toEqual({ input: "pcm16", output: "g711_ulaw" });
   expect(audioFormats({ outputSampleRate: 24000 }, 8000)).toEqual({ input: "g711_ulaw", output: "pcm16" });
@@ -48,14 +54,25 @@ test("the URL is the operator's with the strategy's model; a strategy's url is n
 });
 
 test("tool schemas: the API's OpenAI function format only, the extension's name wins, broken extensions skipped", () => {
-  const fn = { name: "lookup", description: "Find it", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } };
+  const fn = {
+    name: "lookup",
+    description: "Find it",
+    parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+  };
   expect(parseToolSchema(JSON.stringify(fn))).toEqual({ ok: true, tool: fn });
   // the chat-completions wrapper is refused by the API, so the call refuses it too
   expect(parseToolSchema(JSON.stringify({ type: "function", function: fn })).ok).toBe(false);
   expect(parseToolSchema("{nope")).toEqual({ ok: false, message: "is not valid JSON" });
-  expect(toolWebhooksFromExtensions([{ type: "tool_webhook", parameters: { name: "renamed", serverUrl: "http://t.test", schema: JSON.stringify(fn) } }])[0]?.tool.name).toBe("renamed");
+  expect(
+    toolWebhooksFromExtensions([
+      { type: "tool_webhook", parameters: { name: "renamed", serverUrl: "http://t.test", schema: JSON.stringify(fn) } },
+    ])[0]?.tool.name,
+  ).toBe("renamed");
   const webhooks = toolWebhooksFromExtensions([
-    { type: "tool_webhook", parameters: { name: "lookup", serverUrl: "http://t.test", schema: JSON.stringify(fn), headers: { A: "1" } } },
+    {
+      type: "tool_webhook",
+      parameters: { name: "lookup", serverUrl: "http://t.test", schema: JSON.stringify(fn), headers: { A: "1" } },
+    },
     { type: "tool_webhook", parameters: { name: "broken", serverUrl: "http://t.test", schema: "{" } },
     { type: "tool_webhook", parameters: { name: "end_call", serverUrl: "http://t.test", schema: "{}" } },
     { type: "knowledge_base", parameters: { url: "http://kb.test" } },

@@ -12,7 +12,8 @@ export function recordEvents(session: VoiceSession) {
     interrupts: 0,
     turns: 0,
     audioSamples: () => events.audio.reduce((n, a) => n + a.length, 0),
-    finals: (role: "USER" | "ASSISTANT") => events.transcripts.filter((t) => t.final && t.role === role).map((t) => t.text),
+    finals: (role: "USER" | "ASSISTANT") =>
+      events.transcripts.filter((t) => t.final && t.role === role).map((t) => t.text),
   };
   session.on("audio", (a) => events.audio.push(a));
   session.on("transcript", (t) => events.transcripts.push(t));

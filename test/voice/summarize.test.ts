@@ -15,7 +15,8 @@ const transcript = [
   { role: "USER", text: "When do you open?" },
   { role: "ASSISTANT", text: "From nine to five." },
 ];
-const config = () => loadConfig({ OPENAI_BASE_URL: chat.baseUrl, OPENAI_API_KEY: "sk-summary", SUMMARY_MODEL: "summary-model" });
+const config = () =>
+  loadConfig({ OPENAI_BASE_URL: chat.baseUrl, OPENAI_API_KEY: "sk-summary", SUMMARY_MODEL: "summary-model" });
 
 test("one chat completions request with the transcript gives both summaries", async () => {
   expect(await summarizeCall({ transcript, config: config() })).toEqual(chat.summary);
@@ -36,7 +37,10 @@ test.each(["error", "not-json"] as const)("a %s reply gives nulls, never a throw
 test("a provider that never answers is cut off by the time-out", async () => {
   chat.mode = "hang";
   const started = performance.now();
-  expect(await summarizeCall({ transcript, config: config(), timeoutMs: 300 })).toEqual({ shortSummary: null, summary: null });
+  expect(await summarizeCall({ transcript, config: config(), timeoutMs: 300 })).toEqual({
+    shortSummary: null,
+    summary: null,
+  });
   expect(performance.now() - started).toBeLessThan(2000);
 });
 

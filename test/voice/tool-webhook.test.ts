@@ -38,7 +38,9 @@ const request = (path: string, extra: Partial<Parameters<typeof callToolWebhook>
   });
 
 test("2xx: the body text is the tool result; the spec's body and the static headers are sent", async () => {
-  const result = await request("/text", { headers: { Authorization: "Bearer tool-secret", "X-Tenant": "acme", "content-type": "text/plain" } });
+  const result = await request("/text", {
+    headers: { Authorization: "Bearer tool-secret", "X-Tenant": "acme", "content-type": "text/plain" },
+  });
   expect(result).toMatchObject({ output: "Table booked for 2 at 7 pm.", ok: true, status: 200 });
   expect(result.durationMs).toBeGreaterThanOrEqual(0);
   const { headers, body } = received.at(-1)!;
@@ -64,11 +66,23 @@ test("an error status gives the LLM the generic string, not the body", async () 
 
 test("a slow server is cut off at the time-out", async () => {
   const result = await request("/slow", { timeoutMs: 200 });
-  expect(result).toMatchObject({ output: toolFailureMessage, ok: false, status: null, error: "timed out after 200 ms" });
+  expect(result).toMatchObject({
+    output: toolFailureMessage,
+    ok: false,
+    status: null,
+    error: "timed out after 200 ms",
+  });
   expect(result.durationMs).toBeLessThan(1500);
 });
 
 test("a connection failure gives the generic string", async () => {
-  const result = await callToolWebhook({ serverUrl: "http://127.0.0.1:9/x", name: "t", callId: "c", transport: { type: "websocket" }, parameters: {}, guard });
+  const result = await callToolWebhook({
+    serverUrl: "http://127.0.0.1:9/x",
+    name: "t",
+    callId: "c",
+    transport: { type: "websocket" },
+    parameters: {},
+    guard,
+  });
   expect(result).toMatchObject({ output: toolFailureMessage, ok: false, status: null });
 });
