@@ -10,7 +10,7 @@ import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
 import { describeError } from "../src/errors";
 import { log } from "../src/log";
-import { startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
+import { deliveryRunColumns, startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
 
 const BATCH = 200;
 const PARALLEL_STARTS = 32;
@@ -44,14 +44,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
 
   const sweepOnce = async (): Promise<number> => {
     const rows = await deps.db
-      .select({
-        id: hookDeliveries.id,
-        run: hookDeliveries.run,
-        callId: hookDeliveries.callId,
-        eventType: hookDeliveries.eventType,
-        hookKey: hookDeliveries.hookKey,
-        organizationId: hookDeliveries.organizationId,
-      })
+      .select(deliveryRunColumns)
       .from(hookDeliveries)
       .where(and(isNull(hookDeliveries.dispatchedAt), eq(hookDeliveries.status, "PENDING")))
       .orderBy(asc(hookDeliveries.createdAt))

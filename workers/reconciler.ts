@@ -10,7 +10,7 @@ import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
 import { log } from "../src/log";
 import { hookDeliveryWorkflowId } from "../workflows/ids";
-import { startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
+import { deliveryRunColumns, startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
 
 const PAGE = 500;
 const PARALLEL_CHECKS = 16;
@@ -38,12 +38,7 @@ export function startReconciler(deps: ReconcilerDeps) {
     for (let after: string | null = null; ; ) {
       const rows = await deps.db
         .select({
-          id: hookDeliveries.id,
-          run: hookDeliveries.run,
-          callId: hookDeliveries.callId,
-          eventType: hookDeliveries.eventType,
-          hookKey: hookDeliveries.hookKey,
-          organizationId: hookDeliveries.organizationId,
+          ...deliveryRunColumns,
           attemptCount: hookDeliveries.attemptCount,
           nextAttemptAt: hookDeliveries.nextAttemptAt,
         })

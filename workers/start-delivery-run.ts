@@ -7,7 +7,7 @@ import {
   type Client,
 } from "@temporalio/client";
 import type { Config } from "../src/config";
-import type { HookDeliveryRow } from "../src/db/schema";
+import { hookDeliveries, type HookDeliveryRow } from "../src/db/schema";
 import type { HookDeliveryInput } from "../workflows/hook-delivery";
 import { HOOK_DELIVERY_WORKFLOW, hookDeliveryWorkflowId } from "../workflows/ids";
 import { hookCallId, hookEventType, hookId, hookOrganizationId, hookStatus } from "../workflows/search-attributes";
@@ -18,6 +18,16 @@ export type DeliveryRunRow = Pick<
   HookDeliveryRow,
   "id" | "run" | "callId" | "eventType" | "hookKey" | "organizationId"
 >;
+
+/** The columns a run's start needs, for the queries that find runs to start. */
+export const deliveryRunColumns = {
+  id: hookDeliveries.id,
+  run: hookDeliveries.run,
+  callId: hookDeliveries.callId,
+  eventType: hookDeliveries.eventType,
+  hookKey: hookDeliveries.hookKey,
+  organizationId: hookDeliveries.organizationId,
+};
 
 export async function startDeliveryRun(
   target: DispatchTarget,

@@ -15,7 +15,7 @@ import type { SecretBox } from "../crypto/secrets";
 import type { AssistantInput, ExtensionInput, HookInput } from "../models/assistants";
 import { badRequest, conflict, notFound } from "../errors";
 import type { OrgScope } from "./auth";
-import { parsePaging, type Paging, type SortableColumns } from "./paging";
+import { pageOf, parsePaging, type Paging, type SortableColumns } from "./paging";
 import { planList } from "./nested-lists";
 import { throwIfAny, validateExtensions, validateHooks } from "./extension-rules";
 import type { OutboundGuard } from "../net/outbound-guard";
@@ -111,14 +111,7 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
     s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size }),
     s.count.execute({ org, kind }),
   ]);
-  const totalElements = total?.n ?? 0;
-  return {
-    data,
-    page: paging.page,
-    size: paging.size,
-    totalElements,
-    totalPages: Math.ceil(totalElements / paging.size),
-  };
+  return pageOf(data, paging, total?.n ?? 0);
 }
 
 /** `guard`: refuses hook and tool destinations it would not reach (400 naming the field). */

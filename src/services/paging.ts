@@ -41,7 +41,11 @@ export async function selectPage<T>(
     db.select({ n: count() }).from(table).where(where),
     rows(paging.size, paging.page * paging.size, paging.sort),
   ]);
-  const totalElements = totals[0]?.n ?? 0;
+  return pageOf(data, paging, totals[0]?.n ?? 0);
+}
+
+/** One page of a list with its totals. */
+export function pageOf<T>(data: T[], paging: Paging, totalElements: number): Page<T> {
   return {
     data,
     page: paging.page,
