@@ -10,10 +10,11 @@ import type { RegistrationReport } from "./registration";
 export type Heartbeat = { owned: string[]; takenOver: { credentialId: string; previousOwner: string }[] };
 /**
  * Claim no more than a fair share: the credentials over the live bridges (bridge_heartbeats), counting
- * at least `bridges` until `untilMs` (performance.now()), so the workers of one start:bridge, which
- * start together, do not let the first one to beat take everything.
+ * at least `bridges` (the workers of one start:bridge), so the first worker to beat does not take
+ * everything while its siblings start; a dead worker's share waits for its restart by the supervisor
+ * (or for a bridge elsewhere).
  */
-export type LeaseShare = { bridges: number; untilMs: number };
+export type LeaseShare = { bridges: number };
 
 export class LeaseKeeper {
   /** The last state write per credential: writes are chained so they commit in the order reported. */
@@ -65,7 +66,7 @@ export class LeaseKeeper {
     const [counts] = await tx.execute<{ total: number; live: number }>(
       sql`select (select count(*) from sip_credentials)::int as total, (select count(*) from bridge_heartbeats where expires_at > now())::int as live`,
     );
-    const bridges = Math.max(counts?.live ?? 1, performance.now() < this.share.untilMs ? this.share.bridges : 1, 1);
+    const bridges = Math.max(counts?.live ?? 1, this.share.bridges, 1);
     return Math.max(0, Math.ceil((counts?.total ?? 0) / bridges) - owned);
   }
 

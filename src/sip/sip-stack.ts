@@ -32,10 +32,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const pool = new PortPool(config.bridge.rtpPortMin, config.bridge.rtpPortMax, sip.bindHost);
   // a worker of start:bridge claims its share of the credentials, so their calls spread over the workers
-  const share =
-    config.bridge.workerIndex === null
-      ? null
-      : { bridges: config.bridge.workers, untilMs: performance.now() + 2 * sip.leaseMs };
+  const share = config.bridge.workerIndex === null ? null : { bridges: config.bridge.workers };
   const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share);
   const leases = new LeaseSync(db, leaseKeeper);
 

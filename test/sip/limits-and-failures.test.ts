@@ -13,9 +13,9 @@ let credentialId: string;
 let numberId: string;
 
 beforeAll(async () => {
-  world = await startSipWorld({ cap: "cappass" }, { "+15550300001": "cap" });
+  world = await startSipWorld({ cap: "cappass" }, { "+15550309001": "cap" });
   credentialId = await world.createCredential("cap", "cappass", 5);
-  numberId = await world.createNumber(credentialId, "+15550300001");
+  numberId = await world.createNumber(credentialId, "+15550309001");
   bridges = [await world.startBridge("cap-a"), await world.startBridge("cap-b")];
   await eventually(
     async () => (await world.credential(credentialId)).registration?.state === "registered",
@@ -47,7 +47,7 @@ test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge 
     "INVITE nonsense\r\n\r\n",
     "OPTIONS sip:x SIP/2.0\r\nVia: broken\r\n\r\n",
     "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 1.2.3.4;branch=z9hG4bKx;x-vas=nobody\r\n\r\n",
-    "INVITE sip:+15550300001@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\nv=0",
+    "INVITE sip:+15550309001@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\nv=0",
   ];
   for (const message of junk) udp.send(message, port, "127.0.0.1");
   const tcp = connect(port, "127.0.0.1");
@@ -62,7 +62,7 @@ test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge 
   const result = await runSipp({
     scenario: "uac-call.xml",
     trunkPort: port,
-    service: "+15550300001",
+    service: "+15550309001",
     vars: callVars(9, 500),
   });
   expect(result.logs.join("\n")).toContain("ANSWERED");
@@ -75,7 +75,7 @@ test("maxAgentTasks = 5: of 20 simultaneous INVITEs across two bridges exactly 5
     runSipp({
       scenario: "uac-call.xml",
       trunkPort: port,
-      service: "+15550300001",
+      service: "+15550309001",
       calls: 10,
       rate: 1000,
       vars: callVars(9, 3000),
@@ -99,7 +99,7 @@ test("CANCEL before the answer: 487, and the reserved task is closed with call_c
   const release = await world.holdReservations(credentialId);
   let result: Awaited<ReturnType<typeof runSipp>>;
   try {
-    result = await runSipp({ scenario: "uac-cancel.xml", trunkPort: world.trunk.port, service: "+15550300001" });
+    result = await runSipp({ scenario: "uac-cancel.xml", trunkPort: world.trunk.port, service: "+15550309001" });
   } finally {
     await release();
   }
@@ -122,7 +122,7 @@ test("the caller hangs up while the agent speaks", async () => {
   const result = await runSipp({
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
-    service: "+15550300001",
+    service: "+15550309001",
     vars: callVars(peer.port, 700),
   });
   peer.stop();
@@ -145,7 +145,7 @@ test("RTP stops: the bridge times the call out and sends BYE", async () => {
   const sipp = runSipp({
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
-    service: "+15550300001",
+    service: "+15550309001",
     vars: callVars(peer.port, 20_000),
   });
   await eventually(() => peer.latched, "RTP from the bridge");
@@ -168,7 +168,7 @@ test("a re-INVITE refreshes the session without dropping the call", async () => 
   const result = await runSipp({
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
-    service: "+15550300001",
+    service: "+15550309001",
     vars: callVars(peer.port, 1000, "reinvite", 1500),
   });
   const before = peer.received.length;
@@ -192,7 +192,7 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
     const sipp = runSipp({
       scenario: "uac-call.xml",
       trunkPort: world.trunk.port,
-      service: "+15550300001",
+      service: "+15550309001",
       vars: callVars(peer.port, 4000),
     });
     const { callId } = await eventually(
@@ -226,7 +226,7 @@ test("an offer with no usable codec: 488, and the reserved task is recorded as f
   const result = await runSipp({
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
-    service: "+15550300001",
+    service: "+15550309001",
     vars: { ...callVars(9, 1000), PT: 18, CODEC: "G729" },
   });
   expect(result.logs.join("\n")).toContain("REFUSED 488");
