@@ -7,6 +7,12 @@ import { NonEmpty, Strict, Uuid } from "./common";
 export const pipelineOutputRates = [8000, 16000, 22050, 24000, 44100] as const;
 export const realtimeOutputRates = [8000, 24000] as const;
 
+/**
+ * Voices the Realtime API accepts; any other id (an ElevenLabs one, say) would make it refuse the whole
+ * session, so the API refuses it unless `voice.provider` is "openai" (a voice newer than this list).
+ */
+export const realtimeVoices = ["alloy", "ash", "ballad", "coral", "echo", "sage", "shimmer", "verse", "marin", "cedar"];
+
 const unit = (description: string) => t.Optional(t.Number({ minimum: 0, maximum: 1, description }));
 const ms = (description: string) =>
   t.Optional(t.Number({ minimum: 0, maximum: 60_000, description: `${description}, in milliseconds` }));
@@ -115,5 +121,14 @@ export function strategyErrors(input: StrategyInput): FieldError[] {
     if (errors.some((e) => e.field === field)) continue; // the first message per field is the most specific
     errors.push({ field, message: issue.message });
   }
+  if (input.type === "openai_realtime" && errors.length === 0) errors.push(...realtimeVoiceErrors(input.parameters));
   return errors;
+}
+
+function realtimeVoiceErrors(parameters: Record<string, unknown>): FieldError[] {
+  const voice = (parameters.voice ?? {}) as { voiceId?: string; provider?: string };
+  if (voice.voiceId === undefined || voice.provider?.toLowerCase() === "openai") return [];
+  if (realtimeVoices.includes(voice.voiceId.toLowerCase())) return [];
+  const message = `not a Realtime voice (one of ${realtimeVoices.join(", ")}; provider "openai" passes a newer one)`;
+  return [{ field: "parameters.voice.voiceId", message }];
 }

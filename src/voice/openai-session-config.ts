@@ -1,4 +1,5 @@
 // Maps an openai_realtime strategy's parameters onto the Realtime `session.update` payload.
+import { realtimeVoices } from "../models/strategies";
 import type { VoiceTool } from "./engine";
 import { endCallTool } from "./tools";
 
@@ -6,20 +7,7 @@ export const providerSampleRate = 24_000; // pcm16 in the Realtime API is 24 kHz
 const defaultModel = "gpt-realtime";
 const defaultTranscriptionModel = "whisper-1";
 
-// Voices the Realtime API accepts; anything else (an ElevenLabs id, say) would make it refuse the
-// whole session.update, so only these are passed on.
-const providerVoices = new Set([
-  "alloy",
-  "ash",
-  "ballad",
-  "coral",
-  "echo",
-  "sage",
-  "shimmer",
-  "verse",
-  "marin",
-  "cedar",
-]);
+const providerVoices = new Set(realtimeVoices);
 
 type Parameters = Record<string, unknown>;
 

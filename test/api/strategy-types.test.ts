@@ -35,6 +35,16 @@ describe("strategy types", () => {
     expect(updated.body.errors[0].field).toBe("type");
   });
 
+  test("openai_realtime takes only a Realtime voice, unless the provider is named openai", async () => {
+    expect(await fields("openai_realtime", { voice: { voiceId: "21m00Tcm4TlvDq8ikWAM" } })).toEqual([
+      "parameters.voice.voiceId",
+    ]);
+    expect((await post("openai_realtime", { voice: { voiceId: "Coral" } })).status).toBe(201);
+    expect((await post("openai_realtime", { voice: { voiceId: "newvoice", provider: "openai" } })).status).toBe(201);
+    // the pipeline's voices are ElevenLabs ids
+    expect((await post("pipeline", { voice: { voiceId: "21m00Tcm4TlvDq8ikWAM" } })).status).toBe(201);
+  });
+
   test("a full pipeline strategy is accepted and stored as given", async () => {
     const parameters = {
       temperature: 0.4,
