@@ -36,18 +36,20 @@ export class LeaseKeeper {
         sql`update sip_registrations set lease_expires_at = ${until} where owner_bridge_id = ${me} returning credential_id`,
       );
       const room = await this.room(tx, renewed.length);
-      const limit = room === null ? sql`` : sql`limit ${room}`;
+      const limit = (n: number | null) => (n === null ? sql`` : sql`limit ${Math.max(0, n)}`);
       const claimed = await tx.execute<{ credential_id: string }>(sql`
         insert into sip_registrations (credential_id, owner_bridge_id, lease_expires_at)
         select id, ${me}, ${until} from sip_credentials c
         where not exists (select 1 from sip_registrations r where r.credential_id = c.id)
-        ${limit}
+        ${limit(room)}
         on conflict do nothing returning credential_id`);
+      // the share covers both kinds of claim together
+      const left = room === null ? null : room - claimed.length;
       const taken = await tx.execute<{ credential_id: string; previous: string | null }>(sql`
         with expired as (
           select credential_id, owner_bridge_id from sip_registrations
           where lease_expires_at < now() and owner_bridge_id is distinct from ${me}
-          ${limit} for update skip locked)
+          ${limit(left)} for update skip locked)
         update sip_registrations r set owner_bridge_id = ${me}, lease_expires_at = ${until}, state = 'unregistered', updated_at = now()
         from expired where r.credential_id = expired.credential_id
         returning r.credential_id, expired.owner_bridge_id as previous`);

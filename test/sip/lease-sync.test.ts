@@ -45,3 +45,15 @@ test("claim, expiry, take-over with the dead owner's call closed, and the loss r
   expect((await a.beat()).owned.has(credentialId)).toBe(true); // released leases are free at once
   await a.releaseAll();
 });
+
+test("a worker's fair share counts free and expired leases together", async () => {
+  const dead = new LeaseKeeper(fixtures.db, `lease-dead-${process.pid}`, 100);
+  for (let i = 0; i < 4; i++) await fixtures.createCredential();
+  await dead.heartbeat(); // every credential now has a lease that is about to expire
+  for (let i = 0; i < 4; i++) await fixtures.createCredential(); // and these have none
+  await Bun.sleep(200);
+  const [row] = await fixtures.db.execute<{ n: number }>("select count(*)::int as n from sip_credentials");
+  const worker = new LeaseKeeper(fixtures.db, `lease-worker-${process.pid}`, 5_000, { bridges: 2 });
+  const { owned } = await worker.heartbeat();
+  expect(owned.length).toBe(Math.ceil((row?.n ?? 0) / 2));
+});
