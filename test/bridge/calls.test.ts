@@ -12,7 +12,7 @@ import { speech } from "../helpers/speech";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { dialNative, dialTwilio, refusal } from "../helpers/ws-caller";
-import { agentTask, createAssistant, hookFor, startWorld, type World } from "./fixtures";
+import { agentTask, createAssistant, hookFor, orderLookupExchange, startWorld, type World } from "./fixtures";
 
 let world: World;
 let worker: TestWorker;
@@ -112,23 +112,7 @@ describe("a full call in our wire format", () => {
     const messages = concluded.messages as any[];
     const toolCallId = messages.find((m) => m.type === "tool_call")?.callId;
     expect(messages.map(({ timestamp, ...m }) => m)).toEqual([
-      { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
-      { type: "text", role: "USER", text: "Where is my order 42?" },
-      { type: "text", role: "ASSISTANT", text: "Let me check." },
-      {
-        type: "tool_call",
-        role: "TOOL_CALL",
-        callId: toolCallId,
-        toolName: "lookup_order",
-        parameters: { orderId: "42" },
-      },
-      {
-        type: "tool_result",
-        role: "TOOL_CALL_RESULT",
-        callId: toolCallId,
-        toolName: "lookup_order",
-        text: "Order 42 ships tomorrow.",
-      },
+      ...orderLookupExchange(toolCallId),
       { type: "text", role: "ASSISTANT", text: "lookup_order: Order 42 ships tomorrow." },
       { type: "text", role: "USER", text: "Thanks, bye." },
       { type: "text", role: "ASSISTANT", text: "Goodbye!" },

@@ -136,3 +136,26 @@ export async function agentTask(world: World, callId: string, tenant = world.ten
   const list = await tenant.org.get(`${tenant.P}/agent-tasks?size=100`);
   return (list.body.data as any[]).find((t) => t.callId === callId);
 }
+
+/** What every order-lookup conversation of the call tests says first: greeting, question, the tool call and its result. */
+export function orderLookupExchange(toolCallId: string | undefined) {
+  return [
+    { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
+    { type: "text", role: "USER", text: "Where is my order 42?" },
+    { type: "text", role: "ASSISTANT", text: "Let me check." },
+    {
+      type: "tool_call",
+      role: "TOOL_CALL",
+      callId: toolCallId,
+      toolName: "lookup_order",
+      parameters: { orderId: "42" },
+    },
+    {
+      type: "tool_result",
+      role: "TOOL_CALL_RESULT",
+      callId: toolCallId,
+      toolName: "lookup_order",
+      text: "Order 42 ships tomorrow.",
+    },
+  ];
+}

@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { dialNative, dialTwilio } from "../helpers/ws-caller";
-import { agentTask, hookFor, startWorld, type World } from "../bridge/fixtures";
+import { agentTask, hookFor, orderLookupExchange, startWorld, type World } from "../bridge/fixtures";
 import { keys } from "./pipeline-fakes";
 
 let world: World;
@@ -101,23 +101,7 @@ describe("a pipeline call", () => {
     const messages = concluded.messages as any[];
     const toolCallId = messages.find((m) => m.type === "tool_call")?.callId;
     expect(messages.map(({ timestamp, ...m }) => m)).toEqual([
-      { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
-      { type: "text", role: "USER", text: "Where is my order 42?" },
-      { type: "text", role: "ASSISTANT", text: "Let me check." },
-      {
-        type: "tool_call",
-        role: "TOOL_CALL",
-        callId: toolCallId,
-        toolName: "lookup_order",
-        parameters: { orderId: "42" },
-      },
-      {
-        type: "tool_result",
-        role: "TOOL_CALL_RESULT",
-        callId: toolCallId,
-        toolName: "lookup_order",
-        text: "Order 42 ships tomorrow.",
-      },
+      ...orderLookupExchange(toolCallId),
       { type: "text", role: "ASSISTANT", text: "lookup_order: Order 42 ships tomorrow." },
       { type: "text", role: "USER", text: "Thanks, bye." },
       { type: "text", role: "ASSISTANT", text: "Goodbye!" },

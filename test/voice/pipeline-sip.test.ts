@@ -3,6 +3,7 @@
 // anywhere), a tool call runs, the agent hangs up with end_call, and call_concluded arrives.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rms } from "../../src/audio/pcm";
+import { orderLookupExchange } from "../bridge/fixtures";
 import { scriptedReplies } from "../fakes/chat-completions-server";
 import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
 import { type FakeElevenLabsServer, startFakeElevenLabs } from "../fakes/elevenlabs-server";
@@ -110,23 +111,7 @@ test("PCMU: greeting, a spoken question with a tool call, the agent hangs up; ca
   );
   const toolCallId = concluded.messages.find((m: any) => m.type === "tool_call")?.callId;
   expect(concluded.messages.map(({ timestamp, ...m }: any) => m)).toEqual([
-    { type: "text", role: "ASSISTANT", text: "Hello, Acme here." },
-    { type: "text", role: "USER", text: "Where is my order 42?" },
-    { type: "text", role: "ASSISTANT", text: "Let me check." },
-    {
-      type: "tool_call",
-      role: "TOOL_CALL",
-      callId: toolCallId,
-      toolName: "lookup_order",
-      parameters: { orderId: "42" },
-    },
-    {
-      type: "tool_result",
-      role: "TOOL_CALL_RESULT",
-      callId: toolCallId,
-      toolName: "lookup_order",
-      text: "Order 42 ships tomorrow.",
-    },
+    ...orderLookupExchange(toolCallId),
     { type: "text", role: "ASSISTANT", text: "lookup_order: Order 42 ships tomorrow." },
   ]);
   const [task] = await world.tasks((t) => t.callId === concluded.callId);
