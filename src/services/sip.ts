@@ -1,6 +1,6 @@
 // SIP credentials and the phone numbers under them.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { agentTasks, sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
+import { agentTasks, SIP_CREDENTIALS_CHANNEL, sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
 import type { DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
@@ -38,7 +38,7 @@ const selectCredentials = (db: DbOrTx) =>
     .from(sipCredentials)
     .leftJoin(sipRegistrations, eq(sipRegistrations.credentialId, sipCredentials.id));
 /** The bridges pick up changes of credentials and their numbers at once (and resync periodically in case a notification is lost). */
-const notifyBridges = (db: DbOrTx, id: string) => db.execute(sql`select pg_notify('sip_credentials_changed', ${id})`);
+const notifyBridges = (db: DbOrTx, id: string) => db.execute(sql`select pg_notify(${SIP_CREDENTIALS_CHANNEL}, ${id})`);
 
 const credentialSortable = {
   id: sipCredentials.id,

@@ -7,6 +7,7 @@ import type { CallHandle } from "../calls/caller-transport";
 import type { CallDeps } from "../calls/run-call";
 import { createSecretBox } from "../crypto/secrets";
 import { createDb } from "../db/client";
+import { SIP_CREDENTIALS_CHANNEL } from "../db/schema";
 import { describeError } from "../errors";
 import { coalescingRunner } from "../lib/coalescing-runner";
 import { log } from "../log";
@@ -21,8 +22,6 @@ import { routeRequest } from "./request-router";
 import { SipEndpoint } from "./sip-endpoint";
 import { LeaseSync } from "./takeover";
 import { UserAgents } from "./user-agents";
-
-export const credentialsChannel = "sip_credentials_changed";
 
 export async function startSipStack(config: Config, options: { ticker?: CallDeps["ticker"] } = {}) {
   const sip = config.bridge.sip;
@@ -88,7 +87,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     (error) => log.error("sip sync failed", { bridgeId, error: describeError(error) }),
   );
   const heartbeat = setInterval(sync.request, Math.max(200, Math.floor(sip.leaseMs / 3)));
-  const listener = await client.listen(credentialsChannel, sync.request);
+  const listener = await client.listen(SIP_CREDENTIALS_CHANNEL, sync.request);
   sync.request();
   log.info("sip listening", { port: sip.port, transport: sip.transport, publicHost: sip.publicHost, bridgeId });
 

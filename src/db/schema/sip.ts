@@ -2,6 +2,9 @@ import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizz
 import { sql } from "drizzle-orm";
 import { ownedByOrganization, timestamps, vendors } from "./tenancy";
 
+/** NOTIFY channel: a credential or its numbers changed; bridges resync at once. */
+export const SIP_CREDENTIALS_CHANNEL = "sip_credentials_changed";
+
 export const sipCredentials = pgTable(
   "sip_credentials",
   {
