@@ -47,8 +47,12 @@ export const hookDeliveries = pgTable(
     run: integer("run").notNull().default(1),
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
-    // null until the dispatcher has handed this run to Temporal
+    // null until this run's workflow was started in Temporal
     dispatchedAt: timestamp("dispatched_at", { withTimezone: true }),
+    // when a dispatcher took this run to make attempt 1 itself, and that dispatcher's lease key
+    // (workers/dispatcher-lease.ts); null until then
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    claimedBy: integer("claimed_by"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
