@@ -66,9 +66,9 @@ const aLawEncodeTable = buildEncodeTable(linearToALaw);
 const muLawDecodeTable = buildDecodeTable(muLawToLinear);
 const aLawDecodeTable = buildDecodeTable(aLawToLinear);
 
-function encodeWith(table: Uint8Array, pcm: Int16Array): Uint8Array {
-  const out = new Uint8Array(pcm.length);
-  for (let i = 0; i < pcm.length; i++) out[i] = table[pcm[i]! & 0xffff]!;
+/** Encodes into `out` from `offset` on: the paced RTP sender writes into its reused packet buffers. */
+function encodeInto(table: Uint8Array, pcm: Int16Array, out: Uint8Array, offset: number): Uint8Array {
+  for (let i = 0; i < pcm.length; i++) out[offset + i] = table[pcm[i]! & 0xffff]!;
   return out;
 }
 
@@ -78,7 +78,11 @@ function decodeWith(table: Int16Array, codes: Uint8Array): Int16Array {
   return out;
 }
 
-export const muLawEncode = (pcm: Int16Array): Uint8Array => encodeWith(muLawEncodeTable, pcm);
+export const muLawEncodeInto = (pcm: Int16Array, out: Uint8Array, offset = 0) =>
+  encodeInto(muLawEncodeTable, pcm, out, offset);
+export const aLawEncodeInto = (pcm: Int16Array, out: Uint8Array, offset = 0) =>
+  encodeInto(aLawEncodeTable, pcm, out, offset);
+export const muLawEncode = (pcm: Int16Array): Uint8Array => muLawEncodeInto(pcm, new Uint8Array(pcm.length));
 export const muLawDecode = (codes: Uint8Array): Int16Array => decodeWith(muLawDecodeTable, codes);
-export const aLawEncode = (pcm: Int16Array): Uint8Array => encodeWith(aLawEncodeTable, pcm);
+export const aLawEncode = (pcm: Int16Array): Uint8Array => aLawEncodeInto(pcm, new Uint8Array(pcm.length));
 export const aLawDecode = (codes: Uint8Array): Int16Array => decodeWith(aLawDecodeTable, codes);

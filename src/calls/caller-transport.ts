@@ -38,7 +38,7 @@ export interface CallerTransport {
   readonly descriptor: Transport;
   /** Rate of the audio in both directions (PCM16 mono). */
   readonly sampleRate: number;
-  /** One 20 ms frame of agent audio, due now (the call paces it). */
+  /** One 20 ms frame of agent audio, due now (the call paces it); valid only during the call (reused). */
   playAudio(frame: Int16Array): void;
   /** Barge-in: drop agent audio the caller side has buffered but not played yet. */
   clearAudio(): void;
@@ -52,7 +52,8 @@ export interface CallerTransport {
 /** The caller's side: what a wire format calls when audio or a hangup arrives. */
 export interface CallHandle {
   readonly callId: string;
-  callerAudio(samples: Int16Array): void;
+  /** `ulaw`: the same frame as the caller sent it, when in mu-law (SIP PCMU), for passthrough. */
+  callerAudio(samples: Int16Array, ulaw?: Uint8Array | null): void;
   callerHangup(): void;
   /** Keypad digits the caller pressed (SIP DTMF). */
   callerDtmf(digits: string): void;

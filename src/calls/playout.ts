@@ -1,5 +1,6 @@
 // Agent audio arrives faster than real time; the caller must get it as 20 ms frames at the pace it
-// plays, so that a barge-in can drop what has not been heard yet.
+// plays, so that a barge-in can drop what has not been heard yet. Each frame is cut into one buffer
+// the playout reuses: whoever gets a frame uses it during the call (encodes, mixes, sends a copy).
 import type { FrameTicker } from "./frame-ticker";
 
 export const frameMs = 20;
@@ -15,6 +16,7 @@ export class Playout {
   private live = false;
   private drainWaiters: (() => void)[] = [];
   readonly frameSamples: number;
+  private readonly frame: Int16Array;
 
   constructor(
     sampleRate: number,
@@ -22,6 +24,7 @@ export class Playout {
     private readonly ticker: FrameTicker,
   ) {
     this.frameSamples = (sampleRate * frameMs) / 1000;
+    this.frame = new Int16Array(this.frameSamples);
   }
 
   /** Audio is held until the call is live, then played from the start of the queue. */
@@ -78,7 +81,7 @@ export class Playout {
   };
 
   private take(): Int16Array {
-    const frame = new Int16Array(this.frameSamples); // the tail of a response is padded with silence
+    const frame = this.frame;
     let filled = 0;
     while (filled < frame.length && this.queue.length > 0) {
       const head = this.queue[0]!; // queue.length > 0
@@ -91,6 +94,7 @@ export class Playout {
         this.offset = 0;
       }
     }
+    frame.fill(0, filled); // the tail of a response is padded with silence
     this.queued -= filled;
     return frame;
   }

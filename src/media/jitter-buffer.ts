@@ -1,7 +1,10 @@
 // A small reorder buffer for incoming RTP: packets come out in sequence order; a late packet whose
 // turn has passed is dropped, duplicates too, and a gap is skipped once `depth` packets wait behind it
 // (at 20 ms per packet, depth 3 holds at most 60 ms). A new SSRC (re-INVITE, transfer) starts over.
+// The usual packet, the one expected next with nothing waiting, goes straight out: no map, no list.
 import { sequenceDelta, type RtpPacket } from "./rtp-packet";
+
+export type Ready = (packet: RtpPacket) => void;
 
 export class JitterBuffer {
   private readonly waiting = new Map<number, RtpPacket>();
@@ -11,16 +14,20 @@ export class JitterBuffer {
 
   constructor(private readonly depth = 3) {}
 
-  /** Adds a packet and returns those now ready, in order. */
-  push(packet: RtpPacket): RtpPacket[] {
+  /** Adds a packet; `ready` gets those now ready, in order. */
+  push(packet: RtpPacket, ready: Ready) {
     if (packet.ssrc !== this.ssrc) {
       this.ssrc = packet.ssrc;
       this.waiting.clear();
       this.next = packet.sequence;
     }
-    if (sequenceDelta(this.next!, packet.sequence) < 0) return []; // late or duplicate
+    const delta = sequenceDelta(this.next!, packet.sequence);
+    if (delta < 0) return; // late or duplicate
+    if (delta === 0 && this.waiting.size === 0) {
+      this.next = (packet.sequence + 1) & 0xffff;
+      return ready(packet);
+    }
     this.waiting.set(packet.sequence, packet);
-    const ready: RtpPacket[] = [];
     this.drain(ready);
     while (this.waiting.size > this.depth) {
       // give up on the gap: jump to the oldest packet we hold
@@ -37,14 +44,13 @@ export class JitterBuffer {
       this.next = oldest;
       this.drain(ready);
     }
-    return ready;
   }
 
-  private drain(ready: RtpPacket[]) {
+  private drain(ready: Ready) {
     for (let p = this.waiting.get(this.next!); p; p = this.waiting.get(this.next!)) {
       this.waiting.delete(this.next!);
-      ready.push(p);
       this.next = (this.next! + 1) & 0xffff;
+      ready(p);
     }
   }
 }

@@ -1,5 +1,6 @@
-// RTP fixed header (RFC 3550 §5.1): parsed defensively (CSRCs, extension, padding), built into one
-// buffer per packet. Anything that is not version 2 with a sane length is not RTP.
+// RTP fixed header (RFC 3550 §5.1): parsed defensively (CSRCs, extension, padding), written in place
+// into a buffer the sender reuses. Anything that is not version 2 with a sane length is not RTP. Byte
+// reads and writes, not a DataView: nothing is allocated per packet but the parsed fields.
 export type RtpPacket = {
   payloadType: number;
   marker: boolean;
@@ -11,36 +12,51 @@ export type RtpPacket = {
 
 export const rtpHeaderBytes = 12;
 
+const u16 = (d: Uint8Array, at: number) => (d[at]! << 8) | d[at + 1]!;
+const u32 = (d: Uint8Array, at: number) => ((d[at]! << 24) | (d[at + 1]! << 16) | (d[at + 2]! << 8) | d[at + 3]!) >>> 0;
+
 export function parseRtp(data: Uint8Array): RtpPacket | null {
   const [first = 0, second = 0] = data;
   if (data.length < rtpHeaderBytes || first >> 6 !== 2) return null;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let start = rtpHeaderBytes + (first & 0x0f) * 4;
   if (first & 0x10) {
     if (data.length < start + 4) return null;
-    start += 4 + view.getUint16(start + 2) * 4;
+    start += 4 + u16(data, start + 2) * 4;
   }
   let end = data.length;
-  if (first & 0x20) end -= view.getUint8(data.length - 1);
+  if (first & 0x20) end -= data[data.length - 1]!;
   if (end < start) return null;
   return {
     payloadType: second & 0x7f,
     marker: (second & 0x80) !== 0,
-    sequence: view.getUint16(2),
-    timestamp: view.getUint32(4),
-    ssrc: view.getUint32(8),
+    sequence: u16(data, 2),
+    timestamp: u32(data, 4),
+    ssrc: u32(data, 8),
     payload: data.subarray(start, end),
   };
 }
 
-export function buildRtp(packet: Omit<RtpPacket, "payload">, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(rtpHeaderBytes + payload.length);
-  const view = new DataView(out.buffer);
+function putU32(out: Uint8Array, at: number, value: number) {
+  out[at] = value >>> 24;
+  out[at + 1] = (value >>> 16) & 0xff;
+  out[at + 2] = (value >>> 8) & 0xff;
+  out[at + 3] = value & 0xff;
+}
+
+/** Writes the 12-byte fixed header (no CSRCs, extension or padding) at the start of `out`. */
+export function writeRtpHeader(out: Uint8Array, header: Omit<RtpPacket, "payload">) {
   out[0] = 0x80;
-  out[1] = (packet.marker ? 0x80 : 0) | (packet.payloadType & 0x7f);
-  view.setUint16(2, packet.sequence & 0xffff);
-  view.setUint32(4, packet.timestamp >>> 0);
-  view.setUint32(8, packet.ssrc >>> 0);
+  out[1] = (header.marker ? 0x80 : 0) | (header.payloadType & 0x7f);
+  out[2] = (header.sequence >> 8) & 0xff;
+  out[3] = header.sequence & 0xff;
+  putU32(out, 4, header.timestamp >>> 0);
+  putU32(out, 8, header.ssrc >>> 0);
+}
+
+/** A new packet (peers in tests and benches; the bridge's sender writes into its own buffer). */
+export function buildRtp(header: Omit<RtpPacket, "payload">, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(rtpHeaderBytes + payload.length);
+  writeRtpHeader(out, header);
   out.set(payload, rtpHeaderBytes);
   return out;
 }

@@ -1,10 +1,14 @@
 // Sends one RTP packet every 20 ms on the monotonic clock for as long as the call lasts: agent audio
 // when there is some, silence otherwise (so peers' media time-outs never fire on a quiet agent).
 // Agent frames arrive already paced; one frame of slack absorbs the phase between the two clocks.
+// Nothing is allocated per frame: a pushed frame is encoded at once into the payload of one of a ring
+// of packet buffers (so the caller may reuse its frame buffer), its header is written when it is due,
+// and the buffer is reused once sent: Bun's UDP send hands the bytes to the kernel (sendmmsg) before
+// it returns, and the RTCP reporter reads the header at once too.
 import type { FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
 import { frameSamples } from "./codecs";
-import { buildRtp } from "./rtp-packet";
+import { rtpHeaderBytes, writeRtpHeader } from "./rtp-packet";
 
 const frameMs = 20;
 // after an event-loop stall, skip ahead rather than burst the backlog: the timestamp and the sequence
@@ -13,24 +17,34 @@ const maxLagMs = 100;
 const maxQueuedFrames = 25;
 
 export class RtpSender {
-  private readonly queue: { frame: Int16Array; at: number }[] = [];
-  private readonly ssrc = (Math.random() * 0x100000000) >>> 0;
-  private sequence = (Math.random() * 0x10000) & 0xffff;
-  private timestamp = (Math.random() * 0x100000000) >>> 0;
+  // the queue: packets with their payload encoded, in a ring, with the time each was pushed
+  private readonly ring = Array.from({ length: maxQueuedFrames }, newPacket);
+  private readonly pushedAt = new Float64Array(maxQueuedFrames);
+  private head = 0;
+  private queued = 0;
+  private readonly silence = newPacket();
+  // the next packet's header, moved on in place
+  private readonly header = {
+    payloadType: 0,
+    marker: true,
+    sequence: (Math.random() * 0x10000) & 0xffff,
+    timestamp: (Math.random() * 0x100000000) >>> 0,
+    ssrc: (Math.random() * 0x100000000) >>> 0,
+  };
   private nextDue = 0;
-  private marker = true;
   private playing = false;
-  private silence: Uint8Array;
   packetsSent = 0;
   /** Frames skipped after stalls of the event loop (never sent; a gap in the sequence numbers). */
   framesSkipped = 0;
 
   constructor(
     private codec: Codec,
+    /** Gets the packet buffer, valid only during the call: it is rewritten for the next packet. */
     private readonly send: (packet: Uint8Array) => void,
     private readonly clock: FrameTicker,
   ) {
-    this.silence = new Uint8Array(frameSamples).fill(codec.silence);
+    this.header.payloadType = codec.payloadType;
+    this.silence.fill(codec.silence, rtpHeaderBytes);
   }
 
   start() {
@@ -40,65 +54,73 @@ export class RtpSender {
 
   stop() {
     this.clock.remove(this.tick);
-    this.queue.length = 0;
+    this.queued = 0;
   }
 
+  /** A re-INVITE changed the codec: frames queued in the old one are dropped (a frame or two of slack). */
   setCodec(codec: Codec) {
+    if (codec.payloadType !== this.codec.payloadType) this.flush();
     this.codec = codec;
-    this.silence = new Uint8Array(frameSamples).fill(codec.silence);
+    this.header.payloadType = codec.payloadType;
+    this.silence.fill(codec.silence, rtpHeaderBytes);
   }
 
-  /** A 20 ms frame of agent audio (8 kHz). */
+  /** A 20 ms frame of agent audio (8 kHz), encoded now: the frame is not kept. */
   push(frame: Int16Array) {
-    if (this.queue.length >= maxQueuedFrames) this.queue.shift();
-    this.queue.push({ frame, at: this.clock.now() });
+    if (this.queued === maxQueuedFrames) this.dropHead();
+    const slot = (this.head + this.queued) % maxQueuedFrames;
+    this.codec.encodeInto(frame, this.ring[slot]!, rtpHeaderBytes);
+    this.pushedAt[slot] = this.clock.now();
+    this.queued++;
   }
 
   /** Barge-in: what is queued is dropped, and the next packet marks a new talk spurt. */
   flush() {
-    this.queue.length = 0;
+    this.queued = 0;
     this.playing = false;
-    this.marker = true;
+    this.header.marker = true;
+  }
+
+  private dropHead() {
+    this.head = (this.head + 1) % maxQueuedFrames;
+    this.queued--;
   }
 
   private readonly tick = (now: number) => {
+    const header = this.header;
     if (now - this.nextDue > maxLagMs) {
       const skipped = Math.floor((now - this.nextDue) / frameMs);
-      this.timestamp = (this.timestamp + skipped * frameSamples) >>> 0;
-      this.sequence = (this.sequence + skipped) & 0xffff;
+      header.timestamp = (header.timestamp + skipped * frameSamples) >>> 0;
+      header.sequence = (header.sequence + skipped) & 0xffff;
       this.framesSkipped += skipped;
       this.nextDue += skipped * frameMs;
-      this.marker = true;
+      header.marker = true;
     }
     while (this.nextDue <= now) {
-      this.send(this.next(now));
+      const packet = this.nextPacket(now);
+      writeRtpHeader(packet, header);
+      this.send(packet);
+      header.marker = false;
+      header.sequence = (header.sequence + 1) & 0xffff;
+      header.timestamp = (header.timestamp + frameSamples) >>> 0;
+      this.packetsSent++;
       this.nextDue += frameMs;
     }
   };
 
-  private next(now: number): Uint8Array {
-    const head = this.queue[0];
-    if (!this.playing && head && now - head.at >= frameMs) this.playing = true;
-    let payload = this.silence;
-    if (this.playing) {
-      const item = this.queue.shift();
-      if (item) payload = this.codec.encode(item.frame);
-      else this.playing = false; // the agent stopped (or under-ran): wait for a frame of slack again
+  /** The next queued frame once a frame of slack has built up, else silence. */
+  private nextPacket(now: number): Uint8Array {
+    if (!this.playing && this.queued > 0 && now - this.pushedAt[this.head]! >= frameMs) this.playing = true;
+    if (this.playing && this.queued > 0) {
+      const packet = this.ring[this.head]!;
+      this.dropHead(); // its slot is written again only by a later push, after this send
+      return packet;
     }
-    const packet = buildRtp(
-      {
-        payloadType: this.codec.payloadType,
-        marker: this.marker,
-        sequence: this.sequence,
-        timestamp: this.timestamp,
-        ssrc: this.ssrc,
-      },
-      payload,
-    );
-    this.marker = false;
-    this.sequence = (this.sequence + 1) & 0xffff;
-    this.timestamp = (this.timestamp + frameSamples) >>> 0;
-    this.packetsSent++;
-    return packet;
+    this.playing = false; // the agent stopped (or under-ran): wait for a frame of slack again
+    return this.silence;
   }
+}
+
+function newPacket() {
+  return new Uint8Array(rtpHeaderBytes + frameSamples);
 }

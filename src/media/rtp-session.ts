@@ -1,15 +1,15 @@
 // One call's RTP: a socket on a port of the pool, symmetric latching (we send where the caller's
 // first valid packet came from, not only where its SDP said), reordering, G.711 decode, RFC 4733
-// digits, the paced sender, and a time-out when the caller's media stops.
-import type { FrameTicker } from "../calls/frame-ticker";
+// digits, the paced sender, and a time-out when the caller's media stops. Timers are the process's:
+// the shared ticker paces the sender, one coarse ticker watches every call's time-out.
+import { createFrameTicker, sharedTicker, type FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
 import { recordRtpCall } from "../metrics/metrics";
 import { DtmfDecoder } from "./dtmf";
 import { InterarrivalJitter } from "./interarrival-jitter";
 import { JitterBuffer } from "./jitter-buffer";
 import type { PortPool, RtpSocket } from "./port-pool";
-import { rtpClock } from "./rtp-clock";
-import { parseRtp } from "./rtp-packet";
+import { parseRtp, type RtpPacket } from "./rtp-packet";
 import { RtcpReporter } from "./rtcp-reporter";
 import { RtpSender } from "./rtp-sender";
 
@@ -24,8 +24,17 @@ export type MediaTarget = {
   sending: boolean;
 };
 
+// a caller silent for RTP_TIMEOUT_MS is noticed within this much more
+const watchdogMs = 250;
+const watchdog = createFrameTicker(watchdogMs);
+
 export type RtpHandlers = {
-  onAudio(pcm: Int16Array): void;
+  /**
+   * A frame of caller audio: decoded, and as it came when the caller talks mu-law (PCMU), so a
+   * provider that takes mu-law gets the caller's own bytes (null for A-law). Both are valid only
+   * during the call: the payload is a view into the received datagram.
+   */
+  onAudio(pcm: Int16Array, ulaw: Uint8Array | null): void;
   onDigit(digit: string): void;
   onTimeout(): void;
 };
@@ -39,7 +48,6 @@ export class RtpSession {
   private arrivals: InterarrivalJitter | null = null;
   private sender: RtpSender | null = null;
   private lastPacketAt = performance.now();
-  private watchdog: ReturnType<typeof setInterval> | null = null;
   private closed = false;
   private started = false;
   private rtcp: RtcpReporter | null = null;
@@ -57,7 +65,7 @@ export class RtpSession {
     handlers: RtpHandlers,
     options: { timeoutMs: number; clock?: FrameTicker; rtcpIntervalMs?: number },
   ) {
-    const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? rtpClock);
+    const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? sharedTicker);
     session.socket = await pool.bind((data, port, address) => session.receive(data, port, address));
     session.rtcp = await RtcpReporter.open(session.socket.hostname, session.socket.port + 1, {
       clockRate: 8000, // G.711, the codecs we negotiate
@@ -96,7 +104,7 @@ export class RtpSession {
     this.sender = new RtpSender(this.target.codec, (packet) => this.sendPacket(packet), this.clock);
     this.sender.start();
     this.lastPacketAt = performance.now();
-    this.watchdog = setInterval(() => this.checkTimeout(), Math.min(1000, this.timeoutMs / 2));
+    watchdog.add(this.checkTimeout);
   }
 
   playAudio(frame: Int16Array) {
@@ -111,7 +119,7 @@ export class RtpSession {
     if (this.closed) return;
     this.closed = true;
     this.sender?.stop();
-    if (this.watchdog) clearInterval(this.watchdog);
+    watchdog.remove(this.checkTimeout);
     this.rtcp?.close();
     this.pool.release(this.socket);
     recordRtpCall(this.stats);
@@ -162,11 +170,17 @@ export class RtpSession {
     this.arrivals ??= new InterarrivalJitter(target.codec.clockRate);
     this.arrivals.add(packet.timestamp, this.lastPacketAt);
     this.rtcp?.receivedRtp(packet);
-    for (const ready of this.jitter.push(packet)) this.handlers.onAudio(target.codec.decode(ready.payload));
+    this.jitter.push(packet, this.play);
   }
 
-  private checkTimeout() {
+  private readonly play = (packet: RtpPacket) => {
+    const codec = this.target?.codec;
+    if (!codec) return;
+    this.handlers.onAudio(codec.decode(packet.payload), codec.name === "PCMU" ? packet.payload : null);
+  };
+
+  private readonly checkTimeout = (now: number) => {
     if (this.closed || !this.target?.receiving) return;
-    if (performance.now() - this.lastPacketAt > this.timeoutMs) this.handlers.onTimeout();
-  }
+    if (now - this.lastPacketAt > this.timeoutMs) this.handlers.onTimeout();
+  };
 }

@@ -25,7 +25,7 @@ const ramp = (n: number, from = 1) => Int16Array.from({ length: n }, (_, i) => f
 test("frames go out one per 20 ms, in order, only once the call is live", () => {
   const clock = manualTicker();
   const played: Int16Array[] = [];
-  const playout = new Playout(8000, (f) => played.push(f), clock.ticker);
+  const playout = new Playout(8000, (f) => played.push(f.slice()), clock.ticker); // frames are reused
   playout.push(ramp(500)); // 62.5 ms: three frames and a padded tail
   clock.advance(100);
   expect(played).toHaveLength(0);
@@ -46,7 +46,7 @@ test("frames go out one per 20 ms, in order, only once the call is live", () => 
 test("a flush drops what was not played and wakes whoever waits for the drain", () => {
   const clock = manualTicker();
   const played: Int16Array[] = [];
-  const playout = new Playout(16000, (f) => played.push(f), clock.ticker);
+  const playout = new Playout(16000, (f) => played.push(f.slice()), clock.ticker);
   playout.start();
   playout.push(ramp(3200)); // 200 ms
   let drained = false;

@@ -34,7 +34,11 @@ test("RTP round trip; padding, CSRCs and non-RTP are handled", () => {
 
 test("the jitter buffer reorders, drops late and duplicate packets, skips a lost one, follows a new SSRC", () => {
   const jb = new JitterBuffer(3);
-  const out = (seqs: number[], ssrc = 7) => seqs.flatMap((s) => jb.push(packet(s, ssrc)).map((p) => p.sequence));
+  const out = (seqs: number[], ssrc = 7) => {
+    const ready: number[] = [];
+    for (const s of seqs) jb.push(packet(s, ssrc), (p) => ready.push(p.sequence));
+    return ready;
+  };
   expect(out([65534, 65535, 1, 0])).toEqual([65534, 65535, 0, 1]); // wrap-around, reordered
   expect(out([1, 0])).toEqual([]); // duplicate and late
   expect(out([3, 4, 5])).toEqual([]); // 2 is missing: held

@@ -2,6 +2,7 @@
 // loop the frames it skips show as a gap in the sequence numbers (loss), matching the timestamp jump.
 import { expect, test } from "bun:test";
 import type { FrameTicker, Tick } from "../../src/calls/frame-ticker";
+import { muLawEncode } from "../../src/audio/g711";
 import { codecByName } from "../../src/media/codecs";
 import { parseRtp, sequenceDelta, type RtpPacket } from "../../src/media/rtp-packet";
 import { RtpSender } from "../../src/media/rtp-sender";
@@ -47,5 +48,24 @@ test("after a stall the skipped frames are a sequence gap as long as the timesta
   // sent plus skipped covers the whole time: nothing vanishes unseen
   const span = (sent[sent.length - 1]!.timestamp - sent[0]!.timestamp) / 160 + 1;
   expect(sent.length + sender.framesSkipped).toBe(span);
+  sender.stop();
+});
+
+test("agent frames go out in order after one frame of slack, encoded when pushed: the pusher may reuse its buffer", () => {
+  const { clock, advance } = manualClock();
+  const payloads: number[][] = [];
+  const sender = new RtpSender(codecByName("PCMU")!, (p) => payloads.push([...parseRtp(p)!.payload]), clock);
+  sender.start();
+  const frame = new Int16Array(160); // one buffer, rewritten for every frame (as the playout does)
+  for (const level of [1000, 2000, 3000]) {
+    frame.fill(level);
+    sender.push(frame);
+  }
+  frame.fill(-5000);
+  advance(100);
+  const encoded = (level: number) => [...muLawEncode(new Int16Array(160).fill(level))];
+  const silence = new Array(160).fill(0xff);
+  // t = 0: silence (no slack yet); 20, 40, 60: the three frames as pushed; then silence again
+  expect(payloads).toEqual([silence, encoded(1000), encoded(2000), encoded(3000), silence, silence]);
   sender.stop();
 });
