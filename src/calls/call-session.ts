@@ -96,13 +96,16 @@ export class CallSession {
     this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
   }
 
-  /** Caller audio (PCM16 at the transport's rate); the first frame after the voice is ready starts the call. */
-  callerAudio(samples: Int16Array) {
+  /**
+   * Caller audio (PCM16 at the transport's rate, and the caller's mu-law bytes when it sent those);
+   * the first frame after the voice is ready starts the call.
+   */
+  callerAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
     if (this.ending || !this.voice) return; // before the provider listens there is no one to hear it
     if (this.startedAt === null) this.start();
     this.recorder?.add("caller", samples);
     this.messages.callerAudio(samples);
-    this.voice.sendAudio(samples);
+    this.voice.sendAudio(samples, ulaw);
   }
 
   /** Keypad digits: the LLM reads them as a user message, and they join the call's messages. */

@@ -79,7 +79,7 @@ export function startCall(
   recordCallActive(task.transport.type, done);
   return {
     callId: task.callId,
-    callerAudio: (samples) => session.callerAudio(samples),
+    callerAudio: (samples, ulaw) => session.callerAudio(samples, ulaw),
     callerHangup: () => session.end("caller-hangup"),
     callerDtmf: (digits) => session.callerDtmf(digits),
     end: (reason) => session.end(reason),

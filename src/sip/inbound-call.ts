@@ -79,7 +79,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     media = await RtpSession.open(
       ctx.pool,
       {
-        onAudio: (pcm) => call?.callerAudio(pcm),
+        onAudio: (pcm, ulaw) => call?.callerAudio(pcm, ulaw),
         onDigit: (digit) => digits.push(digit),
         onTimeout: () => call?.end("media-timeout"),
       },

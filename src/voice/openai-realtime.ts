@@ -24,6 +24,8 @@ type ServerEvent = { type: string; [key: string]: any };
 
 const connectTimeoutMs = 10_000;
 
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+
 class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements VoiceSession {
   private readonly toInput: Resampler;
   private readonly fromOutput: Resampler;
@@ -46,12 +48,13 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     ws.on("close", (code) => this.finish(this.closedReason ?? `provider disconnected (code ${code})`));
   }
 
-  sendAudio(samples: Int16Array) {
+  sendAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
     if (this.closedReason) return;
     this.playback.start(); // the first caller audio starts the call, and with it the playout
-    const input = this.toInput.process(samples);
     const audio =
-      this.formats.input === "g711_ulaw" ? Buffer.from(muLawEncode(input)).toString("base64") : pcmToBase64(input);
+      this.formats.input === "g711_ulaw"
+        ? base64(ulaw ?? muLawEncode(this.toInput.process(samples)))
+        : pcmToBase64(this.toInput.process(samples));
     this.send({ type: "input_audio_buffer.append", audio });
   }
 

@@ -29,6 +29,8 @@ export type FakeRealtimeOptions = {
   naming?: EventNaming;
   /** RMS (16-bit scale) above which input counts as speech. */
   speechThreshold?: number;
+  /** Keep the input audio's bytes as they came (inputAudio), to compare them with what was sent. */
+  keepInputAudio?: boolean;
 };
 
 type ClientEvent = { type: string; [key: string]: any };
@@ -37,6 +39,8 @@ export class FakeRealtimeSession {
   /** Every client event, with audio payloads replaced by their byte count. */
   readonly received: ClientEvent[] = [];
   readonly toolOutputs: ToolOutput[] = [];
+  /** The decoded base64 of every input_audio_buffer.append, when keepInputAudio is set. */
+  readonly inputAudio: Buffer[] = [];
   audioBytesReceived = 0;
   session: Record<string, any> = {
     id: newId("sess"),
@@ -115,12 +119,13 @@ export class FakeRealtimeSession {
       case "session.update":
         this.session = { ...this.session, ...event.session };
         return this.send({ type: "session.updated", session: this.session });
-      case "input_audio_buffer.append":
+      case "input_audio_buffer.append": {
+        const bytes = Buffer.from(event.audio, "base64");
+        if (this.options.keepInputAudio) this.inputAudio.push(bytes);
         return this.onAudio(
-          this.session.input_audio_format === "g711_ulaw"
-            ? muLawDecode(Buffer.from(event.audio, "base64"))
-            : base64ToPcm(event.audio),
+          this.session.input_audio_format === "g711_ulaw" ? muLawDecode(bytes) : base64ToPcm(event.audio),
         );
+      }
       case "input_audio_buffer.commit":
         if (this.buffered === 0) return this.error("input_audio_buffer_commit_empty", "buffer is empty");
         return this.commit(false);
