@@ -33,3 +33,5 @@ export function createFrameTicker(intervalMs: number): FrameTicker {
 }
 
 export const sharedTicker = createFrameTicker(2);
+/** For each call's checks counted in seconds (RTP time-outs, RTCP reports): one timer, 4 times a second. */
+export const coarseTicker = createFrameTicker(250);

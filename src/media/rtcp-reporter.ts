@@ -2,9 +2,11 @@
 // the caller's stream) about every 5 s, and the caller's reports read for what it saw of ours: the
 // jitter, the packets lost and the round-trip time (RFC 3550 §6.4.1, A.3, A.8). Sent where the
 // caller's RTCP comes from, else to its RTP address with port + 1 (RFC 3550 §11).
+// Reports are due on the process's coarse ticker (one timer for every call), not a timer per call.
 import type { udp } from "bun";
+import { coarseTicker } from "../calls/frame-ticker";
 import { buildRtcp, ntpMiddle, ntpNow, parseRtcp, type ReportBlock } from "./rtcp";
-import type { RtpPacket } from "./rtp-packet";
+import { readU32, type RtpPacket } from "./rtp-packet";
 
 /** What the caller reported about the audio we sent it. */
 export type CallerQuality = {
@@ -37,7 +39,7 @@ type Received = {
 };
 
 export class RtcpReporter {
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private nextReportAt = 0;
   private ssrc: number | null = null;
   private packetsSent = 0;
   private octetsSent = 0;
@@ -78,9 +80,8 @@ export class RtcpReporter {
 
   /** An RTP packet we sent (header as built by rtp-packet.ts). */
   sent(packet: Uint8Array) {
-    const view = new DataView(packet.buffer, packet.byteOffset, packet.byteLength);
-    this.lastTimestamp = view.getUint32(4);
-    this.ssrc = view.getUint32(8);
+    this.lastTimestamp = readU32(packet, 4);
+    this.ssrc = readU32(packet, 8);
     this.lastSentAt = performance.now();
     this.packetsSent++;
     this.octetsSent += packet.length - 12;
@@ -110,19 +111,21 @@ export class RtcpReporter {
   }
 
   close() {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    coarseTicker.remove(this.tick);
     this.socket.close();
   }
 
   private schedule(delayMs: number) {
-    this.timer = setTimeout(() => {
-      this.report();
-      // randomized (0.5 to 1.5 times the interval) so calls started together do not report together
-      if (this.timer) this.schedule(this.options.intervalMs * (0.5 + Math.random()));
-    }, delayMs);
-    this.timer.unref?.();
+    this.nextReportAt = performance.now() + delayMs;
+    coarseTicker.add(this.tick);
   }
+
+  private readonly tick = (now: number) => {
+    if (now < this.nextReportAt) return;
+    this.report();
+    // randomized (0.5 to 1.5 times the interval) so calls started together do not report together
+    this.nextReportAt = now + this.options.intervalMs * (0.5 + Math.random());
+  };
 
   private report() {
     const to = this.peer ?? this.destination();

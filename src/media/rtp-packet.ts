@@ -13,7 +13,9 @@ export type RtpPacket = {
 export const rtpHeaderBytes = 12;
 
 const u16 = (d: Uint8Array, at: number) => (d[at]! << 8) | d[at + 1]!;
-const u32 = (d: Uint8Array, at: number) => ((d[at]! << 24) | (d[at + 1]! << 16) | (d[at + 2]! << 8) | d[at + 3]!) >>> 0;
+/** The big-endian 32-bit word at `at` (an RTP header's timestamp is at 4, its SSRC at 8). */
+export const readU32 = (d: Uint8Array, at: number) =>
+  ((d[at]! << 24) | (d[at + 1]! << 16) | (d[at + 2]! << 8) | d[at + 3]!) >>> 0;
 
 export function parseRtp(data: Uint8Array): RtpPacket | null {
   const [first = 0, second = 0] = data;
@@ -30,8 +32,8 @@ export function parseRtp(data: Uint8Array): RtpPacket | null {
     payloadType: second & 0x7f,
     marker: (second & 0x80) !== 0,
     sequence: u16(data, 2),
-    timestamp: u32(data, 4),
-    ssrc: u32(data, 8),
+    timestamp: readU32(data, 4),
+    ssrc: readU32(data, 8),
     payload: data.subarray(start, end),
   };
 }

@@ -1,8 +1,8 @@
 // One call's RTP: a socket on a port of the pool, symmetric latching (we send where the caller's
 // first valid packet came from, not only where its SDP said), reordering, G.711 decode, RFC 4733
 // digits, the paced sender, and a time-out when the caller's media stops. Timers are the process's:
-// the shared ticker paces the sender, one coarse ticker watches every call's time-out.
-import { createFrameTicker, sharedTicker, type FrameTicker } from "../calls/frame-ticker";
+// the shared ticker paces the sender, the coarse one watches every call's time-out.
+import { coarseTicker, sharedTicker, type FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
 import { recordRtpCall } from "../metrics/metrics";
 import { DtmfDecoder } from "./dtmf";
@@ -23,10 +23,6 @@ export type MediaTarget = {
   receiving: boolean;
   sending: boolean;
 };
-
-// a caller silent for RTP_TIMEOUT_MS is noticed within this much more
-const watchdogMs = 250;
-const watchdog = createFrameTicker(watchdogMs);
 
 export type RtpHandlers = {
   /**
@@ -104,7 +100,7 @@ export class RtpSession {
     this.sender = new RtpSender(this.target.codec, (packet) => this.sendPacket(packet), this.clock);
     this.sender.start();
     this.lastPacketAt = performance.now();
-    watchdog.add(this.checkTimeout);
+    coarseTicker.add(this.checkTimeout);
   }
 
   playAudio(frame: Int16Array) {
@@ -119,7 +115,7 @@ export class RtpSession {
     if (this.closed) return;
     this.closed = true;
     this.sender?.stop();
-    watchdog.remove(this.checkTimeout);
+    coarseTicker.remove(this.checkTimeout);
     this.rtcp?.close();
     this.pool.release(this.socket);
     recordRtpCall(this.stats);
