@@ -5,7 +5,9 @@
 // wall clock when it falls behind by more than `slackMs` (the side sent nothing for a while), so
 // silences keep their real length and the recording lasts exactly as long as the call. Past
 // `maxBytes` of audio the file stops growing: it holds the start of the call, marked truncated.
-import { closeSync, openSync, write } from "node:fs";
+// Off the media path: a frame only mixes into memory; a whole second is encoded and written by the
+// thread pool (no synchronous file call on the event loop, opening and closing included).
+import { type FileHandle, open } from "node:fs/promises";
 import { muLawEncode } from "./g711";
 import { pcmToBytes } from "./pcm";
 import { createResampler } from "./resampler";
@@ -116,7 +118,8 @@ export function createCallRecorder(options: CallRecorderOptions): CallRecorder {
 
 /** A file written at growing offsets without waiting (writes at fixed positions may land in any order). */
 class AppendOnlyFile {
-  private readonly fd: number;
+  // every write waits for the open; an open that failed fails the recording at close
+  private readonly file: Promise<FileHandle | null>;
   private position: number;
   private readonly pending = new Set<Promise<void>>();
   private error: Error | null = null;
@@ -127,7 +130,10 @@ class AppendOnlyFile {
     private readonly headerBytes: number,
     private readonly maxDataBytes: number,
   ) {
-    this.fd = openSync(path, "w");
+    this.file = open(path, "w").catch((error: Error) => {
+      this.error ??= error;
+      return null;
+    });
     this.position = headerBytes;
   }
 
@@ -143,19 +149,21 @@ class AppendOnlyFile {
   async close(header: (dataBytes: number) => Uint8Array): Promise<number> {
     this.writeAt(header(this.position - this.headerBytes), 0);
     while (this.pending.size > 0) await Promise.all(this.pending);
-    closeSync(this.fd);
+    await (await this.file)?.close();
     if (this.error) throw this.error;
     return this.position;
   }
 
   private writeAt(bytes: Uint8Array, position: number) {
-    const done: Promise<void> = new Promise((resolve) =>
-      write(this.fd, bytes, 0, bytes.length, position, (error) => {
-        this.error ??= error;
-        this.pending.delete(done);
-        resolve();
-      }),
-    );
+    const done: Promise<void> = this.file
+      .then((file) => file?.write(bytes, 0, bytes.length, position))
+      .then(
+        () => {},
+        (error: Error) => {
+          this.error ??= error;
+        },
+      )
+      .finally(() => this.pending.delete(done));
     this.pending.add(done);
   }
 }
