@@ -1,18 +1,26 @@
-// bench/calls-ws/conclude-loop (by hand, not CI): how long building the call_concluded bodies of CALLS
-// calls at once holds the event loop that paces audio. A 5 ms interval timer (like the frame ticker)
-// measures its own lateness while the bodies are built, side by side in one run:
-//   inline: read the WAV, base64 and JSON on the event loop (what the bridge did before),
-//   worker: the same through concluded-body.ts (a worker thread), as the bridge does now.
+// bench/calls-ws/conclude-loop (by hand, not CI): how long writing the ends of CALLS recorded calls at
+// once holds the event loop that paces audio. A 5 ms interval timer (like the frame ticker) measures its
+// own lateness while the ends are written (WAV read, base64, JSON, the conclusion's transaction with the
+// recording and the stored call_concluded body), side by side in one run:
+//   inline: writeCallEnd on the event loop (what the bridge did before),
+//   thread: the same through conclusion-thread.ts, as the bridge does now.
 //   bun bench/calls-ws/conclude-loop.ts [--calls 50] [--minutes 30] [--format ulaw|pcm16] [--rate 16000]
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { randomUUID } from "node:crypto";
 import { wavHeader } from "../../src/audio/wav";
-import { buildConcludedBody } from "../../src/calls/concluded-body";
+import { bareConcludedEvent, type CallTask } from "../../src/calls/call-lifecycle";
+import type { PendingEnd } from "../../src/calls/conclusion-spool";
+import { writeRecordedCallEnd } from "../../src/calls/conclusion-thread";
+import { writeCallEnd } from "../../src/calls/write-call-end";
+import { createDb } from "../../src/db/client";
+import { migrateDatabase } from "../../src/db/migrate";
+import { agentTasks } from "../../src/db/schema";
 import { createLimiter } from "../../src/lib/limiter";
-import { serializePayload, type CallConcludedPayload } from "../../src/events/payloads";
-import { percentile as pct } from "../lib/harness";
+import { createAssistantWithHooks } from "../../test/hooks/fixtures";
+import { createBench, percentile as pct } from "../lib/harness";
 
 const { values } = parseArgs({
   options: {
@@ -28,30 +36,8 @@ const ulaw = values.format === "ulaw";
 const fileRate = ulaw ? 8000 : Number(values.rate);
 const dataBytes = seconds * fileRate * (ulaw ? 1 : 2);
 
+const { say, databaseUrl, finish } = createBench("conclude-loop");
 const dir = mkdtempSync(join(tmpdir(), "conclude-loop-"));
-const audio = Buffer.alloc(dataBytes);
-for (let i = 0; i < audio.length; i++) audio[i] = (i * 31) & 0xff; // not all zeros: base64 has real work
-const files = Array.from({ length: calls }, (_, i) => {
-  const path = join(dir, `${i}.wav`);
-  writeFileSync(path, Buffer.concat([wavHeader(ulaw ? "ulaw" : "pcm16", fileRate, dataBytes), audio]));
-  return path;
-});
-const event = (i: number): CallConcludedPayload => ({
-  type: "call_concluded",
-  callId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  startedAt: 1,
-  endedAt: 2,
-  shortSummary: "s",
-  summary: "s",
-  callRecording: null,
-  transport: { type: "websocket" },
-  messages: Array.from({ length: 40 }, (_, k) => ({
-    type: "text" as const,
-    role: "USER" as const,
-    timestamp: k,
-    text: "a sentence of the call ".repeat(4),
-  })),
-});
 
 /** Runs `work` while a 5 ms timer records its lateness; returns the lateness p99, max and the wall time. */
 async function measure(work: () => Promise<unknown>) {
@@ -69,31 +55,67 @@ async function measure(work: () => Promise<unknown>) {
   return { p99: pct(lags, 99), max: pct(lags, 100), wallMs };
 }
 
-const inline = async () => {
-  for (let i = 0; i < calls; i++) {
-    const wav = readFileSync(files[i]!);
-    serializePayload({ ...event(i), callRecording: wav.toString("base64") });
-    await Bun.sleep(0); // as concurrent conclusions would interleave
-  }
-};
-// as the conclusion writer does: a few bodies at a time (each is tens of MB until written)
-const limited = createLimiter(4);
-const worker = () =>
-  Promise.all(files.map((path, i) => limited(() => buildConcludedBody(event(i), path).then(() => {}))));
-
 try {
-  await measure(worker); // start the worker thread and warm both paths once
-  await measure(inline);
-  const results = { inline: await measure(inline), worker: await measure(worker) };
-  const mb = (dataBytes / 1e6).toFixed(1);
-  console.log(
-    `bench/calls-ws/conclude-loop: ${calls} calls of ${values.minutes} min, ${values.format} recordings of ${mb} MB each`,
-  );
-  for (const [name, r] of Object.entries(results)) {
-    console.log(
-      `${name.padEnd(7)} event-loop lateness p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; all bodies built in ${(r.wallMs / 1000).toFixed(1)} s`,
+  await migrateDatabase(databaseUrl);
+  const { db, close } = createDb(databaseUrl, { max: 4 });
+  const { organizationId, assistantId } = await createAssistantWithHooks(db, [{ url: "http://127.0.0.1:9/hook" }]);
+  const audio = Buffer.alloc(dataBytes);
+  for (let i = 0; i < audio.length; i++) audio[i] = (i * 31) & 0xff; // not all zeros: base64 has real work
+  const wav = Buffer.concat([wavHeader(ulaw ? "ulaw" : "pcm16", fileRate, dataBytes), audio]);
+  say(`${calls} calls of ${values.minutes} min: recordings of ${(wav.length / 1e6).toFixed(1)} MB`);
+
+  /** `n` open calls with their recordings on disk, as they are when they end. */
+  const openCalls = async (n: number): Promise<PendingEnd[]> =>
+    Promise.all(
+      Array.from({ length: n }, async () => {
+        const task: CallTask = {
+          callId: randomUUID(),
+          organizationId,
+          assistantId,
+          transport: { type: "websocket" },
+          bridgeId: "bench",
+        };
+        await db.insert(agentTasks).values({ ...task, status: "active" });
+        const path = join(dir, `${task.callId}.wav`);
+        writeFileSync(path, wav);
+        const event = {
+          ...bareConcludedEvent(task, 1),
+          messages: Array.from({ length: 40 }, (_, k) => ({
+            type: "text" as const,
+            role: "USER" as const,
+            timestamp: k,
+            text: "a sentence of the call ".repeat(4),
+          })),
+        };
+        return {
+          task,
+          startedAt: 1,
+          conclusion: { status: "completed" as const, error: null, event },
+          recording: { path, contentType: "audio/wav" as const, bytes: wav.length, truncated: false },
+        };
+      }),
     );
-  }
+  // as the conclusion writer does: a few at a time (each is tens of MB until written)
+  const run = async (write: (pending: PendingEnd) => Promise<void>, n = calls) => {
+    const ends = await openCalls(n);
+    const limited = createLimiter(4);
+    return measure(() => Promise.all(ends.map((end) => limited(() => write(end)))));
+  };
+  const inline = (end: PendingEnd) => writeCallEnd(db, end);
+  const thread = (end: PendingEnd) => writeRecordedCallEnd(databaseUrl, end);
+
+  say("warming both paths");
+  await run(thread, 2);
+  await run(inline, 2);
+  say("measuring");
+  const results = { inline: await run(inline), thread: await run(thread) };
+  console.log(`bench/calls-ws/conclude-loop: ${calls} calls of ${values.minutes} min, ${values.format} recordings`);
+  for (const [name, r] of Object.entries(results))
+    console.log(
+      `${name.padEnd(7)} event-loop lateness p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; all ends written in ${(r.wallMs / 1000).toFixed(1)} s`,
+    );
+  await close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  await finish();
 }

@@ -39,7 +39,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = await hearRevocations(client, tokens);
-  const conclusions = new ConclusionWriter(db, new ConclusionSpool(spoolDirOf(config)));
+  const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   const deps: CallDeps = { db, config, conclusions };
   const calls = new Set<CallHandle>();
 

@@ -8,9 +8,9 @@ import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { createLimiter } from "../lib/limiter";
 import { log } from "../log";
-import { concludeCallTask, markCallStarted, type Conclusion } from "./call-lifecycle";
-import { buildConcludedBody } from "./concluded-body";
 import type { ConclusionSpool, PendingEnd } from "./conclusion-spool";
+import { writeRecordedCallEnd } from "./conclusion-thread";
+import { writeCallEnd } from "./write-call-end";
 
 export type ConclusionWriterOptions = { retryBaseMs?: number; retryMaxMs?: number; attemptTimeoutMs?: number };
 
@@ -25,6 +25,8 @@ export class ConclusionWriter {
 
   constructor(
     private readonly db: Db,
+    /** where the conclusion thread writes the ends with a recording (the same database as `db`) */
+    private readonly databaseUrl: string,
     readonly spool: ConclusionSpool,
     options: ConclusionWriterOptions = {},
   ) {
@@ -51,10 +53,9 @@ export class ConclusionWriter {
 
   private async untilLanded(pending: PendingEnd, kept: boolean): Promise<boolean> {
     const callId = pending.task.callId;
-    const recorded = await this.withRecording(pending);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.attempt(pending, recorded);
+        await this.attempt(pending);
         if (attempt > 1) log.info("call", { callId, event: "conclusion_landed", attempts: attempt });
         if (kept)
           await this.spool
@@ -98,35 +99,20 @@ export class ConclusionWriter {
    * One write, given up after the time-out or at stop: a connection to a database that went away can
    * hang instead of failing. The write may still commit later; writing the end again is harmless.
    */
-  private attempt(pending: PendingEnd, recorded: Conclusion["recorded"]): Promise<void> {
-    const write = this.writeOnce(pending, recorded);
+  private attempt(pending: PendingEnd): Promise<void> {
+    // a recording's megabytes are read, encoded and sent to the database off the event loop
+    const write = pending.recording ? writeRecordedCallEnd(this.databaseUrl, pending) : writeCallEnd(this.db, pending);
     write.catch(() => {}); // its failure is reported through the race below, or no longer matters
-    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.attemptTimeoutMs)]);
+    // a recording adds its encoding and upload: a second per MB on top, so a long call is not cut off
+    const timeoutMs = this.attemptTimeoutMs + Math.ceil((pending.recording?.bytes ?? 0) / 1e6) * 1000;
+    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(timeoutMs)]);
     return new Promise((resolve, reject) => {
       const onAbort = () =>
-        reject(new Error(this.stopping.signal.aborted ? "stopped" : `no answer within ${this.attemptTimeoutMs} ms`));
+        reject(new Error(this.stopping.signal.aborted ? "stopped" : `no answer within ${timeoutMs} ms`));
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
       write.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
-  }
-
-  private async writeOnce({ task, startedAt, conclusion }: PendingEnd, recorded: Conclusion["recorded"]) {
-    if (startedAt !== null) await markCallStarted(this.db, task, startedAt);
-    await concludeCallTask(this.db, task, { ...conclusion, recorded });
-  }
-
-  /** The event's body with the recording, built once for all attempts (off the event loop). */
-  private async withRecording({ task, conclusion, recording }: PendingEnd): Promise<Conclusion["recorded"]> {
-    if (!recording) return undefined;
-    try {
-      const { body, audio } = await buildConcludedBody(conclusion.event, recording.path);
-      return { body, recording: { bytes: audio, contentType: recording.contentType } };
-    } catch (error) {
-      // the conclusion matters more than its recording: it goes out without one
-      log.error("call recording lost", { callId: task.callId, error: describeError(error) });
-      return undefined;
-    }
   }
 
   /** Waits `ms`; false when stopped meanwhile. */

@@ -186,7 +186,8 @@ const madeDirs = new Set<string>();
 const writers = new WeakMap<Db, ConclusionWriter>();
 
 function defaultWriter(db: Db, config: Config) {
-  const writer = writers.get(db) ?? new ConclusionWriter(db, new ConclusionSpool(spoolDirOf(config)));
+  const writer =
+    writers.get(db) ?? new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   writers.set(db, writer);
   return writer;
 }

@@ -1,0 +1,33 @@
+// Worker thread of conclusion-thread.ts: writes the ends of calls that have a recording with its own
+// database connections, so the recording's megabytes (file, base64, JSON, the query's parameters) never
+// pass through the event loop that paces the audio of the calls still running.
+import { createDb, type Db } from "../db/client";
+import { describeError } from "../errors";
+import type { PendingEnd } from "./conclusion-spool";
+import { writeCallEnd } from "./write-call-end";
+
+export type EndJob = { id: number; databaseUrl: string; pending: PendingEnd };
+export type EndResult = { id: number; error: string | null };
+
+declare const self: Worker;
+
+// the conclusion writer runs a few recorded ends at a time; one pool per database is enough for them
+const pools = new Map<string, Db>();
+const dbOf = (url: string) => {
+  let db = pools.get(url);
+  if (!db) {
+    db = createDb(url, { max: 4 }).db;
+    pools.set(url, db);
+  }
+  return db;
+};
+
+self.onmessage = async ({ data: job }: MessageEvent<EndJob>) => {
+  let error: string | null = null;
+  try {
+    await writeCallEnd(dbOf(job.databaseUrl), job.pending);
+  } catch (failure) {
+    error = describeError(failure);
+  }
+  self.postMessage({ id: job.id, error } satisfies EndResult);
+};
