@@ -1,37 +1,133 @@
-// Hands outbox rows to Temporal. Woken by NOTIFY on commit and by a periodic sweep, so a row written
-// while Temporal (or this process) was down is started once both are up again.
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+// Takes outbox rows to their receivers. It claims the runs whose workflow does not exist yet
+// (claim-runs.ts), makes attempt 1 itself at once with the one attempt function the workflow runs too,
+// then starts the run's workflow in the background with attempt 1's result in its input. A Temporal
+// start costs the dev server ~4 ms of a 2-core machine (docs/hooks.md, "Numbers"): on the first
+// attempt's path it made a burst wait seconds. Woken by NOTIFY on commit, by every finished attempt and
+// by a periodic sweep, so a row written while this process (or Temporal) was down is taken up later.
+import { and, isNull, sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import type { Config } from "../src/config";
 import type { Db } from "../src/db/client";
 import { hookDeliveries } from "../src/db/schema";
+import { describeError } from "../src/errors";
 import { HOOK_DELIVERIES_CHANNEL } from "../src/events/emit-call-event";
 import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
-import { describeError } from "../src/errors";
+import { inFlight } from "../src/lib/in-flight";
 import { log } from "../src/log";
-import { deliveryRunColumns, startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
+import { hookDeliveryWorkflowId } from "../workflows/ids";
+import { backoffAfterAttempt } from "../workflows/schedule";
+import type { AttemptInput, AttemptOutcome } from "./activities/deliver-attempt";
+import { claimRuns, type ClaimedRun } from "./claim-runs";
+import { acquireLease, type DispatcherLease } from "./dispatcher-lease";
+import {
+  startDeliveryRun,
+  takeOver,
+  type DeliveryRunRow,
+  type DispatchTarget,
+  type RunStart,
+} from "./start-delivery-run";
 
-const BATCH = 200;
+/** first attempts under way at once; a finished one makes room for the next claim */
+const ATTEMPTS_AT_ONCE = 64;
 const PARALLEL_STARTS = 32;
+const START_BATCH = 200;
+/** no claims while this many runs wait for their workflow (Temporal down): the rest wait in Postgres */
+const MAX_WAITING_STARTS = 2_000;
+/** beyond the attempt's HTTP time-out: its two statements and a slow process */
+const CLAIM_GRACE_MARGIN_MS = 30_000;
+const LEASE_CHECK_MS = 1_000;
+/** how long a stopping dispatcher tries to start the workflows of the attempts it made */
+const STOP_STARTS_MS = 10_000;
 
-export type DispatcherDeps = { db: Db; sql: Sql; config: Pick<Config, "temporal" | "hooks">; sweepIntervalMs?: number };
+export type DispatcherDeps = {
+  db: Db;
+  sql: Sql;
+  config: Pick<Config, "temporal" | "hooks">;
+  /** the worker's attempt (workers/activities), the same the workflow runs as a local activity */
+  deliverAttempt: (input: AttemptInput) => Promise<AttemptOutcome>;
+  sweepIntervalMs?: number;
+};
 
 export async function startDispatcher(deps: DispatcherDeps) {
   let temporal: DispatchTarget | null = null;
   let stopped = false;
-  let downSince: number | null = null;
+  let stopping: Promise<void> | null = null;
+  let lease: DispatcherLease = await acquireLease(deps.sql);
+  let leaseCheckedAt = Date.now();
+  const attempts = inFlight();
+  let attemptsRunning = 0;
+  /** the runs this dispatcher holds (attempt 1 under way or waiting for its workflow), by workflow id */
+  const held = new Set<string>();
+  const toStart = new Map<string, { row: DeliveryRunRow; from: RunStart }>();
+  const graceMs = deps.config.hooks.timeoutMs + CLAIM_GRACE_MARGIN_MS;
 
-  // Rows wait while the worker has no Temporal connection: nothing could run them anyway.
-  const connect = (): DispatchTarget => {
-    if (!temporal) throw new Error("the worker is not connected to Temporal");
-    return temporal;
+  const currentLease = async () => {
+    if (Date.now() - leaseCheckedAt < LEASE_CHECK_MS) return lease;
+    if (!(await lease.held())) {
+      // its claims are free for everyone now; an attempt of ours still under way may be sent twice
+      log.warn("dispatcher lost its lease (database connection), taking a new one", { leaseKey: lease.key });
+      await lease.release();
+      lease = await acquireLease(deps.sql);
+    }
+    leaseCheckedAt = Date.now();
+    return lease;
+  };
+
+  const queueStart = (key: string, row: DeliveryRunRow, from: RunStart) => {
+    toStart.set(key, { row, from });
+    starts.request();
+  };
+
+  const firstAttempt = (key: string, row: ClaimedRun) => {
+    attemptsRunning++;
+    void attempts.track(async () => {
+      const nextDelayMs = backoffAfterAttempt(1, deps.config.hooks.backoffBaseMs);
+      try {
+        const outcome = await deps.deliverAttempt({ deliveryId: row.id, run: row.run, attempt: 1, nextDelayMs });
+        // GONE: the row was deleted with its organization; nothing is left to deliver
+        if (outcome === "GONE") held.delete(key);
+        else {
+          const nextAttemptAt =
+            outcome === "PENDING" && nextDelayMs !== null ? new Date(Date.now() + nextDelayMs) : null;
+          queueStart(key, row, takeOver({ status: outcome, attemptCount: 1, nextAttemptAt }));
+        }
+      } catch (err) {
+        // not recorded (the database failed): the workflow makes attempt 1 again, same webhook-id
+        log.warn("hook attempt 1 not recorded; its workflow makes it again", {
+          deliveryId: row.id,
+          run: row.run,
+          error: describeError(err),
+        });
+        queueStart(key, row, {});
+      } finally {
+        attemptsRunning--;
+        claims.request();
+      }
+    });
+  };
+
+  /** Claims as many runs as there is room for; true when there may be more. */
+  const claimOnce = async (): Promise<boolean> => {
+    const room = ATTEMPTS_AT_ONCE - attemptsRunning;
+    if (stopped || room <= 0 || toStart.size >= MAX_WAITING_STARTS) return false;
+    const rows = await claimRuns(deps.db, (await currentLease()).key, room, graceMs);
+    for (const row of rows) {
+      const key = hookDeliveryWorkflowId(row.id, row.run);
+      // one of ours, claimed again after the grace period while it waits for Temporal
+      if (held.has(key)) continue;
+      held.add(key);
+      // a run taken over from a lost dispatcher goes on from what it recorded
+      if (row.status === "PENDING" && row.attemptCount === 0) firstAttempt(key, row);
+      else queueStart(key, row, takeOver(row));
+    }
+    return rows.length === room;
   };
 
   /** Marks the runs Temporal accepted, in one statement for the whole batch. */
   const markDispatched = async (rows: DeliveryRunRow[]) => {
     if (rows.length === 0) return;
-    // the run is part of the key: a manual retry may have started run + 1 since the rows were read
+    // the run is part of the key: a manual retry may have started run + 1 since the claim
     const runs = sql.join(
       rows.map((r) => sql`(${r.id}::uuid, ${r.run}::int)`),
       sql`, `,
@@ -42,62 +138,83 @@ export async function startDispatcher(deps: DispatcherDeps) {
       .where(and(sql`(${hookDeliveries.id}, ${hookDeliveries.run}) in (${runs})`, isNull(hookDeliveries.dispatchedAt)));
   };
 
-  const sweepOnce = async (): Promise<number> => {
-    const rows = await deps.db
-      .select(deliveryRunColumns)
-      .from(hookDeliveries)
-      .where(and(isNull(hookDeliveries.dispatchedAt), eq(hookDeliveries.status, "PENDING")))
-      .orderBy(asc(hookDeliveries.createdAt))
-      .limit(BATCH);
-    if (rows.length === 0) return 0;
-    const t = connect();
-    const started: DeliveryRunRow[] = [];
-    try {
-      // when Temporal is down the rows not started simply wait for the next sweep
-      await forEachLimited(
-        rows,
-        PARALLEL_STARTS,
-        async (row) => {
-          await startDeliveryRun(t, deps.config, row);
+  const startWaiting = async () => {
+    for (let t = temporal; t && toStart.size > 0; t = temporal) {
+      const target = t;
+      const batch = [...toStart].slice(0, START_BATCH);
+      const started: DeliveryRunRow[] = [];
+      try {
+        // when Temporal is down the runs not started wait for the next sweep
+        await forEachLimited(batch, PARALLEL_STARTS, async ([key, { row, from }]) => {
+          await startDeliveryRun(target, deps.config, row, from);
+          toStart.delete(key);
+          held.delete(key);
           started.push(row);
-        },
-        () => stopped,
-      );
-    } finally {
-      await markDispatched(started);
+        });
+      } finally {
+        await markDispatched(started);
+      }
     }
-    return rows.length;
   };
 
-  const runner = coalescingRunner(
+  let claimsFailing = false;
+  const claims = coalescingRunner(
     async () => {
-      while (!stopped && (await sweepOnce()) === BATCH);
-      if (downSince !== null) log.info("dispatcher reached temporal again", { downMs: Date.now() - downSince });
-      downSince = null;
+      while (await claimOnce());
+      claimsFailing = false;
+    },
+    (err) => {
+      if (claimsFailing) return;
+      claimsFailing = true;
+      log.warn("dispatcher cannot claim deliveries, will retry", { error: describeError(err) });
+    },
+  );
+  let downSince: number | null = null;
+  const starts = coalescingRunner(
+    async () => {
+      await startWaiting();
+      if (downSince !== null && toStart.size === 0)
+        log.info("dispatcher reached temporal again", { downMs: Date.now() - downSince });
+      if (toStart.size === 0) downSince = null;
     },
     (err) => {
       if (downSince !== null) return;
       downSince = Date.now();
-      log.warn("dispatcher cannot hand deliveries to temporal, will retry", { error: describeError(err) });
+      log.warn("dispatcher cannot start delivery workflows, will retry", { error: describeError(err) });
     },
   );
-  const kick = () => runner.request();
 
+  const kick = () => claims.request();
   const listener = await deps.sql.listen(HOOK_DELIVERIES_CHANNEL, kick, kick);
-  const timer = setInterval(kick, deps.sweepIntervalMs ?? 1_000);
-  log.info("dispatcher started", { taskQueue: deps.config.temporal.taskQueue });
+  const timer = setInterval(() => {
+    claims.request();
+    starts.request();
+  }, deps.sweepIntervalMs ?? 1_000);
+  log.info("dispatcher started", { taskQueue: deps.config.temporal.taskQueue, leaseKey: lease.key });
+
+  const stop = async () => {
+    stopped = true;
+    clearInterval(timer);
+    await listener.unlisten().catch(() => {});
+    await claims.stop();
+    await attempts.idle(deps.config.hooks.timeoutMs + 5_000);
+    // the workflows of the attempts just made, while this process's worker still runs them (eager);
+    // what Temporal does not take in time is taken over by another dispatcher once the lease ends
+    starts.request();
+    await Promise.race([starts.settled(), new Promise((r) => setTimeout(r, STOP_STARTS_MS))]);
+    await lease.release();
+  };
 
   return {
     /** Called by the worker loop when it has (or has lost) its Temporal connection. */
     attach(target: DispatchTarget | null) {
       temporal = target;
-      if (target) kick();
+      if (target) starts.request();
     },
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await listener.unlisten().catch(() => {});
-      await runner.stop();
+    /** Claims nothing more, lets the attempts under way end and starts their workflows (idempotent). */
+    stop() {
+      stopping ??= stop();
+      return stopping;
     },
   };
 }

@@ -1,5 +1,5 @@
 // The hook worker process (run on Node: `node --import tsx workers/main.ts`): the Temporal worker for
-// hook-delivery workflows plus the dispatcher that feeds it. Survives Temporal restarts by reconnecting.
+// hook-delivery workflows plus the dispatcher that makes first attempts and starts the workflows. Survives Temporal restarts by reconnecting.
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config";
@@ -36,7 +36,7 @@ const workflowBundle = await bundleWorkflowCode({
   workflowsPath: fileURLToPath(new URL("../workflows/index.ts", import.meta.url)),
   logger: new DefaultLogger("WARN"),
 });
-const dispatcher = await startDispatcher({ db, sql, config });
+const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
 exposeHookDeliveryStates(db);
 const metrics = await startMetricsServer(config.workerMetricsPort);
@@ -51,7 +51,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     log.info("worker stopping", { signal });
     stopping = true;
-    // no new starts; attempts in flight finish and are recorded before the worker stops polling
+    // no new claims; attempts in flight finish and are recorded, and the dispatcher starts the workflows
+    // of its first attempts, before the worker stops polling
     // (it does not wait for local activities itself: their workflow tasks would time out and re-send)
     void (async () => {
       await Promise.all([dispatcher.stop(), reconciler.stop()]);

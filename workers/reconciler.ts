@@ -10,7 +10,13 @@ import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
 import { log } from "../src/log";
 import { hookDeliveryWorkflowId } from "../workflows/ids";
-import { deliveryRunColumns, startDeliveryRun, type DeliveryRunRow, type DispatchTarget } from "./start-delivery-run";
+import {
+  deliveryRunColumns,
+  startDeliveryRun,
+  takeOver,
+  type DeliveryRunRow,
+  type DispatchTarget,
+} from "./start-delivery-run";
 
 const PAGE = 500;
 const PARALLEL_CHECKS = 16;
@@ -34,11 +40,13 @@ export function startReconciler(deps: ReconcilerDeps) {
     const t = target;
     if (!t) return;
     let restarted = 0;
-    // keyset pages over the dispatched PENDING rows: the undispatched ones are the dispatcher's
+    // keyset pages over the dispatched PENDING rows: the undispatched ones are the dispatcher's (one
+    // whose attempt 1 may still be in flight is never started here)
     for (let after: string | null = null; ; ) {
       const rows = await deps.db
         .select({
           ...deliveryRunColumns,
+          status: hookDeliveries.status,
           attemptCount: hookDeliveries.attemptCount,
           nextAttemptAt: hookDeliveries.nextAttemptAt,
         })
@@ -54,10 +62,9 @@ export function startReconciler(deps: ReconcilerDeps) {
         .limit(PAGE);
       await forEachLimited(rows, PARALLEL_CHECKS, async (row) => {
         if (target !== t || (await known(t, row))) return;
-        const resume = { attempt: row.attemptCount + 1, at: row.nextAttemptAt?.getTime() ?? 0 };
-        await startDeliveryRun(t, deps.config, row, resume);
+        await startDeliveryRun(t, deps.config, row, takeOver(row));
         restarted++;
-        log.info("hook delivery restarted", { deliveryId: row.id, run: row.run, nextAttempt: resume.attempt });
+        log.info("hook delivery restarted", { deliveryId: row.id, run: row.run, nextAttempt: row.attemptCount + 1 });
       });
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) break;

@@ -1,5 +1,6 @@
-// Starts the workflow of one delivery run: used by the dispatcher (new rows) and the reconciler (runs a
-// Temporal server lost). The workflow id is deterministic, so a second start of the same run is refused.
+// Starts the workflow of one delivery run: used by the dispatcher (after attempt 1) and the reconciler
+// (runs a Temporal server lost). The workflow id is deterministic, so a second start of the same run is
+// refused. The run takes over from the attempts already recorded (takeOver).
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
@@ -18,6 +19,16 @@ export type DeliveryRunRow = Pick<
   HookDeliveryRow,
   "id" | "run" | "callId" | "eventType" | "hookKey" | "organizationId"
 >;
+/** What the attempts made so far left behind, as recorded on the row. */
+export type RunProgress = Pick<HookDeliveryRow, "status" | "attemptCount" | "nextAttemptAt">;
+/** Where the workflow starts: attempt 1, a later attempt after its wait, or only the record of the end. */
+export type RunStart = Pick<HookDeliveryInput, "resume" | "settled">;
+
+export function takeOver(progress: RunProgress): RunStart {
+  if (progress.status !== "PENDING") return { settled: { status: progress.status, attempts: progress.attemptCount } };
+  if (progress.attemptCount === 0) return {};
+  return { resume: { attempt: progress.attemptCount + 1, at: progress.nextAttemptAt?.getTime() ?? 0 } };
+}
 
 /** The columns a run's start needs, for the queries that find runs to start. */
 export const deliveryRunColumns = {
@@ -33,7 +44,7 @@ export async function startDeliveryRun(
   target: DispatchTarget,
   config: Pick<Config, "temporal" | "hooks">,
   row: DeliveryRunRow,
-  resume?: HookDeliveryInput["resume"],
+  from: RunStart = {},
 ): Promise<void> {
   const input: HookDeliveryInput = {
     deliveryId: row.id,
@@ -41,7 +52,7 @@ export async function startDeliveryRun(
     backoffBaseMs: config.hooks.backoffBaseMs,
     attemptTimeoutMs: config.hooks.timeoutMs,
     searchAttributes: target.searchAttributes,
-    ...(resume ? { resume } : {}),
+    ...from,
   };
   try {
     await target.client.workflow.start(HOOK_DELIVERY_WORKFLOW, {
@@ -66,7 +77,8 @@ export async function startDeliveryRun(
             { key: hookEventType, value: row.eventType },
             { key: hookId, value: row.hookKey },
             { key: hookOrganizationId, value: row.organizationId },
-            { key: hookStatus, value: "PENDING" },
+            // a settled run ends in its first task: its final state is set here, with no upsert
+            { key: hookStatus, value: from.settled?.status ?? "PENDING" },
           ]
         : undefined,
     });

@@ -1,7 +1,9 @@
-// One delivery run: an attempt, a durable timer, an attempt, ... (at most 20). Each attempt is a local
-// activity: it runs inside the workflow task that decided it, so a successful delivery is one workflow
-// task (eager on the dispatcher's start) and 7 history events, with no activity task queue in between.
+// One delivery run: an attempt, a durable timer, an attempt, ... (at most 20). Attempt 1 is made by the
+// dispatcher before the workflow starts (workers/dispatcher.ts); the run gets its result in `resume`
+// (attempt 2 after its wait) or `settled` (the run records the end: 5 history events). Each attempt the
+// workflow makes is a local activity, run inside the workflow task that decided it.
 // Not replay-compatible with the runs of hook-delivery-v1 (activities): hence the task queue -v2.
+// `settled` only adds a branch that the -v2 runs started before it never take: still -v2.
 // Deterministic code only: no Node, no Bun, no clock, no database here.
 import {
   condition,
@@ -29,6 +31,8 @@ export type HookDeliveryInput = {
    * kept, so the run goes on with attempt `attempt`, not before `at` (epoch ms) if that is later.
    */
   resume?: { attempt: number; at: number };
+  /** Set when the attempts made before the workflow started ended the run (HookStatus is set at start). */
+  settled?: { status: "SUCCEEDED" | "FAILED"; attempts: number };
 };
 
 export type HookDeliveryResult = { status: "SUCCEEDED" | "FAILED" | "GONE"; attempts: number };
@@ -53,6 +57,7 @@ export async function hookDeliveryWorkflow(input: HookDeliveryInput): Promise<Ho
     return { status, attempts };
   };
 
+  if (input.settled) return { status: input.settled.status, attempts: input.settled.attempts };
   // workflow time (Date.now is deterministic here): the wait the lost run had left
   const resumeWaitMs = input.resume ? input.resume.at - Date.now() : 0;
   if (resumeWaitMs > 0) await sleep(resumeWaitMs);

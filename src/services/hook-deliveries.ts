@@ -170,7 +170,8 @@ function windowFilter(scope: OrgScope, window: HookDeliveryWindow): SQL | undefi
 }
 
 /**
- * Resets each delivery to PENDING as run + 1 and wakes the dispatcher, which starts the new workflows.
+ * Resets each delivery to PENDING as run + 1, unclaimed, and wakes the dispatcher, which makes attempt 1
+ * of the new run and starts its workflow.
  * Target, headers and secret come from the hook again when it still exists.
  */
 async function startNextRuns(tx: Tx, rows: { id: string; hookId: string | null }[]) {
@@ -197,6 +198,8 @@ async function startNextRuns(tx: Tx, rows: { id: string; hookId: string | null }
         attemptCount: 0,
         nextAttemptAt: null,
         dispatchedAt: null,
+        claimedAt: null,
+        claimedBy: null,
         updatedAt: sql`now()`,
       })
       .where(eq(hookDeliveries.id, row.id));

@@ -191,8 +191,11 @@ describe("the delivered request", () => {
     const id = at(first.deliveryIds);
     await waitForStatus(db, [id], ["SUCCEEDED"], 20_000);
 
-    // hand the finished run to the dispatcher again: Temporal refuses the same workflow id
-    await db.update(hookDeliveries).set({ status: "PENDING", dispatchedAt: null }).where(eq(hookDeliveries.id, id));
+    // hand the finished run to the dispatcher again, attempt 1 recorded: Temporal refuses the same workflow id
+    await db
+      .update(hookDeliveries)
+      .set({ status: "PENDING", dispatchedAt: null, claimedAt: null })
+      .where(eq(hookDeliveries.id, id));
     const deadline = Date.now() + 10_000;
     let row = await deliveryRow(db, id);
     while (row.dispatchedAt === null && Date.now() < deadline) {
