@@ -82,6 +82,17 @@ async function runEngine(label: string, address: string): Promise<Result> {
       if (now() - t0 > 300_000) throw new Error(`${label}: ${firstSeen.size}/${N} delivered after 300 s`);
     }
     const deliveredS = (Math.max(...firstSeen.values()) - t0) / 1000;
+    // workflows start behind the first attempts: wait for the last one
+    for (;;) {
+      const { unstarted } = at(
+        await db.execute<{ unstarted: number }>(
+          sql`select count(*)::int as unstarted from hook_deliveries where dispatched_at is null`,
+        ),
+      );
+      if (Number(unstarted) === 0) break;
+      if (now() - t0 > 300_000) throw new Error(`${label}: ${unstarted} workflows not started after 300 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
     // when the dispatcher had started the last workflow (database clock, same host)
     const { last } = at(
       await db.execute<{ last: number }>(
