@@ -86,7 +86,7 @@ export class Playout {
     while (filled < frame.length && this.queue.length > 0) {
       const head = this.queue[0]!; // queue.length > 0
       const n = Math.min(frame.length - filled, head.length - this.offset);
-      frame.set(head.subarray(this.offset, this.offset + n), filled);
+      for (let k = 0; k < n; k++) frame[filled + k] = head[this.offset + k]!; // (a subarray would allocate)
       filled += n;
       this.offset += n;
       if (this.offset === head.length) {
