@@ -12,7 +12,7 @@ export type DispatcherLease = {
   readonly key: number;
   /** Whether this session still holds the lock (false once its connection broke). */
   held(): Promise<boolean>;
-  /** Ends the lease: its claims become free for every dispatcher at once. */
+  /** Ends the lease: its claims become free for every dispatcher at once (idempotent). */
   release(): Promise<void>;
 };
 
@@ -26,6 +26,7 @@ export async function acquireLease(sql: Sql): Promise<DispatcherLease> {
       conn.release();
       continue;
     }
+    let released = false;
     return {
       key,
       async held() {
@@ -40,6 +41,8 @@ export async function acquireLease(sql: Sql): Promise<DispatcherLease> {
         }
       },
       async release() {
+        if (released) return;
+        released = true;
         await conn`select pg_advisory_unlock(${LEASE_LOCK_CLASS}::int, ${key}::int)`.catch(() => {});
         conn.release();
       },
