@@ -1,7 +1,7 @@
 // The one entry point for call events: the call bridge calls it inside the transaction that changes
 // the call, so an event exists exactly when the change does (an outbox). The dispatcher hands the rows
 // to Temporal after commit.
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { callEventHooks, hookDeliveries, hookEventBodies, hookMethods } from "../db/schema";
 import { log } from "../log";
@@ -38,66 +38,40 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   });
   if (targets.length === 0) return { deliveryIds: [] };
 
-  const bodyId = await storeBody(tx, input.organizationId, event, input.body);
-  const inserted = await tx
-    .insert(hookDeliveries)
-    .values(
-      targets.map(({ hook, url, method, headers }) => ({
-        organizationId: input.organizationId,
-        assistantId: input.assistantId,
-        hookId: hook.id,
-        hookKey: hook.id,
-        callId: event.callId,
-        eventType: event.type,
-        url,
-        method,
-        headers,
-        secretEncrypted: hook.secretEncrypted,
-        bodyId,
-      })),
+  // one statement for the body, the deliveries and the wake-up: the emit sits inside the bridge's own
+  // transaction, and each round trip there held its locks longer (6 statements became 2)
+  const payload = input.body ?? serializePayload(event);
+  const rows = sql.join(
+    targets.map(
+      (t) =>
+        sql`(${t.hook.id}::uuid, ${t.url}::text, ${t.method}::text, ${JSON.stringify(t.headers)}::jsonb, ${t.hook.secretEncrypted}::text)`,
+    ),
+    sql`, `,
+  );
+  // A no-op update on conflict returns the row an earlier emit stored, even one committed after this
+  // statement began (DO NOTHING would return nothing, and a select in the same statement cannot see
+  // it): the body keeps its first payload, a delivery its frozen target. xmax = 0 marks a new row.
+  const found = await tx.execute<{ id: string; hook_key: string }>(sql`
+    with body as (
+      insert into ${hookEventBodies} (organization_id, call_id, event_type, payload)
+      values (${input.organizationId}::uuid, ${event.callId}::uuid, ${event.type}::text, ${payload}::text)
+      on conflict (call_id, event_type) do update set call_id = excluded.call_id
+      returning id
+    ), delivery as (
+      insert into ${hookDeliveries}
+        (organization_id, assistant_id, hook_id, hook_key, call_id, event_type, url, method, headers, secret_encrypted, body_id)
+      select ${input.organizationId}::uuid, ${input.assistantId}::uuid, t.hook, t.hook, ${event.callId}::uuid,
+        ${event.type}::text, t.url, t.method, t.headers, t.secret, body.id
+      from (values ${rows}) as t(hook, url, method, headers, secret), body
+      on conflict (call_id, hook_key, event_type) do update set call_id = excluded.call_id
+      returning id, hook_key, xmax = 0 as inserted
     )
-    .onConflictDoNothing({ target: [hookDeliveries.callId, hookDeliveries.hookKey, hookDeliveries.eventType] })
-    .returning({ id: hookDeliveries.id });
-  // delivered to listeners only on commit, which is exactly when the rows become visible
-  if (inserted.length > 0) await tx.execute(sql`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`);
-
-  const rows = await tx
-    .select({ id: hookDeliveries.id, hookKey: hookDeliveries.hookKey })
-    .from(hookDeliveries)
-    .where(
-      and(
-        eq(hookDeliveries.callId, event.callId),
-        eq(hookDeliveries.eventType, event.type),
-        inArray(
-          hookDeliveries.hookKey,
-          targets.map((t) => t.hook.id),
-        ),
-      ),
-    );
+    -- delivered to listeners only on commit, which is exactly when the rows become visible
+    select id, hook_key, (select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '') from delivery where inserted limit 1) as notified
+    from delivery`);
   // in the hooks' order, so callers can pair deliveries with hooks
-  const byHook = new Map(rows.map((r) => [r.hookKey, r.id]));
+  const byHook = new Map(found.map((r) => [r.hook_key, r.id]));
   return { deliveryIds: targets.flatMap((t) => byHook.get(t.hook.id) ?? []) };
-}
-
-/** Stores the event's body once for all its hooks; an event emitted again keeps the first body. */
-async function storeBody(
-  tx: DbOrTx,
-  organizationId: string,
-  event: EmitCallEventInput["event"],
-  body?: string,
-): Promise<string> {
-  const [inserted] = await tx
-    .insert(hookEventBodies)
-    .values({ organizationId, callId: event.callId, eventType: event.type, payload: body ?? serializePayload(event) })
-    .onConflictDoNothing({ target: [hookEventBodies.callId, hookEventBodies.eventType] })
-    .returning({ id: hookEventBodies.id });
-  if (inserted) return inserted.id;
-  const [existing] = await tx
-    .select({ id: hookEventBodies.id })
-    .from(hookEventBodies)
-    .where(and(eq(hookEventBodies.callId, event.callId), eq(hookEventBodies.eventType, event.type)));
-  if (!existing) throw new Error(`the body of ${event.type} for call ${event.callId} vanished`);
-  return existing.id;
 }
 
 /** The hook's method in upper case; anything unknown falls back to the default, POST. */

@@ -72,6 +72,23 @@ describe("emitCallEvent", () => {
     expect(JSON.parse(await bodyOf(db, at(rows).id)).startedAt).toBe(event.startedAt);
   });
 
+  test("the same event emitted concurrently is written once, and every emit returns its ids in the hooks' order", async () => {
+    const a = await createAssistantWithHooks(db, [
+      { url: "http://127.0.0.1:9/first" },
+      { url: "http://127.0.0.1:9/second" },
+    ]);
+    const event = callConcluded();
+    const input = { organizationId: a.organizationId, assistantId: a.assistantId, event };
+    // each emit in its own transaction: the later ones wait on the first one's rows, then find them
+    const results = await Promise.all(Array.from({ length: 4 }, () => emit(db, input)));
+    const rows = await db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, event.callId));
+    expect(rows).toHaveLength(2);
+    const byHook = new Map(rows.map((r) => [r.hookKey, r.id]));
+    const expected = a.hooks.map((h) => byHook.get(h.id));
+    for (const r of results) expect(r.deliveryIds).toEqual(expected as string[]);
+    expect(await db.select().from(hookEventBodies).where(eq(hookEventBodies.callId, event.callId))).toHaveLength(1);
+  });
+
   test("an assistant without hooks of that type gets no delivery", async () => {
     const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
     const res = await emit(db, {
