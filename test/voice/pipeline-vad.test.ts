@@ -1,6 +1,6 @@
 // Silero VAD v5 on real espeak-ng speech, silence and noise, and the turn-taking settings moving the
 // start and end of a turn the way they say.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { concatPcm, rms } from "../../src/audio/pcm";
 import { SileroVad } from "../../src/voice/pipeline/silero-vad";
 import { SpeechDetector, type SpeechEvent } from "../../src/voice/pipeline/speech-detector";
@@ -135,6 +135,27 @@ describe("turn-taking", () => {
     expect(await detect(audio, 8000, { confidenceThreshold: 1.01 })).toEqual([]);
     expect(await detect(audio, 8000, { minVolume: 0.9 })).toEqual([]);
     expect((await detect(audio, 8000, { minVolume: 0.01 })).map((e) => e.type)).toEqual(["start", "end"]);
+  });
+
+  test("windows under the volume gate are not scored: a silent caller costs no inference", async () => {
+    const scored = spyOn(SileroVad.prototype, "probability");
+    try {
+      expect(await detect(silence(2000, 8000), 8000)).toEqual([]);
+      expect(scored).toHaveBeenCalledTimes(0);
+      await detect(noise(1000, 8000, 0.05), 8000); // above the floor: scored (and still no turn, above)
+      expect(scored.mock.calls.length).toBeGreaterThanOrEqual(30);
+      scored.mockClear();
+      // the utterance's 2.1 s of silent padding (65 windows) is skipped; the turn is found as before
+      const { audio } = await utterance(8000);
+      expect((await detect(audio, 8000)).map((e) => e.type)).toEqual(["start", "end"]);
+      expect(scored.mock.calls.length).toBeLessThanOrEqual(Math.floor(audio.length / 256) - 60);
+      scored.mockClear();
+      // a minVolume above the floor gates more: quieter windows are not scored either
+      await detect(noise(1000, 8000, 0.05), 8000, { minVolume: 0.1 });
+      expect(scored).toHaveBeenCalledTimes(0);
+    } finally {
+      scored.mockRestore();
+    }
   });
 
   test("the start carries backbufferDuration of audio before it", async () => {

@@ -47,6 +47,12 @@ export class SileroVad {
     return new SileroVad(await loadModel(), sampleRate);
   }
 
+  /** Back to the state of a new stream (after windows that were not scored). */
+  reset() {
+    this.state.fill(0);
+    this.input.fill(0);
+  }
+
   /** Speech probability (0..1) of one window of exactly windowSamples; call in order, one at a time. */
   async probability(window: Int16Array): Promise<number> {
     if (window.length !== this.windowSamples)

@@ -1,6 +1,7 @@
 // The caller's side of the pipeline: call audio cut into VAD windows (resampled to 16 kHz when the
 // call is 24 kHz, since Silero knows 8 and 16 kHz only), scored one window at a time, and turned into
 // turn events plus the speech audio that goes on to STT (at the VAD's rate).
+import { rms } from "../../audio/pcm";
 import { createResampler, type Resampler } from "../../audio/resampler";
 import { coalescingRunner, type CoalescingRunner } from "../../lib/coalescing-runner";
 import { SileroVad, type VadRate } from "./silero-vad";
@@ -13,12 +14,16 @@ export type SpeechEvent =
   | { type: "audio"; audio: Int16Array }
   | { type: "end" };
 
+/** RMS (full scale 1) under which a window is silence, not speech: -60 dBFS, below a quiet line's noise. */
+const silenceFloor = 0.001;
+
 export const vadRateFor = (callRate: number): VadRate => (callRate === 8000 ? 8000 : 16000);
 
 export class SpeechDetector {
   private readonly resampler: Resampler;
   private readonly turns: TurnDetector;
   private readonly runner: CoalescingRunner;
+  private readonly gate: number;
   private pending: Int16Array[] = [];
   private pendingSamples = 0;
 
@@ -31,6 +36,7 @@ export class SpeechDetector {
   ) {
     this.resampler = createResampler(callRate, vad.sampleRate);
     this.turns = new TurnDetector(settings, vad.sampleRate);
+    this.gate = Math.max(settings.minVolume, silenceFloor);
     this.runner = coalescingRunner(() => this.drain(), onError);
   }
 
@@ -70,12 +76,25 @@ export class SpeechDetector {
     const size = this.vad.windowSamples;
     while (this.pendingSamples >= size) {
       const window = this.take(size);
-      const probability = await this.vad.probability(window);
+      const probability = await this.score(window);
       const wasSpeaking = this.turns.speaking;
       const event = this.turns.push(window, probability);
       if (wasSpeaking) this.onEvent({ type: "audio", audio: window }); // the end's own window too, before it
       if (event) this.onEvent(event);
     }
+  }
+
+  /**
+   * A window below the volume gate (minVolume, or the silence floor when that is lower) cannot count as
+   * speech whatever the model says: it is not scored, which saves most of the VAD's CPU while the caller
+   * listens. The model then starts again from a new stream's state, as it does at the start of a call.
+   */
+  private async score(window: Int16Array): Promise<number> {
+    if (rms(window) / 32768 < this.gate) {
+      this.vad.reset();
+      return 0;
+    }
+    return this.vad.probability(window);
   }
 
   private take(size: number): Int16Array {
