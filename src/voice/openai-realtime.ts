@@ -24,7 +24,9 @@ type ServerEvent = { type: string; [key: string]: any };
 
 const connectTimeoutMs = 10_000;
 
-const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+// an RTP payload is a Buffer (a view into the datagram): its own toString makes no other view
+const base64 = (bytes: Uint8Array) =>
+  (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString("base64");
 
 class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements VoiceSession {
   private readonly toInput: Resampler;
