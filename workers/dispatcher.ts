@@ -32,6 +32,8 @@ import {
 const ATTEMPTS_AT_ONCE = 64;
 const PARALLEL_STARTS = 32;
 const START_BATCH = 200;
+/** starts are gathered this long (or until a batch is full), so they run beside few first attempts */
+const START_GATHER_MS = 100;
 /** no claims while this many runs wait for their workflow (Temporal down): the rest wait in Postgres */
 const MAX_WAITING_STARTS = 2_000;
 /** beyond the attempt's HTTP time-out: its two statements and a slow process */
@@ -74,9 +76,15 @@ export async function startDispatcher(deps: DispatcherDeps) {
     return lease;
   };
 
+  let gathering: ReturnType<typeof setTimeout> | null = null;
   const queueStart = (key: string, row: DeliveryRunRow, from: RunStart) => {
     toStart.set(key, { row, from });
-    starts.request();
+    if (toStart.size >= START_BATCH) starts.request();
+    else
+      gathering ??= setTimeout(() => {
+        gathering = null;
+        starts.request();
+      }, START_GATHER_MS);
   };
 
   const firstAttempt = (key: string, row: ClaimedRun) => {
@@ -195,6 +203,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
   const stop = async () => {
     stopped = true;
     clearInterval(timer);
+    if (gathering) clearTimeout(gathering);
     await listener.unlisten().catch(() => {});
     await claims.stop();
     await attempts.idle(deps.config.hooks.timeoutMs + 5_000);
