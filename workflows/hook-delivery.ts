@@ -27,8 +27,9 @@ export type HookDeliveryInput = {
   /** whether the server knows our custom search attributes (else only the memo is set) */
   searchAttributes: boolean;
   /**
-   * Set when the reconciler starts again a run that Temporal lost: the attempts already recorded are
-   * kept, so the run goes on with attempt `attempt`, not before `at` (epoch ms) if that is later.
+   * Set when attempts were made before this workflow started (the dispatcher's attempt 1, or a run
+   * Temporal lost that the reconciler starts again): they are kept, so the run goes on with attempt
+   * `attempt`, not before `at` (epoch ms) if that is later.
    */
   resume?: { attempt: number; at: number };
   /** Set when the attempts made before the workflow started ended the run (HookStatus is set at start). */
