@@ -64,7 +64,8 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
       }
       if (event.event === "start") void onStart(event);
       else if (event.event === "media" && event.media?.payload && (event.media.track ?? "inbound") === "inbound") {
-        call?.callerAudio(muLawDecode(Buffer.from(event.media.payload, "base64")));
+        const ulaw = Buffer.from(event.media.payload, "base64");
+        call?.callerAudio(muLawDecode(ulaw), ulaw); // the bytes go on as they came to a mu-law provider
       } else if (event.event === "stop") call?.callerHangup();
       // connected, mark (our marks played) and dtmf need no action
     },

@@ -158,6 +158,31 @@ describe("a full call in our wire format", () => {
 });
 
 describe("Twilio Media Streams", () => {
+  test("the caller's mu-law reaches a g711_ulaw provider byte for byte, both mu-law zeros included", async () => {
+    const assistant = await createAssistant(world, {
+      greeting: "Hello.",
+      fake: { keepInputAudio: true, speechThreshold: 40_000 }, // no barge-in: only the bytes matter
+    });
+    const caller = await dialTwilio(world.bridge.url, { assistantId: assistant.id, token: world.tenant.orgToken });
+    const provider = await assistant.fake.nextSession();
+    caller.startStreaming(); // silence (0xff) starts the call
+    await caller.until(() => provider.inputAudio.length > 0, 10_000, "caller audio at the provider");
+    const frame = Uint8Array.from({ length: 160 }, (_, i) => (0x7f + i * 37) & 0xff); // 0x7f first
+    caller.sendJson({
+      event: "media",
+      sequenceNumber: "5000",
+      media: { track: "inbound", chunk: "5000", timestamp: "100000", payload: Buffer.from(frame).toString("base64") },
+      streamSid: "MZtest",
+    });
+    await caller.until(
+      () => provider.inputAudio.some((bytes) => bytes.equals(frame)),
+      10_000,
+      "the frame unchanged at the provider",
+    );
+    caller.sendJson({ event: "stop", sequenceNumber: "5001", stop: {}, streamSid: "MZtest" });
+    expect((await caller.closed).code).toBe(1000);
+  }, 30_000);
+
   test("mu-law both ways, barge-in clears Twilio's buffer, stop hangs up", async () => {
     const assistant = await createAssistant(world, {
       greeting: "Hi, this is the Acme front desk, thank you for calling us today.",
