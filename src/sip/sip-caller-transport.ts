@@ -1,5 +1,6 @@
-// The CallerTransport of a SIP call: agent audio into the paced RTP sender at 8 kHz (the voice engine
-// resamples to and from the provider's rate, with state across frames), and hang-up as our BYE.
+// The CallerTransport of a SIP call: agent audio into the paced RTP sender at 8 kHz (providers talk
+// 8 kHz mu-law with these calls; the voice engine resamples only for a strategy that asks for another
+// output rate), and hang-up as our BYE.
 import type { Session } from "sip.js";
 import { SessionState } from "sip.js";
 import type { CallerTransport } from "../calls/caller-transport";
