@@ -26,9 +26,9 @@ export type MediaTarget = {
 
 export type RtpHandlers = {
   /**
-   * A frame of caller audio: decoded, and as it came when the caller talks mu-law (PCMU), so a
-   * provider that takes mu-law gets the caller's own bytes (null for A-law). Both are valid only
-   * during the call: the payload is a view into the received datagram.
+   * A frame of caller audio: decoded (a fresh frame, the call's to keep), and as it came when the
+   * caller talks mu-law (PCMU), so a provider that takes mu-law gets the caller's own bytes (null for
+   * A-law); those are a view into the received datagram, to be used during the call only.
    */
   onAudio(pcm: Int16Array, ulaw: Uint8Array | null): void;
   onDigit(digit: string): void;

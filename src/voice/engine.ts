@@ -37,9 +37,10 @@ export interface VoiceSession extends EventEmitter<VoiceSessionEvents> {
   /** Rate of the audio pushed in and emitted (the call's rate). */
   readonly sampleRate: number;
   /**
-   * Caller audio, PCM16 mono at sampleRate. Dropped once the session is closed. `ulaw`, when given,
-   * is the same frame in G.711 mu-law as the caller sent it: a provider that takes 8 kHz mu-law gets
-   * these bytes unchanged (no decode and re-encode). Both are only valid during the call.
+   * Caller audio, PCM16 mono at sampleRate (the session may keep it). Dropped once the session is
+   * closed. `ulaw`, when given, is the same frame in G.711 mu-law as the caller sent it: a provider
+   * that takes 8 kHz mu-law gets these bytes unchanged (no decode and re-encode); they are only
+   * valid during the call.
    */
   sendAudio(samples: Int16Array, ulaw?: Uint8Array | null): void;
   /** A user message as text (e.g. "The caller pressed 1"); the agent answers it. */
