@@ -34,6 +34,11 @@ const PARALLEL_STARTS = 32;
 const START_BATCH = 200;
 /** starts are gathered this long (or until a batch is full), so they run beside few first attempts */
 const START_GATHER_MS = 100;
+/**
+ * Starts wait while first attempts are under way, the oldest at most this long: on 2 cores a start
+ * costs the Temporal server several times what an attempt costs us, so a burst is sent first.
+ */
+const START_MAX_WAIT_MS = 3_000;
 /** no claims while this many runs wait for their workflow (Temporal down): the rest wait in Postgres */
 const MAX_WAITING_STARTS = 2_000;
 /** beyond the attempt's HTTP time-out: its two statements and a slow process */
@@ -61,7 +66,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
   let attemptsRunning = 0;
   /** the runs this dispatcher holds (attempt 1 under way or waiting for its workflow), by workflow id */
   const held = new Set<string>();
-  const toStart = new Map<string, { row: DeliveryRunRow; from: RunStart }>();
+  const toStart = new Map<string, { row: DeliveryRunRow; from: RunStart; since: number }>();
   const graceMs = deps.config.hooks.timeoutMs + CLAIM_GRACE_MARGIN_MS;
 
   const currentLease = async () => {
@@ -77,14 +82,16 @@ export async function startDispatcher(deps: DispatcherDeps) {
   };
 
   let gathering: ReturnType<typeof setTimeout> | null = null;
+  const startSoon = () => {
+    gathering ??= setTimeout(() => {
+      gathering = null;
+      starts.request();
+    }, START_GATHER_MS);
+  };
   const queueStart = (key: string, row: DeliveryRunRow, from: RunStart) => {
-    toStart.set(key, { row, from });
+    toStart.set(key, { row, from, since: Date.now() });
     if (toStart.size >= START_BATCH) starts.request();
-    else
-      gathering ??= setTimeout(() => {
-        gathering = null;
-        starts.request();
-      }, START_GATHER_MS);
+    else startSoon();
   };
 
   const firstAttempt = (key: string, row: ClaimedRun) => {
@@ -111,6 +118,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
       } finally {
         attemptsRunning--;
         claims.request();
+        if (attemptsRunning === 0 && toStart.size > 0) starts.request();
       }
     });
   };
@@ -148,6 +156,11 @@ export async function startDispatcher(deps: DispatcherDeps) {
 
   const startWaiting = async () => {
     for (let t = temporal; t && toStart.size > 0; t = temporal) {
+      const oldest = toStart.values().next().value?.since ?? 0;
+      if (!stopped && attemptsRunning > 0 && Date.now() - oldest < START_MAX_WAIT_MS) {
+        startSoon();
+        return;
+      }
       const target = t;
       const batch = [...toStart].slice(0, START_BATCH);
       const started: DeliveryRunRow[] = [];
