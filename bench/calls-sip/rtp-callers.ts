@@ -3,7 +3,7 @@
 // bridge's packets (inter-arrival jitter against 20 ms; loss: sequence gaps, or timestamp jumps past
 // them, which is how frames the bridge skipped after a stall show) and sends 20 ms PCMU frames back
 // from the same socket (the bridge latches onto it) in real time: a question now and then, silence
-// otherwise.
+// otherwise. A watch measures a fixed set of calls over a window (calls already up while others start).
 import type { udp } from "bun";
 import { muLawEncode } from "../../src/audio/g711";
 import { buildRtp, parseRtp, sequenceDelta } from "../../src/media/rtp-packet";
@@ -26,6 +26,13 @@ let nextPort = 34_000 + (process.pid % 100) * 2;
 
 export type MediaStats = { calls: number; packets: number; jitters: number[]; lost: number; clientLag: number[] };
 
+/** One watch's figures: its calls' jitter samples and lost frames, and the bench's own timer lag, over `seconds`. */
+export type WindowStats = { calls: number; seconds: number; jitters: number[]; lost: number; clientLag: number[] };
+
+type Watch = { cohort: ReadonlySet<Call>; from: number; stats: WindowStats };
+
+export type RtpCallers = Awaited<ReturnType<typeof startRtpCallers>>;
+
 /** Binds `n` sockets on even ports (the bridge's RTCP goes to port + 1, left unbound) for one step's calls. */
 export async function startRtpCallers(question: Int16Array, n: number) {
   const frames: Uint8Array[] = [];
@@ -35,6 +42,7 @@ export async function startRtpCallers(question: Int16Array, n: number) {
   const stats: MediaStats = { calls: 0, packets: 0, jitters: [], lost: 0, clientLag: [] };
   const calls: Call[] = [];
   let recent: number[] = [];
+  const watches = new Set<Watch>();
 
   function heard(call: Call, data: Buffer, port: number, address: string) {
     const packet = parseRtp(data);
@@ -56,6 +64,11 @@ export async function startRtpCallers(question: Int16Array, n: number) {
       const jitter = Math.abs(now - call.lastAt - 20 * framesPassed);
       stats.jitters.push(jitter);
       recent.push(jitter);
+      for (const watch of watches) {
+        if (!watch.cohort.has(call)) continue;
+        watch.stats.jitters.push(jitter);
+        watch.stats.lost += framesPassed - 1;
+      }
     }
     call.lastSeq = packet.sequence;
     call.lastTs = packet.timestamp;
@@ -94,7 +107,9 @@ export async function startRtpCallers(question: Int16Array, n: number) {
   let lastLoop = performance.now();
   const loop = setInterval(() => {
     const now = performance.now();
-    stats.clientLag.push(Math.max(0, now - lastLoop - 5)); // our own lateness, part of what we measure
+    const lag = Math.max(0, now - lastLoop - 5); // our own lateness, part of what we measure
+    stats.clientLag.push(lag);
+    for (const watch of watches) watch.stats.clientLag.push(lag);
     lastLoop = now;
     for (const call of calls) {
       if (!call.bridge || now - call.lastAt > 2000) continue; // not answered yet, or hung up
@@ -120,13 +135,34 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     }
   }, 5);
 
+  const up = () => {
+    const now = performance.now();
+    return calls.filter((c) => c.bridge && now - c.lastAt < 2000);
+  };
+
   return {
     /** The calls' RTP ports, one per call in SIPp's order. */
     ports: calls.map((c) => c.socket.port),
     /** Calls whose bridge packets are still arriving. */
     get live() {
-      const now = performance.now();
-      return calls.filter((c) => c.bridge && now - c.lastAt < 2000).length;
+      return up().length;
+    },
+    /** Measures `cohort` (by default the calls up now) from now until `close`, which returns the figures. */
+    watch(cohort: ReadonlySet<Call> = new Set(up())) {
+      const watch: Watch = {
+        cohort,
+        from: performance.now(),
+        stats: { calls: cohort.size, seconds: 0, jitters: [], lost: 0, clientLag: [] },
+      };
+      watches.add(watch);
+      return {
+        cohort,
+        close(): WindowStats {
+          watches.delete(watch);
+          watch.stats.seconds = (performance.now() - watch.from) / 1000;
+          return watch.stats;
+        },
+      };
     },
     /** The step's figures so far. */
     stats,

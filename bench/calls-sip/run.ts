@@ -2,7 +2,8 @@
 // trunk's address and a number of a credential), each with RTP both ways for DURATION seconds, the
 // fake voice provider answering. Per bridge worker count and N: calls answered, the bridge's RTP (p99
 // inter-packet jitter, loss counting skipped frames), call setup (INVITE to 200 OK, p50/p99), the CPU
-// and memory of the bridge's whole process tree (supervisor and workers) per call.
+// and memory of the bridge's whole process tree (supervisor and workers) per call, and whether starting
+// calls moves the jitter of calls already up (measureRampEffect).
 //   bun bench/calls-sip/run.ts [--workers 1,2] [--steps 100,200,400] [--duration 60] [--cps 50] [--keep-going]
 // The bridge (bun src/bridge/main.ts with BRIDGE_WORKERS) and the provider run as their own processes;
 // a scratch database is created and dropped. With W workers, one SIPp per worker sends N/W calls to
@@ -21,7 +22,7 @@ import { createTenant } from "../../test/helpers/api";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { treeCpuSeconds, treeRssMb } from "./proc-tree";
-import { startRtpCallers, type MediaStats } from "./rtp-callers";
+import { startRtpCallers, type MediaStats, type RtpCallers, type WindowStats } from "./rtp-callers";
 
 const { values } = parseArgs({
   options: {
@@ -97,12 +98,49 @@ async function runSipp(
   return { code, setups: rows.map((r) => Number(r.split(";")[1])).filter(Number.isFinite) };
 }
 
+type RampEffect = { ramp: WindowStats; steady: WindowStats };
+
+/**
+ * Whether starting calls moves the jitter of calls already up: the calls with media once half of the
+ * N have it, measured while the rest start (until every call has media), then, a second later, over
+ * as long a window with no call starting. Both windows end before the first call hangs up (SIPp's
+ * start + the hold), so a ramp too long for that leaves a shorter steady window (its length is shown).
+ */
+async function measureRampEffect(
+  media: RtpCallers,
+  n: number,
+  label: string,
+  ended: () => boolean,
+): Promise<RampEffect | null> {
+  const firstHangup = performance.now() + durationS * 1000 - 500;
+  const until = async (reached: () => boolean) => {
+    while (!reached() && !ended() && performance.now() < firstHangup) await Bun.sleep(50);
+    return reached();
+  };
+  if (!(await until(() => media.stats.calls >= Math.ceil(n / 2)))) return null;
+  const rampWatch = media.watch();
+  say(`${label}: ${rampWatch.cohort.size} calls up; measuring them while the other ${n - media.stats.calls} start`);
+  await until(() => media.stats.calls >= n);
+  const ramp = rampWatch.close();
+  say(`${label}: ramp window ${ramp.seconds.toFixed(1)} s over; a second to settle, then as long a steady window`);
+  await Bun.sleep(1000);
+  const steadyWatch = media.watch(rampWatch.cohort);
+  const steadyEnd = performance.now() + ramp.seconds * 1000;
+  await until(() => performance.now() >= steadyEnd);
+  return { ramp, steady: steadyWatch.close() };
+}
+
+/** A watch window's figures for the report line. */
+const windowLine = (w: WindowStats) =>
+  `p99 ${pct(w.jitters, 99).toFixed(1)} ms, lost ${w.lost} (${w.seconds.toFixed(1)} s, ${w.jitters.length} packets, bench lag p99 ${pct(w.clientLag, 99).toFixed(1)} ms)`;
+
 type StepResult = {
   workers: number;
   n: number;
   code: number | null;
   setups: number[];
   media: MediaStats;
+  rampEffect: RampEffect | null;
   cpuPercent: number;
   rssBefore: number;
   peakRss: number;
@@ -115,6 +153,8 @@ async function runStep(
   sipPort: number,
   question: Int16Array,
 ): Promise<StepResult> {
+  const label = `W=${workers} N=${n}`;
+  say(`${label}: binding ${n} RTP sockets, then SIPp at ${cps} calls/s, each call held ${durationS} s`);
   const media = await startRtpCallers(question, n);
   const rssBefore = treeRssMb(bridgePid);
   // one SIPp per worker, each with its share of the calls, the ports and the rate
@@ -128,6 +168,7 @@ async function runStep(
   let peakRss = 0;
   let done = false;
   void sipps.finally(() => (done = true));
+  const rampEffect = measureRampEffect(media, n, label, () => done);
   while (!done) {
     await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
@@ -136,10 +177,11 @@ async function runStep(
       cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
     if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
     say(
-      `W=${workers} N=${n} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`,
+      `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`,
     );
   }
   const results = await sipps;
+  const effect = await rampEffect;
   media.stop();
   const code = results.every((r) => r.code === 0) ? 0 : (results.find((r) => r.code !== 0)?.code ?? null);
   return {
@@ -148,6 +190,7 @@ async function runStep(
     code,
     setups: results.flatMap((r) => r.setups),
     media: media.stats,
+    rampEffect: effect,
     cpuPercent,
     rssBefore,
     peakRss,
@@ -163,7 +206,10 @@ function report(r: StepResult) {
     r.media.calls === r.n &&
     jitter99 < 10 &&
     r.media.lost === 0 &&
-    setup99 < 100;
+    setup99 < 100 &&
+    r.rampEffect !== null &&
+    pct(r.rampEffect.ramp.jitters, 99) < 10 &&
+    r.rampEffect.ramp.lost === 0;
   const perCall = r.cpuPercent / r.n;
   return {
     ok,
@@ -172,7 +218,10 @@ function report(r: StepResult) {
       `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
       `max ${pct(r.media.jitters, 100).toFixed(1)} ms (bench timer lag p99 ${pct(r.media.clientLag, 99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
       `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"})  ` +
-      `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}`,
+      `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n` +
+      (r.rampEffect
+        ? `      the ${r.rampEffect.ramp.calls} calls up at half the ramp: while the rest start ${windowLine(r.rampEffect.ramp)}; after ${windowLine(r.rampEffect.steady)}`
+        : "      fewer than half the calls got media: no ramp window"),
   };
 }
 
@@ -270,7 +319,7 @@ try {
       workerCounts
         .map(
           (w) =>
-            `BRIDGE_WORKERS=${w}: largest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms: ${best.get(w) ?? "none"}`,
+            `BRIDGE_WORKERS=${w}: largest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms, and p99 jitter < 10 ms with no loss on the calls already up while the rest start: ${best.get(w) ?? "none"}`,
         )
         .join("\n"),
   );
