@@ -118,7 +118,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
       } finally {
         attemptsRunning--;
         claims.request();
-        if (attemptsRunning === 0 && toStart.size > 0) starts.request();
+        if (attemptsRunning === 0 && toStart.size > 0) startSoon();
       }
     });
   };
