@@ -1,9 +1,10 @@
 // Takes outbox rows to their receivers. It claims the runs whose workflow does not exist yet
 // (claim-runs.ts), makes attempt 1 itself at once with the one attempt function the workflow runs too,
 // then starts the run's workflow in the background with attempt 1's result in its input. A Temporal
-// start costs the dev server ~4 ms of a 2-core machine (docs/hooks.md, "Numbers"): on the first
-// attempt's path it made a burst wait seconds. Woken by NOTIFY on commit, by every finished attempt and
-// by a periodic sweep, so a row written while this process (or Temporal) was down is taken up later.
+// start costs the dev server ~4 ms of a 2-core machine (docs/hooks.md, "Why attempt 1 is made outside
+// Temporal"): on the first attempt's path it made a burst wait seconds. Woken by NOTIFY on commit, by
+// every finished attempt and by a periodic sweep, so a row written while this process (or Temporal) was
+// down is taken up later.
 import { and, isNull, sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import type { Config } from "../src/config";
