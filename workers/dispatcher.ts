@@ -39,7 +39,7 @@ const START_GATHER_MS = 100;
  * Starts wait while first attempts are under way, the oldest at most this long: on 2 cores a start
  * costs the Temporal server several times what an attempt costs us, so a burst is sent first.
  */
-const START_MAX_WAIT_MS = 3_000;
+const START_MAX_WAIT_MS = 10_000;
 /** no claims while this many runs wait for their workflow (Temporal down): the rest wait in Postgres */
 const MAX_WAITING_STARTS = 2_000;
 /** beyond the attempt's HTTP time-out: its two statements and a slow process */

@@ -24,6 +24,8 @@ const { values } = parseArgs({
 });
 const N = Number(values.events);
 const SINGLES = 50;
+// long enough for the previous event's workflow start (gathered 100 ms) to be over
+const SPACED_MS = 250;
 const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
 const databaseUrl = `${server}/vas_bench_hooks_${process.pid}`;
 process.env.DATABASE_URL = databaseUrl;
@@ -45,6 +47,7 @@ type Result = {
   firstByte: number[];
   duplicates: number;
   idle: number[];
+  spaced: number[];
   historyEvents: number;
   warnings: number;
 };
@@ -109,15 +112,22 @@ async function runEngine(label: string, address: string): Promise<Result> {
     const described = await temporal.client.workflow.getHandle(hookDeliveryWorkflowId(ids[0]![0]!, 1)).describe();
     await temporal.close();
 
-    say(`${label}: one at a time: ${SINGLES} events, each emitted once the previous one has arrived`);
-    const idle: number[] = [];
-    for (let i = 0; i < SINGLES; i++) {
-      const seen = receiver.requests.length;
-      const start = now();
-      await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
-      const [req] = (await receiver.waitForRequests(seen + 1, 30_000)).slice(seen);
-      idle.push(req!.receivedAt - start);
-    }
+    say(`${label}: one at a time: ${SINGLES} events back to back, then ${SINGLES} spaced ${SPACED_MS} ms apart`);
+    /** emit-to-first-byte of SINGLES events, each emitted `gapMs` after the previous one arrived */
+    const oneAtATime = async (gapMs: number) => {
+      const took: number[] = [];
+      for (let i = 0; i < SINGLES; i++) {
+        await Bun.sleep(gapMs);
+        const seen = receiver.requests.length;
+        const start = now();
+        await emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+        const [req] = (await receiver.waitForRequests(seen + 1, 30_000)).slice(seen);
+        took.push(req!.receivedAt - start);
+      }
+      return took;
+    };
+    const idle = await oneAtATime(0);
+    const spaced = await oneAtATime(SPACED_MS);
     const warnings = worker.lines.filter((l) => l.level === "warn" || l.level === "error");
     if (warnings.length)
       say(`${label}: ${warnings.length} worker warnings, first: ${JSON.stringify(warnings.slice(0, 3))}`);
@@ -128,6 +138,7 @@ async function runEngine(label: string, address: string): Promise<Result> {
       firstByte,
       duplicates,
       idle,
+      spaced,
       historyEvents: described.historyLength,
       warnings: warnings.length,
     };
@@ -187,12 +198,19 @@ try {
     ["  first attempt p99", ...results.map(([, r]) => ms(pct(r.firstByte, 99))), ms(pct(base.firstByte, 99))],
     ["  duplicate requests", ...results.map(([, r]) => String(r.duplicates)), "0"],
     [`one at a time p50 / p99`, ...results.map(([, r]) => `${ms(pct(r.idle, 50))} / ${ms(pct(r.idle, 99))}`), "-"],
+    [
+      `  spaced ${SPACED_MS} ms p50 / p99`,
+      ...results.map(([, r]) => `${ms(pct(r.spaced, 50))} / ${ms(pct(r.spaced, 99))}`),
+      "-",
+    ],
     ["history events / delivery", ...results.map(([, r]) => String(r.historyEvents)), "-"],
     ["worker warnings", ...results.map(([, r]) => String(r.warnings)), "-"],
   ];
   console.log(rows.map((r) => r.map((c, i) => c.padEnd(i === 0 ? 34 : 26)).join("")).join("\n"));
   console.log("first attempt: from the emit's commit (loop: from the send) to the request head at the receiver");
-  console.log(`one at a time: emit-to-first-byte of ${SINGLES} events emitted one after another, after the burst`);
+  console.log(
+    `one at a time: emit-to-first-byte of ${SINGLES} events, each emitted once the previous one has arrived (back to back: its workflow start runs meanwhile) or ${SPACED_MS} ms after, after the burst`,
+  );
 } finally {
   await close();
   await dropDatabase(databaseUrl);
