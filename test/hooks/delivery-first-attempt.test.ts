@@ -65,6 +65,12 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
   }
 }
 
+/** One call_concluded for a new assistant whose one hook is `url`: its delivery id. */
+async function emitTo(url: string, hookSecret: string | undefined = secret) {
+  const a = await createAssistantWithHooks(db, [{ url, secret: hookSecret }]);
+  return emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+}
+
 /** Emits one event and, in the same transaction, leaves its run as a dispatcher would have left it. */
 async function emitAs(url: string, state: (tx: Tx, id: string) => Promise<unknown>) {
   const a = await createAssistantWithHooks(db, [{ url, secret }]);
@@ -89,12 +95,7 @@ describe("one dispatcher", () => {
 
   test("attempt 1 reaches the receiver before the workflow, which then only records SUCCEEDED", async () => {
     const receiver = await receiverFor();
-    const a = await createAssistantWithHooks(db, [{ url: receiver.url, secret }]);
-    const id = await emitOne(db, {
-      organizationId: a.organizationId,
-      assistantId: a.assistantId,
-      event: callConcluded(),
-    });
+    const id = await emitTo(receiver.url);
 
     const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 20_000));
     expect(row.attemptCount).toBe(1);
@@ -109,12 +110,7 @@ describe("one dispatcher", () => {
 
   test("a failed attempt 1 goes on in the workflow with attempt 2, the same webhook-id and the count kept", async () => {
     const receiver = await receiverFor(failTimes(1, 503));
-    const a = await createAssistantWithHooks(db, [{ url: receiver.url, secret }]);
-    const id = await emitOne(db, {
-      organizationId: a.organizationId,
-      assistantId: a.assistantId,
-      event: callConcluded(),
-    });
+    const id = await emitTo(receiver.url);
 
     const row = at(await waitForStatus(db, [id], ["SUCCEEDED"], 20_000));
     expect(row.attemptCount).toBe(2);
@@ -132,12 +128,7 @@ describe("one dispatcher", () => {
 
   test("a destination refused at attempt 1 gets a workflow that records FAILED", async () => {
     // outside OUTBOUND_ALLOW_CIDRS (loopback only in the tests): refused before any connection
-    const a = await createAssistantWithHooks(db, [{ url: "http://10.255.255.1/hook" }]);
-    const id = await emitOne(db, {
-      organizationId: a.organizationId,
-      assistantId: a.assistantId,
-      event: callConcluded(),
-    });
+    const id = await emitTo("http://10.255.255.1/hook", undefined);
     const row = at(await waitForStatus(db, [id], ["FAILED"], 20_000));
     expect(row.attemptCount).toBe(1);
     expect(await workflowOf(id)).toEqual({
@@ -253,12 +244,7 @@ describe("a dispatcher killed after its claim", () => {
     let other: TestWorker | null = null;
     try {
       const receiver = await receiverFor((_req, i) => (i === 0 ? "hang" : { status: 200 }));
-      const a = await createAssistantWithHooks(db, [{ url: receiver.url, secret }]);
-      const id = await emitOne(db, {
-        organizationId: a.organizationId,
-        assistantId: a.assistantId,
-        event: callConcluded(),
-      });
+      const id = await emitTo(receiver.url);
       await receiver.waitForRequests(1, 15_000);
       other = await startWorker(options);
       await lost.kill("SIGKILL");
