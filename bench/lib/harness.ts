@@ -29,7 +29,15 @@ export function createBench(name: string) {
     ready: (line: string) => boolean,
   ): Promise<{ proc: ChildProcess; line: string }> {
     return new Promise((resolve, reject) => {
-      const proc = spawn("bun", [script], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
+      // BENCH_PROFILE=<part of a script's path>: that child writes a CPU profile (markdown) to BENCH_PROFILE_DIR on exit
+      const profile = process.env.BENCH_PROFILE && script.includes(process.env.BENCH_PROFILE);
+      const flags = profile
+        ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? "bench-profiles"}`]
+        : [];
+      const proc = spawn("bun", [...flags, script], {
+        env: { ...env, ...extraEnv },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       children.push(proc);
       let buffer: string | null = "";
       proc.stdout!.on("data", (d: Buffer) => {
