@@ -171,12 +171,14 @@ test("a re-INVITE refreshes the session without dropping the call", async () => 
     service: "+15550309001",
     vars: callVars(peer.port, 1000, "reinvite", 1500),
   });
-  const before = peer.received.length;
   peer.stop();
   const log = result.logs.join("\n");
   expect(log).toContain("REFRESHED");
   expect(log).toContain("CALLER_HUNG_UP");
-  expect(before).toBeGreaterThan(100); // media kept flowing for the whole 2.5 s
+  // media kept flowing after the refresh (1 s in; the call lasts 2.5 s): a dropped call sends nothing
+  // then. Counted late in the call, not over all of it, so a stall of a loaded machine is no failure.
+  const first = peer.received[0]!.at;
+  expect(peer.received.filter((r) => r.at - first > 1_500).length).toBeGreaterThan(20);
   const task = await eventually(async () => {
     const t = await lastTaskOf(assistant.id);
     return t?.status === "completed" && t;
