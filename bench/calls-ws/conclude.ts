@@ -10,7 +10,7 @@ import { createBench, percentile as pct } from "../lib/harness";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
-import { createTenant } from "../../test/helpers/api";
+import { createBenchAssistant } from "./bench-assistant";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool, type PoolStats } from "./caller-pool";
@@ -68,19 +68,10 @@ try {
     },
     (l) => l.includes("bridge listening"),
   );
-  const tenant = await createTenant(api.url, "bench");
-  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
-    name: "fake",
-    type: "openai_realtime",
-    parameters: { vad: { stopDuration: 400 } },
-  });
-  const assistant = await tenant.org.post(`${tenant.P}/assistants`, {
-    name: "bench",
-    systemPromptGreeting: "x",
-    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+  const { tenant, assistantId } = await createBenchAssistant(api.url, {
     callEventHooks: [{ type: "call_concluded", parameters: { url: "http://127.0.0.1:9/hooks" } }],
   });
-  const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
+  const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistantId}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const question = await speech("Tell me more.", rate);
 
   const livePool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
