@@ -1,7 +1,6 @@
 // The hook worker process (run on Node: `node --import tsx workers/main.ts`): the Temporal worker for
 // hook-delivery workflows plus the dispatcher that makes first attempts and starts the workflows. Survives Temporal restarts by reconnecting.
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
-import { fileURLToPath } from "node:url";
+import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { loadConfig } from "../src/config";
 import { createSecretBox } from "../src/crypto/secrets";
 import { createDb } from "../src/db/client";
@@ -13,6 +12,7 @@ import { startCallRecordCleanup } from "../src/calls/call-records";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
+import { loadWorkflowBundle } from "./workflow-bundle";
 import { Client } from "@temporalio/client";
 import { temporalConnectionOptions } from "../src/temporal/connection-options";
 import { ensureSearchAttributes } from "../src/temporal/search-attributes";
@@ -32,10 +32,7 @@ Runtime.install({
 const { db, client: sql, close: closeDb } = createDb(config.databaseUrl, { max: 20 });
 const attempts = inFlight();
 const activities = createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts);
-const workflowBundle = await bundleWorkflowCode({
-  workflowsPath: fileURLToPath(new URL("../workflows/index.ts", import.meta.url)),
-  logger: new DefaultLogger("WARN"),
-});
+const workflowBundle = await loadWorkflowBundle();
 const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
 exposeHookDeliveryStates(db);

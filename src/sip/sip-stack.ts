@@ -81,8 +81,14 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   // one sync at a time; a heartbeat or NOTIFY during one runs it once more after it
   const sync = coalescingRunner(
     async () => {
+      const started = performance.now();
       const beat = await leases.beat();
+      const beatMs = performance.now() - started;
       await agents.apply(await loadWantedCredentials(db, unseal), beat);
+      // the next renewal waits for this sync: one that takes a good part of the lease risks a takeover
+      const tookMs = Math.round(performance.now() - started);
+      if (tookMs > sip.leaseMs / 3)
+        log.warn("sip sync slow", { bridgeId, tookMs, leaseBeatMs: Math.round(beatMs), leaseMs: sip.leaseMs });
     },
     (error) => log.error("sip sync failed", { bridgeId, error: describeError(error) }),
   );

@@ -45,7 +45,9 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       SIP_PUBLIC_HOST: "127.0.0.1",
       RTP_PORT_MIN: String(rtpBase),
       RTP_PORT_MAX: String(rtpBase + 199),
-      SIP_LEASE_MS: "3000",
+      // the default lease: a bridge in this process may stall for seconds on a loaded CI machine, and a
+      // lease lost to a sibling mid-test is not what these tests look at (takeover.test.ts sets its own)
+      SIP_LEASE_MS: "10000",
       SIP_REGISTER_RETRY_MS: "500",
       SIP_REGISTER_EXPIRES: "60",
       RTP_TIMEOUT_MS: "4000",
