@@ -20,11 +20,13 @@ export async function loadWorkflowBundle(): Promise<WorkflowBundleOption> {
     workflowsPath: join(workflowsDir, "index.ts"),
     logger: new DefaultLogger("WARN"),
   });
-  // another worker may be writing the same bundle: each writes its own file and renames it into place
-  await mkdir(cacheDir, { recursive: true });
+  // another worker may be writing the same bundle: each writes its own file and renames it into place;
+  // a folder we cannot write to only costs the next start the bundling again
   const partial = `${codePath}.${process.pid}.tmp`;
-  await writeFile(partial, code);
-  await rename(partial, codePath);
+  await mkdir(cacheDir, { recursive: true })
+    .then(() => writeFile(partial, code))
+    .then(() => rename(partial, codePath))
+    .catch(() => {});
   return { code };
 }
 
