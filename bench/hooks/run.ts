@@ -17,6 +17,7 @@ import { startReceiver, type ReceivedRequest } from "../../test/helpers/receiver
 import { ensureTemporal, startWorker } from "../../test/helpers/temporal";
 import { at, callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
+import { cpuSecondsMatching } from "../calls-ws/proc-stats";
 import { percentile as pct } from "../lib/harness";
 
 const { values } = parseArgs({
@@ -35,6 +36,14 @@ process.env.OUTBOUND_ALLOW_CIDRS ||= "127.0.0.0/8";
 const say = (msg: string) => console.error(`[bench/hooks] ${msg}`);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const now = () => performance.timeOrigin + performance.now();
+/** Who uses the 2 cores during the burst: CPU seconds per part of the path, read from /proc. */
+const parts: Record<string, (cmdline: string) => boolean> = {
+  postgres: (c) => c.startsWith("postgres"),
+  "temporal server": (c) => /temporal.* (server|start-dev)/.test(c),
+  "node worker": (c) => c.includes("workers/main.ts"),
+  "bench (emit, receiver)": (c) => c.includes("bench/hooks"),
+};
+const cpuByPart = () => Object.fromEntries(Object.entries(parts).map(([k, m]) => [k, cpuSecondsMatching(m)]));
 
 say("scratch database");
 await migrateDatabase(databaseUrl);
@@ -50,6 +59,8 @@ type Result = {
   spaced: number[];
   historyEvents: number;
   warnings: number;
+  /** CPU seconds per part from the emit to the last event's arrival */
+  burstCpu: Record<string, number>;
 };
 
 const bodyCallId = (r: ReceivedRequest) => JSON.parse(r.body.toString()).callId as string;
@@ -66,6 +77,7 @@ async function runEngine(label: string, address: string): Promise<Result> {
 
     say(`${label}: emitting ${N} call_concluded events at once`);
     const emittedAt = new Map<string, number>();
+    const cpuBefore = cpuByPart();
     const t0 = now();
     const ids = await Promise.all(
       events.map(async (event) => {
@@ -85,6 +97,8 @@ async function runEngine(label: string, address: string): Promise<Result> {
       if (now() - t0 > 300_000) throw new Error(`${label}: ${firstSeen.size}/${N} delivered after 300 s`);
     }
     const deliveredS = (Math.max(...firstSeen.values()) - t0) / 1000;
+    const cpuAfter = cpuByPart();
+    const burstCpu = Object.fromEntries(Object.keys(parts).map((k) => [k, cpuAfter[k]! - cpuBefore[k]!]));
     // workflows start behind the first attempts: wait for the last one
     for (;;) {
       const { unstarted } = at(
@@ -141,6 +155,7 @@ async function runEngine(label: string, address: string): Promise<Result> {
       spaced,
       historyEvents: described.historyLength,
       warnings: warnings.length,
+      burstCpu,
     };
   } finally {
     await worker.kill();
@@ -203,6 +218,11 @@ try {
       ...results.map(([, r]) => `${ms(pct(r.spaced, 50))} / ${ms(pct(r.spaced, 99))}`),
       "-",
     ],
+    ...Object.keys(parts).map((part) => [
+      `  CPU in the burst: ${part}`,
+      ...results.map(([, r]) => `${r.burstCpu[part]!.toFixed(2)} s`),
+      "-",
+    ]),
     ["history events / delivery", ...results.map(([, r]) => String(r.historyEvents)), "-"],
     ["worker warnings", ...results.map(([, r]) => String(r.warnings)), "-"],
   ];

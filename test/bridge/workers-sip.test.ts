@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createSocket } from "node:dgram";
+import { mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { agentTasks, sipRegistrations } from "../../src/db/schema";
@@ -18,6 +20,9 @@ const instanceId = `sip-workers-${process.pid}`;
 const { db, close } = createDb(process.env.DATABASE_URL!, { max: 2 });
 let world: SipWorld;
 let supervisor: ChildProcess | null = null;
+const artifacts = join(import.meta.dir, "../../test-artifacts");
+mkdirSync(artifacts, { recursive: true });
+const supervisorLog = join(artifacts, "workers-sip-supervisor.log");
 
 beforeAll(async () => {
   // credentials other files left in the database count in the fair share too: with more of ours than
@@ -74,7 +79,8 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
       OPENAI_BASE_URL: world.chat.baseUrl,
       OPENAI_REALTIME_URL: world.realtime.url,
     },
-    stdio: "ignore",
+    // its log (one line per call event and lease change) is kept for a failure or a slow run
+    stdio: ["ignore", openSync(supervisorLog, "w"), "ignore"],
   });
   reapWithParent(supervisor.pid!, "KILL");
 

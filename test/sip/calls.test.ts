@@ -88,8 +88,13 @@ test("speech both ways over PCMU; the caller hangs up; call_concluded carries nu
   const peer = await startRtpPeer("PCMU");
   const sipp = call("+15550200001", peer.port, "PCMU", `"Alice" <sip:+15557654321@127.0.0.1>`, [], 8000);
   await eventually(() => peer.latched, "the bridge's first RTP packet");
-  // the greeting plays, then the caller speaks
+  // the greeting plays out, then the caller speaks (speaking over it would cut the stored greeting: barge-in)
   await eventually(() => rms(peer.heard()) > 300, "greeting audio");
+  await eventually(() => {
+    const heard = peer.heard();
+    const onset = heard.findIndex((s) => Math.abs(s) > 1000);
+    return heard.length - onset >= 8000 * (greetingAudio.length / 24000 + 0.3);
+  }, "the greeting to play out");
   peer.say(await speech("What time do you open?", 8000));
   const result = await sipp;
   peer.stop();
