@@ -19,7 +19,7 @@ import { log } from "../src/log";
 import { hookDeliveryWorkflowId } from "../workflows/ids";
 import { backoffAfterAttempt } from "../workflows/schedule";
 import type { AttemptInput, AttemptOutcome } from "./activities/deliver-attempt";
-import { claimRuns, type ClaimedRun } from "./claim-runs";
+import { claimNewRuns, claimRuns, type ClaimedRun } from "./claim-runs";
 import { acquireLease, type DispatcherLease } from "./dispatcher-lease";
 import {
   startDeliveryRun,
@@ -35,6 +35,8 @@ const PARALLEL_STARTS = 32;
 const START_BATCH = 200;
 /** starts are gathered this long (or until a batch is full), so they run beside few first attempts */
 const START_GATHER_MS = 100;
+/** starts also wait until nothing was claimed for this long (the end of a burst) */
+const START_QUIET_MS = 200;
 /**
  * Starts wait while first attempts are under way, the oldest at most this long: on 2 cores a start
  * costs the Temporal server several times what an attempt costs us, so a burst is sent first.
@@ -124,11 +126,20 @@ export async function startDispatcher(deps: DispatcherDeps) {
     });
   };
 
+  /** the periodic sweep also takes over the runs of lost claimers; a NOTIFY or a finished attempt only new runs */
+  let sweepDue = true;
+  let lastClaimAt = 0;
   /** Claims as many runs as there is room for; true when there may be more. */
   const claimOnce = async (): Promise<boolean> => {
     const room = ATTEMPTS_AT_ONCE - attemptsRunning;
     if (stopped || room <= 0 || toStart.size >= MAX_WAITING_STARTS) return false;
-    const rows = await claimRuns(deps.db, (await currentLease()).key, room, graceMs);
+    const leaseKey = (await currentLease()).key;
+    const sweep = sweepDue;
+    sweepDue = false;
+    const rows = sweep
+      ? await claimRuns(deps.db, leaseKey, room, graceMs)
+      : await claimNewRuns(deps.db, leaseKey, room);
+    if (rows.length > 0) lastClaimAt = Date.now();
     for (const row of rows) {
       const key = hookDeliveryWorkflowId(row.id, row.run);
       // one of ours, claimed again after the grace period while it waits for Temporal
@@ -158,7 +169,9 @@ export async function startDispatcher(deps: DispatcherDeps) {
   const startWaiting = async () => {
     for (let t = temporal; t && toStart.size > 0; t = temporal) {
       const oldest = toStart.values().next().value?.since ?? 0;
-      if (!stopped && attemptsRunning > 0 && Date.now() - oldest < START_MAX_WAIT_MS) {
+      // a burst still arriving may leave no attempt running for a moment: wait for it to go quiet too
+      const busy = attemptsRunning > 0 || Date.now() - lastClaimAt < START_QUIET_MS;
+      if (!stopped && busy && Date.now() - oldest < START_MAX_WAIT_MS) {
         startSoon();
         return;
       }
@@ -209,6 +222,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
   const kick = () => claims.request();
   const listener = await deps.sql.listen(HOOK_DELIVERIES_CHANNEL, kick, kick);
   const timer = setInterval(() => {
+    sweepDue = true;
     claims.request();
     starts.request();
   }, deps.sweepIntervalMs ?? 1_000);

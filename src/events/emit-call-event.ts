@@ -1,9 +1,10 @@
 // The one entry point for call events: the call bridge calls it inside the transaction that changes
 // the call, so an event exists exactly when the change does (an outbox). The dispatcher hands the rows
 // to Temporal after commit.
-import { and, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { callEventHooks, hookDeliveries, hookEventBodies, hookMethods } from "../db/schema";
+import { executePrepared } from "../db/prepared";
+import { callEventHooks, hookDeliveries, hookEventBodies, hookMethods, type HookParameters } from "../db/schema";
 import { log } from "../log";
 import { serializePayload, type CallConcludedPayload, type CallStartedPayload } from "./payloads";
 
@@ -23,11 +24,13 @@ export type EmitCallEventInput = {
  */
 export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Promise<{ deliveryIds: string[] }> {
   const { event } = input;
-  const hooks = await tx
-    .select()
-    .from(callEventHooks)
-    .where(and(eq(callEventHooks.assistantId, input.assistantId), eq(callEventHooks.type, event.type)))
-    .orderBy(callEventHooks.position);
+  const hooks = await executePrepared<{ id: string; parameters: HookParameters; secret: string | null }>(
+    tx,
+    sql`select ${callEventHooks.id} as id, ${callEventHooks.parameters} as parameters, ${callEventHooks.secretEncrypted} as secret
+      from ${callEventHooks}
+      where ${callEventHooks.assistantId} = ${input.assistantId} and ${callEventHooks.type} = ${event.type}
+      order by ${callEventHooks.position}`,
+  );
   const targets = hooks.flatMap((hook) => {
     const { url, method, headers } = hook.parameters;
     if (typeof url !== "string" || url === "") {
@@ -44,14 +47,16 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   const rows = sql.join(
     targets.map(
       (t) =>
-        sql`(${t.hook.id}::uuid, ${t.url}::text, ${t.method}::text, ${JSON.stringify(t.headers)}::jsonb, ${t.hook.secretEncrypted}::text)`,
+        sql`(${t.hook.id}::uuid, ${t.url}::text, ${t.method}::text, ${JSON.stringify(t.headers)}::jsonb, ${t.hook.secret}::text)`,
     ),
     sql`, `,
   );
   // A no-op update on conflict returns the row an earlier emit stored, even one committed after this
   // statement began (DO NOTHING would return nothing, and a select in the same statement cannot see
   // it): the body keeps its first payload, a delivery its frozen target. xmax = 0 marks a new row.
-  const found = await tx.execute<{ id: string; hook_key: string }>(sql`
+  const found = await executePrepared<{ id: string; hook_key: string }>(
+    tx,
+    sql`
     with body as (
       insert into ${hookEventBodies} (organization_id, call_id, event_type, payload)
       values (${input.organizationId}::uuid, ${event.callId}::uuid, ${event.type}::text, ${payload}::text)
@@ -68,7 +73,8 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
     )
     -- delivered to listeners only on commit, which is exactly when the rows become visible
     select id, hook_key, (select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '') from delivery where inserted limit 1) as notified
-    from delivery`);
+    from delivery`,
+  );
   // in the hooks' order, so callers can pair deliveries with hooks
   const byHook = new Map(found.map((r) => [r.hook_key, r.id]));
   return { deliveryIds: targets.flatMap((t) => byHook.get(t.hook.id) ?? []) };

@@ -98,7 +98,12 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
 
   const spawnOnce = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn("node", ["--import", "tsx", "workers/main.ts"], {
+      // BENCH_PROFILE=workers/main (benches): the worker writes a V8 CPU profile to BENCH_PROFILE_DIR on exit
+      const profile = process.env.BENCH_PROFILE && "workers/main.ts".includes(process.env.BENCH_PROFILE);
+      const flags = profile
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? "bench-profiles"}`]
+        : [];
+      const proc = spawn("node", [...flags, "--import", "tsx", "workers/main.ts"], {
         cwd: repoRoot,
         env,
         stdio: ["ignore", "pipe", "pipe"],

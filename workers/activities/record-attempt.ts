@@ -2,6 +2,7 @@
 // transaction), so the API never shows one without the other.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
+import { executePrepared } from "../../src/db/prepared";
 import { hookDeliveries, hookDeliveryAttempts, type DeliveryStatus } from "../../src/db/schema";
 import type { HookResponse } from "../../src/events/send-hook";
 
@@ -18,7 +19,9 @@ export type AttemptRecord = {
 export async function recordAttempt(db: Db, r: AttemptRecord): Promise<void> {
   const next = r.nextAttemptAt?.toISOString() ?? null;
   // an activity re-run after a worker crash re-sends; the attempt row then shows the latest exchange
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    sql`
     with attempt as (
       insert into ${hookDeliveryAttempts}
         (delivery_id, run, attempt, started_at, duration_ms, status_code, error, response_excerpt, next_attempt_at)
@@ -29,5 +32,6 @@ export async function recordAttempt(db: Db, r: AttemptRecord): Promise<void> {
         error = excluded.error, response_excerpt = excluded.response_excerpt, next_attempt_at = excluded.next_attempt_at
     )
     update ${hookDeliveries} set status = ${r.status}, attempt_count = ${r.attempt}, next_attempt_at = ${next}, updated_at = now()
-    where id = ${r.deliveryId} and run = ${r.run}`);
+    where id = ${r.deliveryId} and run = ${r.run}`,
+  );
 }

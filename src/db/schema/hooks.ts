@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { assistants, callEventHooks } from "./assistants";
 import { id, ownedByOrganization } from "./tenancy";
@@ -60,6 +61,10 @@ export const hookDeliveries = pgTable(
     uniqueIndex("hook_deliveries_idempotency_uq").on(t.callId, t.hookKey, t.eventType),
     index("hook_deliveries_org_created_idx").on(t.organizationId, t.createdAt),
     index("hook_deliveries_undispatched_idx").on(t.dispatchedAt),
+    // the dispatcher's claim of new runs, oldest first, whatever the backlog of runs already claimed
+    index("hook_deliveries_unclaimed_idx")
+      .on(t.createdAt)
+      .where(sql`${t.dispatchedAt} is null and ${t.claimedAt} is null`),
   ],
 );
 
