@@ -21,7 +21,8 @@ export function cpuSecondsMatching(matches: (cmdline: string) => boolean): numbe
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (matches(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "))) sum += cpuSeconds(Number(entry));
+      if (matches(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")))
+        sum += cpuSeconds(Number(entry));
     } catch {
       // exited since the listing
     }
