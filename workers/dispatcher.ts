@@ -36,7 +36,7 @@ const START_BATCH = 200;
 /** starts are gathered this long (or until a batch is full), so they run beside few first attempts */
 const START_GATHER_MS = 100;
 /** starts also wait until nothing was claimed for this long (the end of a burst) */
-const START_QUIET_MS = 200;
+const START_QUIET_MS = 100;
 /**
  * Starts wait while first attempts are under way, the oldest at most this long: on 2 cores a start
  * costs the Temporal server several times what an attempt costs us, so a burst is sent first.

@@ -155,16 +155,23 @@ try {
   const finalizes = by(timings.finalizes),
     llm = by(timings.llm),
     tts = by(timings.tts);
+  /** which turns were slowest in A (the first turn of a call, or any) */
+  const aByTurn: [string, number][] = [];
   const a: number[] = [],
     b: number[] = [],
     c: number[] = [];
   for (const [tag, request] of llm as Map<string, any>) {
     const fin: any = finalizes.get(tag),
       speak: any = tts.get(tag);
-    if (fin) a.push(request.at - fin.at);
+    if (fin) {
+      a.push(request.at - fin.at);
+      aByTurn.push([tag, request.at - fin.at]);
+    }
     if (speak && request.firstContentAt) b.push(speak.receivedAt - request.firstContentAt);
     if (speak?.firstAudioAt && firstFrames[tag]) c.push(firstFrames[tag] - speak.firstAudioAt);
   }
+  const slowest = aByTurn.sort((x, y) => y[1] - x[1]).slice(0, 5);
+  say(`slowest A turns (s<call>t<turn>): ${slowest.map(([tag, ms]) => `${tag} ${ms.toFixed(1)} ms`).join(", ")}`);
   const baseline = await wsHopBaseline(100);
 
   // CPU per call
