@@ -145,6 +145,11 @@ export async function startBridge(config: Config, options: { port?: number } = {
   });
   if (config.bridge.workerIndex !== null) answerMetricsCollection();
   log.info("bridge listening", { port: server.port, bridgeId: config.bridge.instanceId });
+  // Bun's first fetch in a process sets its HTTP client up (~30 ms here): made now, on our own health
+  // check, it is not the first LLM request of the first pipeline turn (bench/pipeline, A p99)
+  void fetch(`http://127.0.0.1:${server.port}/healthz`)
+    .then((res) => res.arrayBuffer())
+    .catch(() => {});
 
   return {
     port: server.port!,
