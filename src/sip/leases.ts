@@ -72,6 +72,13 @@ export class LeaseKeeper {
     return Math.max(0, Math.ceil((counts?.total ?? 0) / bridges) - owned);
   }
 
+  /** Renews the leases we hold, nothing else: one statement, so no slow sync can make them lapse. */
+  async renew() {
+    await this.db.execute(
+      sql`update sip_registrations set lease_expires_at = now() + ${this.ttlMs}::int * interval '1 millisecond' where owner_bridge_id = ${this.bridgeId}`,
+    );
+  }
+
   /** Gives our credentials up at once (clean shutdown), so another bridge need not wait for expiry. */
   async releaseAll() {
     await this.db

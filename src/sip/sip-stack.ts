@@ -85,14 +85,24 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       const beat = await leases.beat();
       const beatMs = performance.now() - started;
       await agents.apply(await loadWantedCredentials(db, unseal), beat);
-      // the next renewal waits for this sync: one that takes a good part of the lease risks a takeover
+      // claims, take-overs and user agents wait for this sync (renewals do not): worth a line when slow
       const tookMs = Math.round(performance.now() - started);
       if (tookMs > sip.leaseMs / 3)
         log.warn("sip sync slow", { bridgeId, tookMs, leaseBeatMs: Math.round(beatMs), leaseMs: sip.leaseMs });
     },
     (error) => log.error("sip sync failed", { bridgeId, error: describeError(error) }),
   );
-  const heartbeat = setInterval(sync.request, Math.max(200, Math.floor(sip.leaseMs / 3)));
+  // leases are also renewed on their own: a sync (claims, take-overs, user agents) may take seconds on a
+  // loaded machine, and a renewal waiting behind it let a sibling take a live bridge's credentials over
+  const renewal = coalescingRunner(
+    () => leaseKeeper.renew(),
+    (error) => log.warn("sip lease renewal failed", { bridgeId, error: describeError(error) }),
+  );
+  const beatEveryMs = Math.max(200, Math.floor(sip.leaseMs / 3));
+  const heartbeat = setInterval(() => {
+    renewal.request();
+    sync.request();
+  }, beatEveryMs);
   const listener = await client.listen(SIP_CREDENTIALS_CHANNEL, sync.request);
   sync.request();
   log.info("sip listening", { port: sip.port, transport: sip.transport, publicHost: sip.publicHost, bridgeId });
@@ -108,7 +118,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     async stop() {
       clearInterval(heartbeat);
       agents.halt();
-      await sync.stop();
+      await Promise.all([sync.stop(), renewal.stop()]);
       await listener.unlisten();
       await agents.stop();
       await leases.releaseAll().catch(() => {});
