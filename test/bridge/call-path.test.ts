@@ -31,7 +31,8 @@ async function concludedMessages(callId: string): Promise<any[]> {
 
 const reply =
   "We are open from nine in the morning to five in the afternoon, Monday to Friday, and from ten to two on " +
-  "Saturdays. You can book a table, ask about an order, or leave a message for the manager.";
+  "Saturdays. You can book a table, ask about an order, or leave a message for the manager. On public " +
+  "holidays we open at noon, and the kitchen closes an hour before we do, so please come early for dinner.";
 
 test("barge-in: the provider is told what was heard (conversation.item.truncate) and the stored text is cut to it", async () => {
   const assistant = await createAssistant(world, {
@@ -46,7 +47,8 @@ test("barge-in: the provider is told what was heard (conversation.item.truncate)
   const provider = await assistant.fake.nextSession();
   caller.startStreaming();
   await caller.say(await speech("When are you open?", 16000));
-  // about a second of the reply (its audio is some 2 s), then the caller talks over it
+  // about a second of the reply (its audio is some 4 s: a loaded machine may take a second or more to
+  // notice the caller's speech, and the reply must still be playing then), then the caller talks over it
   await caller.waitFor((e) => e.type === "transcript" && e.role === "ASSISTANT");
   const framesBefore = caller.frames.length;
   while ((caller.frames.length - framesBefore) * 20 < 1_000) await Bun.sleep(20);
