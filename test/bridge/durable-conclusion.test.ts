@@ -106,6 +106,9 @@ test("a bridge stopped before the conclusion landed keeps it, and its next start
     OPENAI_REALTIME_URL: world.realtime.url,
     BRIDGE_DATA_DIR: dataDir,
     BRIDGE_INSTANCE_ID: `durable-restart-${process.pid}`,
+    // cut from the database, it cannot renew its heartbeat: on a loaded CI run the test outlasted the
+    // default 10 s, and the world's bridge rightly reaped the call as lost before the restart wrote it
+    BRIDGE_HEARTBEAT_TTL_MS: "120000",
   };
   const config = loadConfig(env);
   const first = await startBridge(config, { port: 0 });
