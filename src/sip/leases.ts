@@ -30,7 +30,7 @@ export class LeaseKeeper {
   /** Renews our leases and claims free or expired ones. */
   async heartbeat(): Promise<Heartbeat> {
     const me = this.bridgeId;
-    const until = sql`now() + ${this.ttlMs}::int * interval '1 millisecond'`;
+    const until = this.leaseEnd();
     return this.db.transaction(async (tx) => {
       const renewed = await tx.execute<{ credential_id: string }>(
         sql`update sip_registrations set lease_expires_at = ${until} where owner_bridge_id = ${me} returning credential_id`,
@@ -75,8 +75,13 @@ export class LeaseKeeper {
   /** Renews the leases we hold, nothing else: one statement, so no slow sync can make them lapse. */
   async renew() {
     await this.db.execute(
-      sql`update sip_registrations set lease_expires_at = now() + ${this.ttlMs}::int * interval '1 millisecond' where owner_bridge_id = ${this.bridgeId}`,
+      sql`update sip_registrations set lease_expires_at = ${this.leaseEnd()} where owner_bridge_id = ${this.bridgeId}`,
     );
+  }
+
+  /** A lease taken or renewed now ends this far ahead, on Postgres' clock. */
+  private leaseEnd() {
+    return sql`now() + ${this.ttlMs}::int * interval '1 millisecond'`;
   }
 
   /** Gives our credentials up at once (clean shutdown), so another bridge need not wait for expiry. */
