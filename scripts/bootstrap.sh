@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BUN_VERSION=1.3.14
+BUN_VERSION=1.4.4
 TEMPORAL_CLI_VERSION=v1.5.1
 step() { printf '[bootstrap] %s\n' "$*" >&2; }
 

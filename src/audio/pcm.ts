@@ -6,19 +6,22 @@ const hostIsLittleEndian = endianness() === "LE";
 
 /** Copies bytes into a fresh Int16Array (the source may be unaligned or a view into a bigger buffer). */
 export function bytesToPcm(bytes: Uint8Array): Int16Array {
-  const samples = new Int16Array(bytes.length >> 1);
   if (hostIsLittleEndian) {
-    new Uint8Array(samples.buffer).set(bytes.subarray(0, samples.length * 2));
-    return samples;
+    // into an ArrayBuffer of our own: reading `.buffer` of a new Int16Array would make the engine
+    // allocate and copy it a second time (this runs for every frame a caller sends)
+    const buffer = new ArrayBuffer(bytes.length & ~1);
+    new Uint8Array(buffer).set(bytes.subarray(0, buffer.byteLength));
+    return new Int16Array(buffer);
   }
+  const samples = new Int16Array(bytes.length >> 1);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true);
   return samples;
 }
 
-/** Little-endian bytes of the samples as a Buffer. */
+/** Little-endian bytes of the samples as a Buffer: a view of the samples (no copy) on little-endian hosts. */
 export function pcmToBytes(samples: Int16Array): Buffer {
-  if (hostIsLittleEndian) return Buffer.from(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+  if (hostIsLittleEndian) return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
   const bytes = Buffer.alloc(samples.length * 2);
   for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i]!, i * 2);
   return bytes;

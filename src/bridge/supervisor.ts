@@ -47,7 +47,7 @@ export function superviseBridgeWorkers(config: Config) {
     log.info("bridge worker started", { worker: slot.index, pid: proc.pid });
   }
 
-  function exited(slot: Slot, proc: Subprocess, code: number | null, signal: number | null) {
+  function exited(slot: Slot, proc: Subprocess, code: number | null, signal: number | NodeJS.Signals | null) {
     if (slot.proc !== proc) return;
     slot.proc = null;
     if (stopping) return;
