@@ -9,7 +9,6 @@ import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
-import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createBenchAssistant } from "./bench-assistant";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
@@ -49,7 +48,6 @@ try {
     `${live} live + ${ending} ending calls at ${rate} Hz for ${beforeS} s, recording ${values.format}; then the ${ending} hang up at once`,
   );
   await migrateDatabase(databaseUrl);
-  const chat = await startFakeChatServer();
   const api = await startApi(loadConfig(env), { port: 0 });
   const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) =>
     l.includes('"url"'),
@@ -62,7 +60,7 @@ try {
       BRIDGE_WORKERS: "1",
       SIP_ENABLED: "false",
       RECORDING_FORMAT: values.format!,
-      OPENAI_BASE_URL: chat.baseUrl,
+      OPENAI_BASE_URL: JSON.parse(provider.line).chatUrl,
       OPENAI_REALTIME_URL: JSON.parse(provider.line).url,
       LOG_LEVEL: "info",
     },
@@ -105,7 +103,6 @@ try {
   );
   await livePool.hangUpAll();
   await api.stop();
-  await chat.close();
 } finally {
   await finish();
 }

@@ -9,7 +9,6 @@ import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
-import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createBenchAssistant } from "./bench-assistant";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
@@ -79,7 +78,6 @@ function report({
 try {
   say(`scratch database, API, fake provider and bridge; steps ${steps.join(", ")} x ${durationS} s at ${rate} Hz`);
   await migrateDatabase(databaseUrl);
-  const chat = await startFakeChatServer();
   const api = await startApi(loadConfig(env), { port: 0 });
   const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) =>
     l.includes('"url"'),
@@ -90,7 +88,7 @@ try {
     {
       BRIDGE_PORT: String(bridgePort),
       BRIDGE_WORKERS: "1",
-      OPENAI_BASE_URL: chat.baseUrl,
+      OPENAI_BASE_URL: JSON.parse(provider.line).chatUrl,
       OPENAI_REALTIME_URL: JSON.parse(provider.line).url,
       LOG_LEVEL: "info",
     },
@@ -114,7 +112,6 @@ try {
     `\nbench/calls-ws: ${durationS} s per step, ${rate} Hz, bridge on one process\n${lines.join("\n")}\nlargest N with p99 jitter < 20 ms and no lost frame: ${best || "none"}`,
   );
   await api.stop();
-  await chat.close();
 } finally {
   await finish();
 }

@@ -3,6 +3,7 @@
 // pass through the event loop that paces the audio of the calls still running.
 import { createDb, type Db } from "../db/client";
 import { describeError } from "../errors";
+import { lowerThreadPriority } from "../lib/thread-priority";
 import type { PendingEnd } from "./conclusion-spool";
 import { writeCallEnd } from "./write-call-end";
 
@@ -11,12 +12,15 @@ export type EndResult = { id: number; error: string | null };
 
 declare const self: Worker;
 
-// the conclusion writer runs a few recorded ends at a time; one pool per database is enough for them
+// when many calls end at once this thread is busy for seconds: the audio of the live calls goes first
+lowerThreadPriority();
+
+// a conclusion writer runs one recorded end at a time (the tests run several writers in one process)
 const pools = new Map<string, Db>();
 const dbOf = (url: string) => {
   let db = pools.get(url);
   if (!db) {
-    db = createDb(url, { max: 4 }).db;
+    db = createDb(url, { max: 2 }).db;
     pools.set(url, db);
   }
   return db;

@@ -19,9 +19,11 @@ export class ConclusionWriter {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly attemptTimeoutMs: number;
-  // a body with its recording is tens of MB in memory until written: a few at a time, not every call
-  // that ended at the same moment
-  private readonly bigOnes = createLimiter(4);
+  // writing an end with its recording keeps the conclusion thread and a Postgres backend busy: one
+  // attempt at a time, so calls that ended at the same moment do not take the CPU from the live calls'
+  // audio (bench/calls-ws/conclude: 50 ends land within 3 s this way). A slot is held per attempt, not
+  // across the pauses between retries, so an end that keeps failing does not hold up the others.
+  private readonly recordedWrites = createLimiter(1);
 
   constructor(
     private readonly db: Db,
@@ -48,14 +50,14 @@ export class ConclusionWriter {
         return false;
       },
     );
-    return pending.recording ? this.bigOnes(() => this.untilLanded(pending, kept)) : this.untilLanded(pending, kept);
+    return this.untilLanded(pending, kept);
   }
 
   private async untilLanded(pending: PendingEnd, kept: boolean): Promise<boolean> {
     const callId = pending.task.callId;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.attempt(pending);
+        await (pending.recording ? this.recordedWrites(() => this.attempt(pending)) : this.attempt(pending));
         if (attempt > 1) log.info("call", { callId, event: "conclusion_landed", attempts: attempt });
         if (kept)
           await this.spool

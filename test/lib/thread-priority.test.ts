@@ -1,0 +1,30 @@
+// The conclusion thread lowers its own priority, and only its own: the event loop that paces the
+// live calls' audio keeps the normal one.
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import type { PendingEnd } from "../../src/calls/conclusion-spool";
+import { writeRecordedCallEnd } from "../../src/calls/conclusion-thread";
+
+/** The nice value of each thread of this process, by thread id. */
+function threadNices(): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+  }
+  return nices;
+}
+
+test("the conclusion thread runs at nice 10, the event loop at 0", async () => {
+  const before = threadNices();
+  // nothing listens on port 1: the write fails, but the thread has started and lowered itself first
+  const pending = { task: { callId: "thread-priority" } } as unknown as PendingEnd;
+  await expect(writeRecordedCallEnd("postgres://127.0.0.1:1/none", pending)).rejects.toThrow();
+  const after = threadNices();
+  // the thread, and the helper threads it started after lowering itself (they inherit its value)
+  const lowered = [...after].filter(([tid, nice]) => nice === 10 && !before.has(tid));
+  expect(lowered.length).toBeGreaterThanOrEqual(1);
+  // every thread that was there before (the event loop and its helpers) kept its priority
+  for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid)).toBe(nice);
+  expect(after.get(process.pid)).toBe(0);
+});
