@@ -15,6 +15,7 @@ import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engi
 import type { ToolWebhook } from "../voice/tools";
 import { CallMessages } from "./call-messages";
 import type { CallerTransport, EndReason } from "./caller-transport";
+import { createTurnQueue } from "../lib/turn-queue";
 import { sharedTicker, type FrameTicker } from "./frame-ticker";
 import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";
@@ -45,6 +46,8 @@ export type CallSessionOptions = {
 // the agent's goodbye should play out, but a response that never finishes must not hold the call
 const hangupGraceMs = 15_000;
 const maxUtteranceSeconds = 30;
+// calls that end in the same instant (a burst of hang-ups) finish one per event-loop turn
+const endings = createTurnQueue((error) => log.error("call end failed", { error: describeError(error) }));
 
 export class CallSession {
   readonly callId: string;
@@ -117,27 +120,33 @@ export class CallSession {
     this.voice.sendText(text);
   }
 
-  /** Ends the call once; the caller is told why and disconnected. Late calls are ignored. */
+  /**
+   * Ends the call once; the caller is told why and disconnected. Late calls are ignored. What must stop
+   * at once stops here (no frame is played or recorded after this); the rest (the recording's last
+   * second, the notices, the hang-up, the record) waits for its event-loop turn in `endings`.
+   */
   end(reason: EndReason, error: string | null = null) {
     if (this.ending) return;
     this.ending = true;
-    this.resolveStarted(null); // no-op once started
     const endedAt = Date.now();
-    const recording = this.finishRecording();
+    const recordedUntil = performance.now();
+    const recorder = this.recorder;
+    this.recorder = null;
     this.timers.forEach(clearTimeout);
     this.playout.stop();
     this.voice?.close();
-    if (error) this.transport.notify({ type: "error", message: error });
-    this.transport.notify({ type: "ended", callId: this.callId, reason });
-    this.transport.hangup();
-    log.info("call", {
-      callId: this.callId,
-      event: "ended",
-      reason,
-      error,
-      durationMs: this.startedAt ? endedAt - this.startedAt : null,
-    });
-    // tool calls still running are bounded by their time-out; their results belong to the record
+    endings(() => this.finishEnd(reason, error, endedAt, this.finishRecording(recorder, recordedUntil)));
+  }
+
+  private finishEnd(
+    reason: EndReason,
+    error: string | null,
+    endedAt: number,
+    recording: Promise<FinishedRecording | null>,
+  ) {
+    this.resolveStarted(null); // no-op once started
+    // first, so that a transport failing below cannot keep the call from its record; tool calls still
+    // running are bounded by their time-out, and their results belong to the record
     void Promise.allSettled(this.toolsInFlight).then(async () =>
       this.resolveEnded({
         reason,
@@ -148,6 +157,16 @@ export class CallSession {
         recording: await recording,
       }),
     );
+    if (error) this.transport.notify({ type: "error", message: error });
+    this.transport.notify({ type: "ended", callId: this.callId, reason });
+    this.transport.hangup();
+    log.info("call", {
+      callId: this.callId,
+      event: "ended",
+      reason,
+      error,
+      durationMs: this.startedAt ? endedAt - this.startedAt : null,
+    });
   }
 
   private start() {
@@ -168,13 +187,11 @@ export class CallSession {
     this.resolveStarted(this.startedAt);
   }
 
-  /** Completes the recording's file; a call whose recording failed still concludes, without one. */
-  private async finishRecording(): Promise<FinishedRecording | null> {
-    const recorder = this.recorder;
-    this.recorder = null; // no frame after the end
+  /** Completes the recording's file up to `until`; a call whose recording failed still concludes, without one. */
+  private async finishRecording(recorder: CallRecorder | null, until: number): Promise<FinishedRecording | null> {
     if (!recorder) return null;
     try {
-      const recording = await recorder.finish();
+      const recording = await recorder.finish(until);
       if (recording.truncated) log.warn("call recording truncated", { callId: this.callId, bytes: recording.bytes });
       return recording;
     } catch (error) {
