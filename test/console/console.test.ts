@@ -26,12 +26,20 @@ let page: Page;
 let profile: string;
 let assistant: Awaited<ReturnType<typeof createAssistant>>;
 
+/** Each step of the set-up says how long it took: on a loaded CI run the whole set-up once timed out silently. */
+async function step<T>(name: string, work: Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await work;
+  console.log(`[console] ${name}: ${Math.round(performance.now() - started)} ms`);
+  return result;
+}
+
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
-  const { address } = await ensureTemporal();
+  const { address } = await step("temporal", ensureTemporal());
   [world, worker, tools] = await Promise.all([
-    startWorld(),
-    startWorker({ address, backoffBaseMs: 1_000, env: { OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32" } }),
+    step("world", startWorld()),
+    step("hook worker", startWorker({ address, backoffBaseMs: 1_000, env: { OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32" } })),
     startReceiver(),
   ]);
   tools.respond(() => ({ status: 200, body: "Order 42 ships tomorrow." }));
@@ -61,7 +69,25 @@ beforeAll(async () => {
       16000,
     ),
   );
-  browser = await chromium.launchPersistentContext(join(profile, "user-data"), {
+  browser = await step("chromium", launchChromium(join(profile, "user-data"), mic));
+  page = browser.pages()[0] ?? (await browser.newPage());
+}, 180_000);
+
+/** Chromium with the fake microphone; a launch that hangs (seen once on a loaded machine) is tried again. */
+async function launchChromium(userData: string, mic: string): Promise<BrowserContext> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchOnce(`${userData}-${attempt}`, mic);
+    } catch (error) {
+      if (attempt === 2) throw error;
+      console.log(`[console] chromium launch ${attempt} failed, trying again: ${(error as Error).message}`);
+    }
+  }
+}
+
+function launchOnce(userData: string, mic: string) {
+  return chromium.launchPersistentContext(userData, {
+    timeout: 45_000,
     executablePath: "/usr/bin/chromium",
     headless: true,
     args: [
@@ -78,8 +104,7 @@ beforeAll(async () => {
       `--use-file-for-fake-audio-capture=${mic}`,
     ],
   });
-  page = browser.pages()[0] ?? (await browser.newPage());
-}, 90_000);
+}
 afterAll(async () => {
   await browser?.close();
   await Promise.all([world?.stop(), worker?.kill(), tools?.close(), api?.stop()]);
