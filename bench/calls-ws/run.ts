@@ -82,14 +82,15 @@ try {
   const provider = await spawnBun("bench/calls-ws/fake-provider.ts", { REPLY_CHARS: String(replyChars) }, (l) =>
     l.includes('"url"'),
   );
+  const providerUrls = JSON.parse(provider.line);
   const bridgePort = await freePort();
   const bridge = await spawnBun(
     "src/bridge/main.ts",
     {
       BRIDGE_PORT: String(bridgePort),
       BRIDGE_WORKERS: "1",
-      OPENAI_BASE_URL: JSON.parse(provider.line).chatUrl,
-      OPENAI_REALTIME_URL: JSON.parse(provider.line).url,
+      OPENAI_BASE_URL: providerUrls.chatUrl,
+      OPENAI_REALTIME_URL: providerUrls.url,
       LOG_LEVEL: "info",
     },
     (l) => l.includes("bridge listening"),

@@ -9,13 +9,13 @@ import {
 } from "../audio/call-recorder";
 import { describeError } from "../errors";
 import type { CallMessage } from "../events/payloads";
+import { createTurnQueue } from "../lib/turn-queue";
 import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
 import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engine";
 import type { ToolWebhook } from "../voice/tools";
 import { CallMessages } from "./call-messages";
 import type { CallerTransport, EndReason } from "./caller-transport";
-import { createTurnQueue } from "../lib/turn-queue";
 import { sharedTicker, type FrameTicker } from "./frame-ticker";
 import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";

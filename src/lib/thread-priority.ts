@@ -4,14 +4,10 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 
 /** Lowers the calling thread's scheduling priority to `nice` (Linux; elsewhere nothing happens). */
-export function lowerThreadPriority(nice = 10): boolean {
+export function lowerThreadPriority(nice = 10) {
   try {
     // /proc/thread-self -> "<pid>/task/<tid>"; setpriority() on a thread id applies to that thread only
     const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (!Number.isInteger(tid)) return false;
-    setPriority(tid, nice);
-    return true;
-  } catch {
-    return false;
-  }
+    if (Number.isInteger(tid)) setPriority(tid, nice);
+  } catch {}
 }
