@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
+import { describePacing, pacingSnapshot } from "../lib/pacing";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
@@ -98,7 +99,8 @@ async function runSipp(
   return { code, setups: rows.map((r) => Number(r.split(";")[1])).filter(Number.isFinite) };
 }
 
-type RampEffect = { ramp: WindowStats; steady: WindowStats };
+type Window = WindowStats & { pacing: string };
+type RampEffect = { ramp: Window; steady: Window };
 
 /**
  * Whether starting calls moves the jitter of calls already up: the calls with media once half of the
@@ -111,6 +113,7 @@ async function measureRampEffect(
   n: number,
   label: string,
   ended: () => boolean,
+  metricsUrl: string,
 ): Promise<RampEffect | null> {
   const firstHangup = performance.now() + durationS * 1000 - 500;
   const until = async (reached: () => boolean) => {
@@ -119,20 +122,24 @@ async function measureRampEffect(
   };
   if (!(await until(() => media.stats.calls >= Math.ceil(n / 2)))) return null;
   const rampWatch = media.watch();
+  const rampPacing = await pacingSnapshot(metricsUrl);
   say(`${label}: ${rampWatch.cohort.size} calls up; measuring them while the other ${n - media.stats.calls} start`);
   await until(() => media.stats.calls >= n);
-  const ramp = rampWatch.close();
+  const rampEnd = await pacingSnapshot(metricsUrl);
+  const ramp = { ...rampWatch.close(), pacing: describePacing(rampPacing, rampEnd) };
   say(`${label}: ramp window ${ramp.seconds.toFixed(1)} s over; a second to settle, then as long a steady window`);
   await Bun.sleep(1000);
   const steadyWatch = media.watch(rampWatch.cohort);
+  const steadyPacing = await pacingSnapshot(metricsUrl);
   const steadyEnd = performance.now() + ramp.seconds * 1000;
   await until(() => performance.now() >= steadyEnd);
-  return { ramp, steady: steadyWatch.close() };
+  const steady = steadyWatch.close();
+  return { ramp, steady: { ...steady, pacing: describePacing(steadyPacing, await pacingSnapshot(metricsUrl)) } };
 }
 
 /** A watch window's figures for the report line. */
-const windowLine = (w: WindowStats) =>
-  `p99 ${pct(w.jitters, 99).toFixed(1)} ms, lost ${w.lost} (${w.seconds.toFixed(1)} s, ${w.jitters.length} packets, bench lag p99 ${pct(w.clientLag, 99).toFixed(1)} ms)`;
+const windowLine = (w: Window) =>
+  `p99 ${pct(w.jitters, 99).toFixed(1)} ms, lost ${w.lost} (${w.seconds.toFixed(1)} s, ${w.jitters.length} packets, bench lag p99 ${pct(w.clientLag, 99).toFixed(1)} ms; bridge ${w.pacing})`;
 
 type StepResult = {
   workers: number;
@@ -152,6 +159,7 @@ async function runStep(
   bridgePid: number,
   sipPort: number,
   question: Int16Array,
+  metricsUrl: string,
 ): Promise<StepResult> {
   const label = `W=${workers} N=${n}`;
   say(`${label}: binding ${n} RTP sockets, then SIPp at ${cps} calls/s, each call held ${durationS} s`);
@@ -168,7 +176,7 @@ async function runStep(
   let peakRss = 0;
   let done = false;
   void sipps.finally(() => (done = true));
-  const rampEffect = measureRampEffect(media, n, label, () => done);
+  const rampEffect = measureRampEffect(media, n, label, () => done, metricsUrl);
   while (!done) {
     await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
@@ -225,18 +233,19 @@ function report(r: StepResult) {
   };
 }
 
-/** The bridge with `workers` workers, resolved once every worker's SIP stack listens. */
+/** The bridge with `workers` workers, resolved once every worker's SIP stack listens; its metrics URL. */
 async function startBridge(
   workers: number,
   sipPort: number,
   realtimeUrl: string,
   chatUrl: string,
-): Promise<ChildProcess> {
+): Promise<{ proc: ChildProcess; metricsUrl: string }> {
+  const port = await freePort();
   const bridge = await spawnBun(
     "src/bridge/main.ts",
     {
       BRIDGE_WORKERS: String(workers),
-      BRIDGE_PORT: String(await freePort()),
+      BRIDGE_PORT: String(port),
       SIP_PORT: String(sipPort),
       SIP_BIND_HOST: "127.0.0.1",
       SIP_PUBLIC_HOST: "127.0.0.1",
@@ -250,7 +259,7 @@ async function startBridge(
   );
   // the other workers listen within moments of the first; then each sync picks the credential up
   await Bun.sleep(3000);
-  return bridge.proc;
+  return { proc: bridge.proc, metricsUrl: `http://127.0.0.1:${port}/metrics` };
 }
 
 /** SIGTERM (the bridge ends its calls), SIGKILL when it has not exited a minute later. */
@@ -305,14 +314,14 @@ try {
     const sipPort = 15_060 + (process.pid % 100) * 10;
     const bridge = await startBridge(workers, sipPort, realtimeUrl, chat.baseUrl);
     for (const n of steps) {
-      const result = report(await runStep(workers, n, bridge.pid!, sipPort, question));
+      const result = report(await runStep(workers, n, bridge.proc.pid!, sipPort, question, bridge.metricsUrl));
       lines.push(result.line);
       say(result.line);
       if (!result.ok && !values["keep-going"]) break;
       if (result.ok && best.get(workers) === steps[steps.indexOf(n) - 1]) best.set(workers, n);
       await Bun.sleep(3000); // let the previous step's calls conclude
     }
-    await stopBridge(bridge);
+    await stopBridge(bridge.proc);
   }
   console.log(
     `\nbench/calls-sip: ${durationS} s per step, PCMU, ${cps} calls/s ramp, CPU and RSS of the bridge's whole process tree\n${lines.join("\n")}\n` +

@@ -14,6 +14,7 @@ import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool, type PoolStats } from "./caller-pool";
 import { cpuSeconds, rssMb } from "./proc-stats";
+import { describePacing, pacingSnapshot } from "../lib/pacing";
 
 const { values } = parseArgs({
   options: {
@@ -80,23 +81,36 @@ try {
   for (let i = 0; i < ending; i += 25)
     await Promise.all(Array.from({ length: Math.min(25, ending - i) }, () => endingPool.dial()));
   const started = performance.now();
+  const metricsUrl = `http://127.0.0.1:${bridgePort}/metrics`;
+  let pacingBefore = await pacingSnapshot(metricsUrl);
   while (performance.now() - started < beforeS * 1000) {
-    await Bun.sleep(5000);
+    const left = beforeS * 1000 - (performance.now() - started);
+    // the baseline window of the bridge's pacer: the last WINDOW seconds before the hang-up
+    if (left <= windowS * 1000 + 5000 && left > windowS * 1000) {
+      await Bun.sleep(left - windowS * 1000);
+      pacingBefore = await pacingSnapshot(metricsUrl);
+      continue;
+    }
+    await Bun.sleep(Math.min(5000, left));
     say(
       `${((performance.now() - started) / 1000).toFixed(0)}/${beforeS} s: ${livePool.active + endingPool.active} live, bridge RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
     );
   }
   const cpuBefore = cpuSeconds(bridge.proc.pid!);
+  const pacingAtHangUp = await pacingSnapshot(metricsUrl);
   const hangUpAt = performance.now();
   const hungUp = endingPool.hangUpAll();
   await Bun.sleep(windowS * 1000);
   await hungUp;
   const cpuAfter = cpuSeconds(bridge.proc.pid!);
+  const pacingAfter = await pacingSnapshot(metricsUrl);
   const baseline = windowP99(livePool.stats, hangUpAt - windowS * 1000, hangUpAt);
   const during = windowP99(livePool.stats, hangUpAt, hangUpAt + windowS * 1000);
   const lines = [
     `live calls' agent-frame jitter, ${windowS} s before the hang-up: p99 ${baseline.p99.toFixed(1)} ms, max ${baseline.max.toFixed(1)} ms (${baseline.frames} frames)`,
     `live calls' agent-frame jitter, ${windowS} s after ${ending} calls hung up at once: p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms (${during.frames} frames)`,
+    `the bridge's media pacer (all calls), ${windowS} s before: ${describePacing(pacingBefore, pacingAtHangUp)}`,
+    `the bridge's media pacer (all calls), ${windowS} s after: ${describePacing(pacingAtHangUp, pacingAfter)}`,
     `lost frames ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
   ];
   console.log(

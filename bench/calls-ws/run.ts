@@ -14,6 +14,7 @@ import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool, type PoolStats } from "./caller-pool";
 import { cpuSeconds, rssMb } from "./proc-stats";
+import { describePacing, pacingSnapshot } from "../lib/pacing";
 
 const { values } = parseArgs({
   options: {
@@ -30,12 +31,20 @@ const replyFrames = Math.ceil((replyChars * 12) / 20);
 
 const { say, databaseUrl, env, spawnBun, finish } = createBench("calls-ws");
 
-async function runStep(n: number, bridgePid: number, providerPid: number, url: string, question: Int16Array) {
+async function runStep(
+  n: number,
+  bridgePid: number,
+  providerPid: number,
+  url: string,
+  question: Int16Array,
+  metricsUrl: string,
+) {
   const pool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
   const rssBefore = rssMb(bridgePid);
   // dial in waves so the start of the step is not one burst of upgrades
   for (let i = 0; i < n; i += 25) await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => pool.dial()));
   const cpuStart = cpuSeconds(bridgePid);
+  const pacingStart = await pacingSnapshot(metricsUrl);
   // the provider and the callers share the machine: when they saturate, the bridge is not what is measured
   const others = { provider: cpuSeconds(providerPid), callers: process.cpuUsage() };
   const started = performance.now();
@@ -50,8 +59,9 @@ async function runStep(n: number, bridgePid: number, providerPid: number, url: s
     );
   }
   const cpuPercent = ((cpuSeconds(bridgePid) - cpuStart) / ((performance.now() - started) / 1000)) * 100;
+  const pacing = describePacing(pacingStart, await pacingSnapshot(metricsUrl));
   await pool.hangUpAll();
-  return { n, stats: pool.stats, cpuPercent, rssBefore, peakRss };
+  return { n, stats: pool.stats, cpuPercent, rssBefore, peakRss, pacing };
 }
 
 function report({
@@ -60,18 +70,20 @@ function report({
   cpuPercent,
   rssBefore,
   peakRss,
+  pacing,
 }: {
   n: number;
   stats: PoolStats;
   cpuPercent: number;
   rssBefore: number;
   peakRss: number;
+  pacing: string;
 }) {
   const p99 = pct(stats.jitters, 99);
   const ok = p99 < 20 && stats.lostFrames === 0 && stats.failed === 0 && stats.calls === n;
   return {
     ok,
-    line: `N=${String(n).padStart(4)}  calls ${stats.calls}/${n}  replies ${stats.bursts}  frames ${stats.frames}  jitter p50 ${pct(stats.jitters, 50).toFixed(1)} p99 ${p99.toFixed(1)} max ${pct(stats.jitters, 100).toFixed(1)} ms (callers' own timer lag p99 ${pct(stats.clientLag, 99).toFixed(1)} ms)  lost ${stats.lostFrames} extra ${stats.extraFrames}  CPU ${cpuPercent.toFixed(0)}% (${(cpuPercent / n).toFixed(2)}%/call)  RSS ${peakRss.toFixed(0)} MB (${(((peakRss - rssBefore) * 1024) / n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}`,
+    line: `N=${String(n).padStart(4)}  calls ${stats.calls}/${n}  replies ${stats.bursts}  frames ${stats.frames}  jitter p50 ${pct(stats.jitters, 50).toFixed(1)} p99 ${p99.toFixed(1)} max ${pct(stats.jitters, 100).toFixed(1)} ms (callers' own timer lag p99 ${pct(stats.clientLag, 99).toFixed(1)} ms)  lost ${stats.lostFrames} extra ${stats.extraFrames}  CPU ${cpuPercent.toFixed(0)}% (${(cpuPercent / n).toFixed(2)}%/call)  RSS ${peakRss.toFixed(0)} MB (${(((peakRss - rssBefore) * 1024) / n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n      bridge: ${pacing}`,
   };
 }
 
@@ -102,7 +114,9 @@ try {
   const lines: string[] = [];
   let best = 0;
   for (const n of steps) {
-    const result = report(await runStep(n, bridge.proc.pid!, provider.proc.pid!, url, question));
+    const result = report(
+      await runStep(n, bridge.proc.pid!, provider.proc.pid!, url, question, `http://127.0.0.1:${bridgePort}/metrics`),
+    );
     lines.push(result.line);
     say(result.line);
     if (!result.ok) break;

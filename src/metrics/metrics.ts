@@ -74,6 +74,12 @@ const rtpLost = new Counter({
   help: "RTP packets of callers that never arrived or came too late to play",
   registers: [registry],
 });
+const pacingDelay = new Histogram({
+  name: "vas_media_pacing_delay_seconds",
+  help: "how much later than its 2 ms interval the media pacer ran, every run while calls play: the delay the bridge adds to agent frames and RTP packets",
+  buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25],
+  registers: [registry],
+});
 
 const toolDuration = new Histogram({
   name: "vas_tool_webhook_duration_seconds",
@@ -139,6 +145,8 @@ export function recordRtpCall(stats: { jitterMs: number; received: number; lost:
   rtpReceived.inc(stats.received);
   rtpLost.inc(stats.lost);
 }
+
+export const recordPacingDelay = (ms: number) => pacingDelay.observe(ms / 1000);
 
 export type ToolSample = { ok: boolean; status: number | null; durationMs: number; error?: string };
 

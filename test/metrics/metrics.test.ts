@@ -130,6 +130,8 @@ describe("bridge and worker around a call", () => {
     expect(delta("vas_call_duration_seconds_count", { transport: "websocket", status: "completed" })).toBe(1);
     // the call lasted a few seconds: its duration landed above the first bucket
     expect(delta("vas_call_duration_seconds_sum", { transport: "websocket", status: "completed" })).toBeGreaterThan(2);
+    // the agent's audio was paced: the pacer ran every 2 ms or so while it played (seconds of it)
+    expect(delta("vas_media_pacing_delay_seconds_count")).toBeGreaterThan(200);
 
     // both hooks were delivered by the worker process: its attempts and the delivery states show it
     let workerAfter = await workerMetrics();
