@@ -5,6 +5,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: "vas_" });
+// Bun answers v8.getHeapSpaceStatistics by walking the heap: 20-30 ms on the event loop that paces
+// every call's audio, at every scrape. The heap totals (process.memoryUsage) stay, they are cheap.
+for (const kind of ["total", "used", "available"])
+  registry.removeSingleMetric(`vas_nodejs_heap_space_size_${kind}_bytes`);
 
 // latency buckets in seconds: from sub-millisecond API reads to multi-second provider handshakes
 const fast = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -58,6 +58,13 @@ describe("API", () => {
     expect(after.some((s) => s.labels.route?.includes(tenant.organizationId))).toBe(false);
   });
 
+  test("the default process metrics are there, but not the heap spaces, whose walk of the heap stalls the event loop", async () => {
+    const samples = await bridgeMetrics();
+    expect(total(samples, "vas_process_cpu_seconds_total")).toBeGreaterThan(0);
+    expect(total(samples, "vas_nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+    expect(samples.filter((s) => s.name.startsWith("vas_nodejs_heap_space_"))).toEqual([]);
+  });
+
   test("SIP credentials: open agent tasks against maxAgentTasks", async () => {
     const { tenant } = world;
     const created = await tenant.org.post(`${tenant.P}/sip/credentials`, {
