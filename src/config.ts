@@ -131,6 +131,8 @@ export function loadConfig(env: Env = process.env) {
     voice: {
       openaiApiKey: env.OPENAI_API_KEY || null,
       realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),
+      // caller audio goes to the Realtime provider in chunks this long (0: every frame as it comes)
+      realtimeInputChunkMs: int(env, "REALTIME_INPUT_CHUNK_MS", 100),
       baseUrl: str(env, "OPENAI_BASE_URL", "https://api.openai.com/v1"),
       summaryModel: str(env, "SUMMARY_MODEL", "gpt-4o-mini"),
       // the pipeline engine's providers: the operator's endpoints and keys, never a tenant's

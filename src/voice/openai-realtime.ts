@@ -1,8 +1,9 @@
 // Voice engine adapter for the OpenAI Realtime protocol (and compatible providers) over websocket.
 import { EventEmitter } from "node:events";
 import WebSocket from "ws";
+import { ByteChunker } from "../audio/byte-chunker";
 import { muLawDecode, muLawEncode } from "../audio/g711";
-import { base64ToPcm, pcmToBase64 } from "../audio/pcm";
+import { base64ToPcm, pcmToBytes } from "../audio/pcm";
 import { createResampler, type Resampler } from "../audio/resampler";
 import { log } from "../log";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./engine";
@@ -24,13 +25,14 @@ type ServerEvent = { type: string; [key: string]: any };
 
 const connectTimeoutMs = 10_000;
 
-// an RTP payload is a Buffer (a view into the datagram): its own toString makes no other view
-const base64 = (bytes: Uint8Array) =>
-  (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString("base64");
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 
 class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements VoiceSession {
   private readonly toInput: Resampler;
   private readonly fromOutput: Resampler;
+  // one append per chunk, not per 20 ms frame: the frames, their masking, base64 and JSON were a
+  // quarter of the bridge's work per websocket call
+  private readonly input: ByteChunker;
   private readonly toolCalls = new RealtimeToolCalls();
   private readonly playback = new RealtimePlayback();
   // text so far of each utterance, by item id, for non-final transcript events
@@ -41,8 +43,11 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     private readonly ws: WebSocket,
     readonly sampleRate: number,
     private readonly formats: { input: RealtimeAudioFormat; output: RealtimeAudioFormat },
+    inputChunkMs: number,
   ) {
     super();
+    const bytesPerSecond = formats.input === "g711_ulaw" ? 8000 : formatRate(formats.input) * 2;
+    this.input = new ByteChunker((bytesPerSecond / 1000) * inputChunkMs);
     this.toInput = createResampler(sampleRate, formatRate(formats.input));
     this.fromOutput = createResampler(formatRate(formats.output), sampleRate);
     ws.on("message", (data) => this.onMessage(data.toString()));
@@ -53,12 +58,15 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   sendAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
     if (this.closedReason) return;
     this.playback.start(); // the first caller audio starts the call, and with it the playout
-    const audio =
+    const bytes =
       this.formats.input === "g711_ulaw"
-        ? base64(ulaw ?? muLawEncode(this.toInput.process(samples)))
-        : pcmToBase64(this.toInput.process(samples));
-    this.send({ type: "input_audio_buffer.append", audio });
+        ? (ulaw ?? muLawEncode(this.toInput.process(samples)))
+        : pcmToBytes(this.toInput.process(samples));
+    this.input.push(bytes, this.append);
   }
+
+  private readonly append = (chunk: Uint8Array) =>
+    this.send({ type: "input_audio_buffer.append", audio: base64(chunk) });
 
   sendText(text: string) {
     this.send({
@@ -221,7 +229,12 @@ export function connectOpenAiRealtime(
   const ws = new WebSocket(url, {
     headers: { ...(apiKey && { Authorization: `Bearer ${apiKey}` }), "OpenAI-Beta": "realtime=v1" },
   });
-  const session = new OpenAiRealtimeSession(ws, options.sampleRate, audioFormats(parameters, options.sampleRate));
+  const session = new OpenAiRealtimeSession(
+    ws,
+    options.sampleRate,
+    audioFormats(parameters, options.sampleRate),
+    options.config.voice.realtimeInputChunkMs,
+  );
   const { host, pathname, searchParams } = new URL(url);
   log.info("voice session connecting", { provider: host, path: pathname, model: searchParams.get("model") });
 

@@ -13,7 +13,7 @@ export class EnergyVad {
   private audioMs = 0;
 
   constructor(
-    private readonly sampleRate: number,
+    readonly sampleRate: number,
     private readonly threshold: number,
   ) {}
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { muLawDecode } from "../../src/audio/g711";
 import { base64ToPcm } from "../../src/audio/pcm";
-import { EnergyVad } from "./energy-vad";
+import { EnergyVad, type VadEvent } from "./energy-vad";
 import { type EventNaming, type FakeReply, newId, type ResponseStream, streamResponse } from "./realtime-responses";
 
 export type { FakeReply, FakeToolCall } from "./realtime-responses";
@@ -155,12 +155,20 @@ export class FakeRealtimeSession {
     this.audioBytesReceived += samples.length * 2;
     this.buffered += samples.length;
     const settings = this.session.turn_detection;
+    if (!settings) return;
     // the input rate follows the format: G.711 is 8 kHz, pcm16 24 kHz
     this.vad ??= new EnergyVad(
       this.session.input_audio_format === "g711_ulaw" ? 8000 : 24_000,
       this.options.speechThreshold ?? 500,
     );
-    const change = settings ? this.vad.feed(samples, settings) : null;
+    const vad = this.vad;
+    // a server VAD works on its own windows, whatever the size of an append: 20 ms here
+    const window = vad.sampleRate / 50;
+    for (let at = 0; at < samples.length; at += window)
+      this.onVadChange(vad.feed(samples.subarray(at, at + window), settings), settings);
+  }
+
+  private onVadChange(change: VadEvent | null, settings: Record<string, any>) {
     if (change?.type === "speech_started") {
       this.send({
         type: "input_audio_buffer.speech_started",

@@ -87,9 +87,9 @@ test("the provider receives the PCMU caller's bytes unchanged, both mu-law zeros
   });
   media.start();
 
-  // every mu-law code word, 0x7f among them, in 20 ms frames
-  const sent = Uint8Array.from({ length: 8 * 160 }, (_, i) => (i * 37) & 0xff);
-  for (let f = 0; f < 8; f++) {
+  // every mu-law code word, 0x7f among them, in 20 ms frames: two of the provider's 100 ms appends
+  const sent = Uint8Array.from({ length: 10 * 160 }, (_, i) => (i * 37) & 0xff);
+  for (let f = 0; f < 10; f++) {
     const packet = { payloadType: 0, marker: f === 0, sequence: 500 + f, timestamp: f * 160, ssrc: 0x5eed };
     caller.send(buildRtp(packet, sent.subarray(f * 160, (f + 1) * 160)), media.port, "127.0.0.1");
   }

@@ -140,7 +140,11 @@ describe("conversation", () => {
     expect(events.transcripts.some((t) => t.role === "ASSISTANT" && !t.final)).toBe(true);
     // an 8 kHz call's audio reached the provider as G.711 mu-law at 8 kHz, not resampled
     expect(provider.session.input_audio_format).toBe("g711_ulaw");
-    expect(Math.abs(provider.audioBytesReceived - (caller.length + 4000) * 2)).toBeLessThanOrEqual(2 * 50);
+    // in 100 ms appends (800 mu-law bytes), not one per 20 ms frame; all of it but the last part of one
+    const appends = provider.received.filter((e) => e.type === "input_audio_buffer.append");
+    expect(appends.length).toBeGreaterThan(10);
+    expect(appends.every((e) => Math.abs(e.bytes - 800) <= 2)).toBe(true); // (counted from the base64)
+    expect(Math.abs(provider.audioBytesReceived - (caller.length + 4000) * 2)).toBeLessThanOrEqual(2 * 800);
     const out = concatPcm(events.audio);
     expect(Math.abs(out.length - reply.length / 3)).toBeLessThanOrEqual(2);
     expect(rms(out) / rms(reply)).toBeGreaterThan(0.7); // same speech, band-limited to 4 kHz
