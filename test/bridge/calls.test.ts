@@ -175,7 +175,7 @@ describe("Twilio Media Streams", () => {
       streamSid: "MZtest",
     });
     await caller.until(
-      () => Buffer.concat(provider.inputAudio).includes(frame), // inside a 100 ms append
+      () => Buffer.concat(provider.inputAudio).includes(Buffer.from(frame)), // inside a 100 ms append
       10_000,
       "the frame unchanged at the provider",
     );
