@@ -2,8 +2,9 @@
 // LIVE callers and ENDING callers talk to one bridge process for BEFORE seconds; then every ENDING
 // caller hangs up at the same moment (their recordings, summaries and call_concluded are built and
 // written), while the LIVE callers go on. Reports the p99 jitter of the LIVE callers' agent frames in
-// the WINDOW seconds before the hang-up (the baseline, same run) and in the WINDOW seconds after it.
-//   bun bench/calls-ws/conclude.ts [--live 100] [--ending 50] [--before 60] [--window 10] [--rate 16000] [--format ulaw|pcm16]
+// the WINDOW seconds before the hang-up (the baseline, same run) and in the WINDOW seconds after it,
+// and the bridge's own pacer delays in both. ROUNDS repeats it with fresh ENDING calls (the spread).
+//   bun bench/calls-ws/conclude.ts [--live 100] [--ending 50] [--before 60] [--window 10] [--rate 16000] [--format ulaw|pcm16] [--rounds 1]
 import { parseArgs } from "node:util";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
@@ -24,15 +25,17 @@ const { values } = parseArgs({
     window: { type: "string", default: "10" },
     rate: { type: "string", default: "16000" },
     format: { type: "string", default: "ulaw" },
+    rounds: { type: "string", default: "1" },
   },
 });
-const [live, ending, beforeS, windowS, rate] = [
+const [live, ending, beforeS, windowS, rate, rounds] = [
   values.live,
   values.ending,
   values.before,
   values.window,
   values.rate,
-].map(Number) as [number, number, number, number, number];
+  values.rounds,
+].map(Number) as [number, number, number, number, number, number];
 const replyChars = 300;
 const replyFrames = Math.ceil((replyChars * 12) / 20);
 
@@ -75,46 +78,52 @@ try {
   const question = await speech("Tell me more.", rate);
 
   const livePool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
-  const endingPool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
-  for (let i = 0; i < live; i += 25)
-    await Promise.all(Array.from({ length: Math.min(25, live - i) }, () => livePool.dial()));
-  for (let i = 0; i < ending; i += 25)
-    await Promise.all(Array.from({ length: Math.min(25, ending - i) }, () => endingPool.dial()));
-  const started = performance.now();
+  const dialAll = async (pool: ReturnType<typeof createCallerPool>, n: number) => {
+    for (let i = 0; i < n; i += 25) await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => pool.dial()));
+  };
+  await dialAll(livePool, live);
   const metricsUrl = `http://127.0.0.1:${bridgePort}/metrics`;
-  let pacingBefore = await pacingSnapshot(metricsUrl);
-  while (performance.now() - started < beforeS * 1000) {
-    const left = beforeS * 1000 - (performance.now() - started);
-    // the baseline window of the bridge's pacer: the last WINDOW seconds before the hang-up
-    if (left <= windowS * 1000 + 5000 && left > windowS * 1000) {
-      await Bun.sleep(left - windowS * 1000);
-      pacingBefore = await pacingSnapshot(metricsUrl);
-      continue;
+  const lines: string[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    // a fresh set of ENDING calls each round; the LIVE ones stay up throughout
+    const endingPool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
+    await dialAll(endingPool, ending);
+    const started = performance.now();
+    let pacingBefore = await pacingSnapshot(metricsUrl);
+    while (performance.now() - started < beforeS * 1000) {
+      const left = beforeS * 1000 - (performance.now() - started);
+      // the baseline window of the bridge's pacer: the last WINDOW seconds before the hang-up
+      if (left <= windowS * 1000 + 5000 && left > windowS * 1000) {
+        await Bun.sleep(left - windowS * 1000);
+        pacingBefore = await pacingSnapshot(metricsUrl);
+        continue;
+      }
+      await Bun.sleep(Math.min(5000, left));
+      say(
+        `round ${round}/${rounds} ${((performance.now() - started) / 1000).toFixed(0)}/${beforeS} s: ${livePool.active + endingPool.active} live, bridge RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
+      );
     }
-    await Bun.sleep(Math.min(5000, left));
-    say(
-      `${((performance.now() - started) / 1000).toFixed(0)}/${beforeS} s: ${livePool.active + endingPool.active} live, bridge RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
-    );
+    const cpuBefore = cpuSeconds(bridge.proc.pid!);
+    const pacingAtHangUp = await pacingSnapshot(metricsUrl);
+    const hangUpAt = performance.now();
+    const hungUp = endingPool.hangUpAll();
+    await Bun.sleep(windowS * 1000);
+    await hungUp;
+    const cpuAfter = cpuSeconds(bridge.proc.pid!);
+    const pacingAfter = await pacingSnapshot(metricsUrl);
+    const baseline = windowP99(livePool.stats, hangUpAt - windowS * 1000, hangUpAt);
+    const during = windowP99(livePool.stats, hangUpAt, hangUpAt + windowS * 1000);
+    const roundLines = [
+      `round ${round}: live calls' agent-frame jitter p99 ${baseline.p99.toFixed(1)} ms before (max ${baseline.max.toFixed(1)}, ${baseline.frames} frames), ${during.p99.toFixed(1)} ms after ${ending} calls hung up at once (max ${during.max.toFixed(1)}, ${during.frames} frames)`,
+      `         the bridge's media pacer (all calls) before: ${describePacing(pacingBefore, pacingAtHangUp)}`,
+      `         the bridge's media pacer (all calls) after:  ${describePacing(pacingAtHangUp, pacingAfter)}`,
+      `         lost frames so far ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window after ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
+    ];
+    for (const line of roundLines) say(line);
+    lines.push(...roundLines);
   }
-  const cpuBefore = cpuSeconds(bridge.proc.pid!);
-  const pacingAtHangUp = await pacingSnapshot(metricsUrl);
-  const hangUpAt = performance.now();
-  const hungUp = endingPool.hangUpAll();
-  await Bun.sleep(windowS * 1000);
-  await hungUp;
-  const cpuAfter = cpuSeconds(bridge.proc.pid!);
-  const pacingAfter = await pacingSnapshot(metricsUrl);
-  const baseline = windowP99(livePool.stats, hangUpAt - windowS * 1000, hangUpAt);
-  const during = windowP99(livePool.stats, hangUpAt, hangUpAt + windowS * 1000);
-  const lines = [
-    `live calls' agent-frame jitter, ${windowS} s before the hang-up: p99 ${baseline.p99.toFixed(1)} ms, max ${baseline.max.toFixed(1)} ms (${baseline.frames} frames)`,
-    `live calls' agent-frame jitter, ${windowS} s after ${ending} calls hung up at once: p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms (${during.frames} frames)`,
-    `the bridge's media pacer (all calls), ${windowS} s before: ${describePacing(pacingBefore, pacingAtHangUp)}`,
-    `the bridge's media pacer (all calls), ${windowS} s after: ${describePacing(pacingAtHangUp, pacingAfter)}`,
-    `lost frames ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
-  ];
   console.log(
-    `\nbench/calls-ws/conclude: ${live} live + ${ending} ending calls, ${beforeS} s each at ${rate} Hz, recording ${values.format}\n${lines.join("\n")}`,
+    `\nbench/calls-ws/conclude: ${live} live + ${ending} ending calls, ${beforeS} s before each of ${rounds} hang-ups, ${rate} Hz, recording ${values.format}\n${lines.join("\n")}`,
   );
   await livePool.hangUpAll();
   await api.stop();
