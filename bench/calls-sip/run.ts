@@ -23,6 +23,7 @@ import { createTenant } from "../../test/helpers/api";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { treeCpuSeconds, treeRssMb } from "./proc-tree";
+import { cpuByProcess, topCpu } from "../calls-ws/proc-stats";
 import { startRtpCallers, type MediaStats, type RtpCallers, type WindowStats } from "./rtp-callers";
 
 const { values } = parseArgs({
@@ -177,15 +178,19 @@ async function runStep(
   let done = false;
   void sipps.finally(() => (done = true));
   const rampEffect = measureRampEffect(media, n, label, () => done, metricsUrl);
+  // what else used the machine: a bridge short of CPU while its own share is low waits for a core
+  let machine = { at: performance.now(), cpu: cpuByProcess() };
   while (!done) {
     await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
+    const top = topCpu(machine.cpu, (performance.now() - machine.at) / 1000);
+    machine = { at: performance.now(), cpu: cpuByProcess() };
     if (!window && elapsed >= rampS) window = { cpu: treeCpuSeconds(bridgePid), at: elapsed };
     if (window && elapsed <= durationS - 1 && elapsed > window.at)
       cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
     if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
     say(
-      `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB`,
+      `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; top CPU (5 s): ${top}`,
     );
   }
   const results = await sipps;

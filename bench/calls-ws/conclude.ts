@@ -14,7 +14,7 @@ import { createBenchAssistant } from "./bench-assistant";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool, type PoolStats } from "./caller-pool";
-import { cpuSeconds, rssMb } from "./proc-stats";
+import { cpuByProcess, cpuSeconds, rssMb, topCpu } from "./proc-stats";
 import { describePacing, pacingSnapshot } from "../lib/pacing";
 
 const { values } = parseArgs({
@@ -104,6 +104,7 @@ try {
       );
     }
     const cpuBefore = cpuSeconds(bridge.proc.pid!);
+    const machineBefore = cpuByProcess();
     const pacingAtHangUp = await pacingSnapshot(metricsUrl);
     const hangUpAt = performance.now();
     const hungUp = endingPool.hangUpAll();
@@ -117,6 +118,7 @@ try {
       `round ${round}: live calls' agent-frame jitter p99 ${baseline.p99.toFixed(1)} ms before (max ${baseline.max.toFixed(1)}, ${baseline.frames} frames), ${during.p99.toFixed(1)} ms after ${ending} calls hung up at once (max ${during.max.toFixed(1)}, ${during.frames} frames)`,
       `         the bridge's media pacer (all calls) before: ${describePacing(pacingBefore, pacingAtHangUp)}`,
       `         the bridge's media pacer (all calls) after:  ${describePacing(pacingAtHangUp, pacingAfter)}`,
+      `         top CPU in the window after: ${topCpu(machineBefore, windowS, 6)}`,
       `         lost frames so far ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window after ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
     ];
     for (const line of roundLines) say(line);

@@ -29,3 +29,40 @@ export function cpuSecondsMatching(matches: (cmdline: string) => boolean): numbe
   }
   return sum;
 }
+
+/** What used the machine's CPU between two calls: every process's CPU seconds, by pid with its name. */
+export function cpuByProcess(): Map<number, { name: string; seconds: number }> {
+  const out = new Map<number, { name: string; seconds: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      let name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      // our processes are all "bun": named by their script
+      if (name === "bun") {
+        const script = readFileSync(`/proc/${entry}/cmdline`, "utf8")
+          .split("\0")
+          .findLast((a) => a.endsWith(".ts"));
+        if (script) name = `bun ${script.split("/").slice(-2).join("/")}`;
+      }
+      out.set(Number(entry), { name, seconds: cpuSeconds(Number(entry)) });
+    } catch {
+      // exited since the listing
+    }
+  }
+  return out;
+}
+
+/** "postgres 45%, bun 30%, …": the top users of the CPU since `before`, summed by process name. */
+export function topCpu(before: Map<number, { name: string; seconds: number }>, elapsedS: number, top = 4): string {
+  const byName = new Map<string, number>();
+  for (const [pid, now] of cpuByProcess()) {
+    const used = now.seconds - (before.get(pid)?.seconds ?? 0);
+    if (used > 0) byName.set(now.name, (byName.get(now.name) ?? 0) + used);
+  }
+  return [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, s]) => `${name} ${((s / elapsedS) * 100).toFixed(0)}%`)
+    .join(", ");
+}
