@@ -39,7 +39,7 @@ export function cpuByProcess(): Map<number, { name: string; seconds: number }> {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       let name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       // our processes are all "bun": named by their script
-      if (name === "bun") {
+      if (name === "bun" || name === "bun.exe") {
         const script = readFileSync(`/proc/${entry}/cmdline`, "utf8")
           .split("\0")
           .findLast((a) => a.endsWith(".ts"));
