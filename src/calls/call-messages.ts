@@ -5,10 +5,15 @@ import type { CallMessage } from "../events/payloads";
 import type { TranscriptLine } from "../voice/summarize";
 import type { ToolCallEvent, TranscriptEvent } from "../voice/engine";
 
-type Utterance = { at: number; audio: Int16Array[]; samples: number; text: string };
+// `seq`: when it began, in the order things happened; it orders messages of the same millisecond
+type Utterance = { at: number; seq: number; audio: Int16Array[]; samples: number; text: string };
 
 export class CallMessages {
   private readonly messages: CallMessage[] = [];
+  // an agent utterance is added when it ends, after a tool call that came while it played: on the
+  // same millisecond, the one that began first comes first
+  private readonly began = new WeakMap<CallMessage, number>();
+  private seq = 0;
   // the caller spoke; its transcript comes later (the provider transcribes after the turn)
   private readonly pendingUser: Utterance[] = [];
   private agent: Utterance | null = null;
@@ -17,7 +22,7 @@ export class CallMessages {
   constructor(private readonly maxUtteranceSamples: number) {}
 
   userSpeechStarted(at: number) {
-    this.pendingUser.push({ at, audio: [], samples: 0, text: "" });
+    this.pendingUser.push({ at, seq: this.seq++, audio: [], samples: 0, text: "" });
   }
 
   callerAudio(samples: Int16Array) {
@@ -27,7 +32,7 @@ export class CallMessages {
 
   /** Agent audio as it arrives; `at` is when its first sample will play. */
   agentAudio(samples: Int16Array, at: number) {
-    this.agent ??= { at, audio: [], samples: 0, text: "" };
+    this.agent ??= { at, seq: this.seq++, audio: [], samples: 0, text: "" };
     this.keep(this.agent, samples);
   }
 
@@ -37,11 +42,11 @@ export class CallMessages {
       // every turn gets one final, blank or failed ones too, so each is paired with its own utterance
       const utterance = this.pendingUser.shift();
       if (event.text.trim())
-        this.messages.push({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text });
+        this.add({ type: "text", role: "USER", timestamp: utterance?.at ?? at, text: event.text }, utterance?.seq);
       else if (utterance) this.keepAsAudio("USER", utterance);
       return;
     }
-    this.agent ??= { at, audio: [], samples: 0, text: "" };
+    this.agent ??= { at, seq: this.seq++, audio: [], samples: 0, text: "" };
     const agent = this.agent;
     agent.text = event.text;
     if (event.final) this.closeAgent();
@@ -54,11 +59,11 @@ export class CallMessages {
 
   /** Something the caller said other than by voice (keypad digits), as it reached the LLM. */
   userText(text: string, at: number) {
-    this.messages.push({ type: "text", role: "USER", timestamp: at, text });
+    this.add({ type: "text", role: "USER", timestamp: at, text });
   }
 
   toolCall(event: ToolCallEvent, at: number) {
-    this.messages.push({
+    this.add({
       type: "tool_call",
       role: "TOOL_CALL",
       timestamp: at,
@@ -69,7 +74,7 @@ export class CallMessages {
   }
 
   toolResult(callId: string, toolName: string, text: string, at: number) {
-    this.messages.push({ type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: at, callId, toolName, text });
+    this.add({ type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: at, callId, toolName, text });
   }
 
   /**
@@ -79,9 +84,11 @@ export class CallMessages {
   finish(startedAt: number | null): CallMessage[] {
     this.closeAgent();
     for (const utterance of this.pendingUser.splice(0)) this.keepAsAudio("USER", utterance);
-    return this.messages.map((m) =>
-      startedAt !== null && m.timestamp < startedAt ? { ...m, timestamp: startedAt } : m,
-    );
+    const when = (m: CallMessage) => (startedAt !== null && m.timestamp < startedAt ? startedAt : m.timestamp);
+    const began = (m: CallMessage) => this.began.get(m) ?? 0;
+    return [...this.messages]
+      .sort((a, b) => when(a) - when(b) || began(a) - began(b))
+      .map((m) => (when(m) === m.timestamp ? m : { ...m, timestamp: when(m) }));
   }
 
   /** The text of the call for the summary, in order. */
@@ -101,19 +108,22 @@ export class CallMessages {
     this.agent = null;
     if (!agent) return;
     if (agent.text.trim())
-      this.messages.push({ type: "text", role: "ASSISTANT", timestamp: agent.at, text: agent.text.trim() });
+      this.add({ type: "text", role: "ASSISTANT", timestamp: agent.at, text: agent.text.trim() }, agent.seq);
     else this.keepAsAudio("ASSISTANT", agent);
   }
 
   /** An utterance nobody transcribed is kept as its audio (if any was heard). */
   private keepAsAudio(role: "USER" | "ASSISTANT", utterance: Utterance) {
     if (utterance.samples > 0)
-      this.messages.push({
-        type: "audio",
-        role,
-        timestamp: utterance.at,
-        audio: pcmToBase64(concatPcm(utterance.audio)),
-      });
+      this.add(
+        { type: "audio", role, timestamp: utterance.at, audio: pcmToBase64(concatPcm(utterance.audio)) },
+        utterance.seq,
+      );
+  }
+
+  private add(message: CallMessage, began = this.seq++) {
+    this.messages.push(message);
+    this.began.set(message, began);
   }
 
   private keep(utterance: Utterance, samples: Int16Array) {

@@ -1,5 +1,5 @@
 // What a call needs of its assistant or agent: prompt, greeting, strategy, tools, and its owners.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { assistants, extensions, llmStrategies, organizations, type AssistantKind } from "../db/schema";
 
@@ -16,6 +16,10 @@ export async function loadCallAssistant(db: Db, kind: AssistantKind, id: string)
       greeting: assistants.systemPromptGreeting,
       strategyType: llmStrategies.type,
       strategyParameters: llmStrategies.parameters,
+      // the tools in the same round trip: one query less for every call that starts
+      extensions: sql<{ type: string; parameters: Record<string, unknown> }[]>`coalesce((
+        select json_agg(json_build_object('type', ${extensions.type}, 'parameters', ${extensions.parameters}) order by ${extensions.position})
+        from ${extensions} where ${extensions.assistantId} = ${assistants.id}), '[]'::json)`,
     })
     .from(assistants)
     .innerJoin(organizations, eq(organizations.id, assistants.organizationId))
@@ -23,15 +27,9 @@ export async function loadCallAssistant(db: Db, kind: AssistantKind, id: string)
     .where(and(eq(assistants.id, id), eq(assistants.kind, kind)))
     .limit(1);
   if (!row) return null;
-  const tools = await db
-    .select({ type: extensions.type, parameters: extensions.parameters })
-    .from(extensions)
-    .where(eq(extensions.assistantId, id))
-    .orderBy(extensions.position);
   const { strategyType, strategyParameters, ...assistant } = row;
   return {
     ...assistant,
     strategy: strategyType === null ? null : { type: strategyType, parameters: strategyParameters ?? {} },
-    extensions: tools,
   };
 }

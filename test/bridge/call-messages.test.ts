@@ -84,3 +84,12 @@ test("the summary's transcript reads the history in time order", () => {
     { role: "TOOL_CALL_RESULT", text: "booked" },
   ]);
 });
+
+test("a tool call that comes in the millisecond the agent's reply starts playing follows the reply", () => {
+  const log = new CallMessages(8000);
+  log.agentAudio(tone(160), 3000); // "Let me check." starts playing at 3000
+  log.toolCall({ callId: "c1", name: "lookup", arguments: {} }, 3000); // the same response's call, same ms
+  log.transcript({ role: "ASSISTANT", text: "Let me check.", final: true }, 3400); // added when it ends
+  log.toolResult("c1", "lookup", "found", 3500);
+  expect(log.finish(900).map((m) => m.type)).toEqual(["text", "tool_call", "tool_result"]);
+});
