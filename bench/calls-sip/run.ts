@@ -147,6 +147,7 @@ type StepResult = {
   n: number;
   code: number | null;
   setups: number[];
+  inBridge: typeof answeredInBridge;
   media: MediaStats;
   rampEffect: RampEffect | null;
   cpuPercent: number;
@@ -165,6 +166,7 @@ async function runStep(
   const label = `W=${workers} N=${n}`;
   say(`${label}: binding ${n} RTP sockets, then SIPp at ${cps} calls/s, each call held ${durationS} s`);
   const media = await startRtpCallers(question, n);
+  answeredInBridge.length = 0;
   const rssBefore = treeRssMb(bridgePid);
   // one SIPp per worker, each with its share of the calls, the ports and the rate
   const shares = Array.from({ length: workers }, (_, w) => media.ports.filter((_p, i) => i % workers === w));
@@ -202,12 +204,23 @@ async function runStep(
     n,
     code,
     setups: results.flatMap((r) => r.setups),
+    inBridge: [...answeredInBridge],
     media: media.stats,
     rampEffect: effect,
     cpuPercent,
     rssBefore,
     peakRss,
   };
+}
+
+/** The bridge's share of setup: from the INVITE reaching the call handler to its 200 OK, and its parts. */
+function inBridge(rows: StepResult["inBridge"]) {
+  const p = (k: keyof StepResult["inBridge"][number], q: number) =>
+    pct(
+      rows.map((r) => r[k]),
+      q,
+    ).toFixed(0);
+  return `p50 ${p("setupMs", 50)} p99 ${p("setupMs", 99)} ms, routed by p50 ${p("routedMs", 50)}, reserved by p50 ${p("reservedMs", 50)}`;
 }
 
 function report(r: StepResult) {
@@ -228,7 +241,7 @@ function report(r: StepResult) {
     ok,
     line:
       `W=${r.workers} N=${String(r.n).padStart(4)}  answered ${r.setups.length}/${r.n} (sipp exit ${r.code})  media ${r.media.calls}  ` +
-      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
+      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms (in the bridge ${inBridge(r.inBridge)})  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
       `max ${pct(r.media.jitters, 100).toFixed(1)} ms (bench timer lag p99 ${pct(r.media.clientLag, 99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
       `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"})  ` +
       `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n` +
@@ -237,6 +250,9 @@ function report(r: StepResult) {
         : "      fewer than half the calls got media: no ramp window"),
   };
 }
+
+// the bridge's own account of each answer (its `answered` log line): INVITE handled to 200 OK sent
+const answeredInBridge: { setupMs: number; routedMs: number; reservedMs: number }[] = [];
 
 /** The bridge with `workers` workers, resolved once every worker's SIP stack listens; its metrics URL. */
 async function startBridge(
@@ -261,6 +277,11 @@ async function startBridge(
       LOG_LEVEL: "info",
     },
     (l) => l.includes("sip listening"),
+    (l) => {
+      if (!l.includes('"event":"answered"')) return;
+      const { setupMs, routedMs, reservedMs } = JSON.parse(l);
+      answeredInBridge.push({ setupMs, routedMs, reservedMs });
+    },
   );
   // the other workers listen within moments of the first; then each sync picks the credential up
   await Bun.sleep(3000);

@@ -22,32 +22,39 @@ export function createBench(name: string) {
   Object.assign(process.env, env);
   const children: ChildProcess[] = [];
 
-  /** Spawns a bun script and resolves with its first stdout line that passes `ready`. */
+  /** Spawns a bun script and resolves with its first stdout line that passes `ready`; `onLine` gets every later line. */
   function spawnBun(
     script: string,
     extraEnv: Record<string, string>,
     ready: (line: string) => boolean,
+    onLine?: (line: string) => void,
   ): Promise<{ proc: ChildProcess; line: string }> {
     return new Promise((resolve, reject) => {
-      // BENCH_PROFILE=<part of a script's path>: that child writes a CPU profile (markdown) to BENCH_PROFILE_DIR on exit
+      // BENCH_PROFILE=<part of a script's path>: that child writes a CPU profile to BENCH_PROFILE_DIR on exit,
+      // markdown, or with BENCH_PROFILE_FORMAT=cpuprofile the Chrome format that bench/long-tasks.ts reads
       const profile = process.env.BENCH_PROFILE && script.includes(process.env.BENCH_PROFILE);
-      const flags = profile
-        ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? "bench-profiles"}`]
-        : [];
+      const format = process.env.BENCH_PROFILE_FORMAT === "cpuprofile" ? "--cpu-prof" : "--cpu-prof-md";
+      const flags = profile ? [format, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? "bench-profiles"}`] : [];
       const proc = spawn("bun", [...flags, script], {
         env: { ...env, ...extraEnv },
         stdio: ["ignore", "pipe", "inherit"],
       });
       children.push(proc);
-      let buffer: string | null = "";
+      let buffer = "";
+      let readyLine: string | null = null;
       proc.stdout!.on("data", (d: Buffer) => {
-        // ready: the rest is drained, shown only when BENCH_LOG_LEVEL asks for the children's logs
-        if (buffer === null) return void (process.env.BENCH_LOG_LEVEL && process.stderr.write(d));
+        // after ready the rest is drained, shown only when BENCH_LOG_LEVEL asks for the children's logs
+        if (readyLine !== null && process.env.BENCH_LOG_LEVEL) process.stderr.write(d);
+        if (readyLine !== null && !onLine) return;
         buffer += d.toString();
-        const line = buffer.split("\n").find(ready);
-        if (line) {
-          buffer = null;
-          resolve({ proc, line });
+        const lines = buffer.split("\n");
+        buffer = lines.pop()!; // an unfinished line waits for the rest
+        for (const line of lines) {
+          if (readyLine !== null) onLine?.(line);
+          else if (ready(line)) {
+            readyLine = line;
+            resolve({ proc, line });
+          }
         }
       });
       proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
