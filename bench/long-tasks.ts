@@ -31,7 +31,10 @@ function stack(id: number): string[] {
 
 const times: number[] = [];
 let t = 0;
-for (const d of profile.timeDeltas) times.push((t += d) / 1000); // µs -> ms
+for (const d of profile.timeDeltas) {
+  t += d;
+  times.push(t / 1000); // µs -> ms
+}
 const idle = (id: number) => ["(idle)", "(program)", "(root)"].includes(nodes.get(id)!.callFrame.functionName);
 
 // consecutive samples less than 2.5 ms apart form one task
