@@ -3,7 +3,7 @@
 // BRIDGE_WORKERS worker processes (src/bridge/supervisor.ts).
 import { loadConfig } from "../config";
 import { migrateDatabase } from "../db/migrate";
-import { log, setLogLevel } from "../log";
+import { log, logFromThread, setLogLevel } from "../log";
 import { startSipStack } from "../sip/sip-stack";
 import { exitWithSupervisor, superviseBridgeWorkers } from "./supervisor";
 import { startBridge } from "./ws-server";
@@ -23,6 +23,7 @@ if (worker === null && config.bridge.workers > 1) {
       process.exit(0);
     });
 } else {
+  logFromThread(); // a log reader that stalls must not stall the calls' audio
   const bridge = await startBridge(config);
   const sip = config.bridge.sip.enabled ? await startSipStack(config) : null;
   let stopping = false;
