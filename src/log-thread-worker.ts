@@ -7,6 +7,7 @@ export type LogChunk = { text: string } | { written: Int32Array };
 declare const self: Worker;
 
 let written: Int32Array | null = null; // chunks written so far, shared with the main thread for its exit
+const pause = new Int32Array(new SharedArrayBuffer(4)); // nobody notifies it: Atomics.wait on it sleeps
 
 function writeAll(text: string) {
   const bytes = Buffer.from(text);
@@ -16,7 +17,7 @@ function writeAll(text: string) {
     } catch (error) {
       // a non-blocking stdout that is full: wait a little, on this thread only
       if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      Atomics.wait(pause, 0, 0, 5);
     }
   }
 }

@@ -1,5 +1,6 @@
 // One JSON object per line on stdout; callers pass structured fields, never secrets.
 import { writeSync } from "node:fs";
+import type { LogChunk } from "./log-thread-worker";
 type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 // info until the process applies its config (only src/config.ts reads the environment)
@@ -30,7 +31,7 @@ export function logFromThread({ maxQueuedBytes = 8 << 20 } = {}) {
   const thread = new Worker(new URL("./log-thread-worker.ts", import.meta.url));
   thread.unref();
   const written = new Int32Array(new SharedArrayBuffer(4));
-  thread.postMessage({ written });
+  thread.postMessage({ written } satisfies LogChunk);
   let pending: string[] = [];
   let pendingBytes = 0;
   let inFlightBytes = 0;
@@ -46,7 +47,13 @@ export function logFromThread({ maxQueuedBytes = 8 << 20 } = {}) {
     inFlightBytes += pendingBytes;
     pendingBytes = 0;
     posted++;
-    thread.postMessage({ text });
+    thread.postMessage({ text } satisfies LogChunk);
+  };
+  /** The warning that says how many lines were dropped since the last one; the count starts again. */
+  const droppedNotice = () => {
+    const notice = line("warn", "log lines dropped", { count: dropped, reason: "stdout was not read" });
+    dropped = 0;
+    return notice;
   };
   const queue = (text: string) => {
     pending.push(text);
@@ -58,11 +65,7 @@ export function logFromThread({ maxQueuedBytes = 8 << 20 } = {}) {
   };
   thread.onmessage = ({ data }: MessageEvent<number>) => {
     inFlightBytes -= data;
-    if (dropped > 0 && inFlightBytes + pendingBytes < maxQueuedBytes / 2) {
-      const count = dropped;
-      dropped = 0;
-      queue(line("warn", "log lines dropped", { count, reason: "stdout was not read" }));
-    }
+    if (dropped > 0 && inFlightBytes + pendingBytes < maxQueuedBytes / 2) queue(droppedNotice());
   };
   sink = (text) => {
     if (inFlightBytes + pendingBytes + text.length > maxQueuedBytes) dropped++;
@@ -75,7 +78,7 @@ export function logFromThread({ maxQueuedBytes = 8 << 20 } = {}) {
       if (left <= 0) break;
       Atomics.wait(written, 0, Atomics.load(written, 0), left);
     }
-    if (dropped > 0) pending.push(line("warn", "log lines dropped", { count: dropped, reason: "stdout was not read" }));
+    if (dropped > 0) pending.push(droppedNotice());
     if (pending.length) writeSync(1, pending.join(""));
   });
 }

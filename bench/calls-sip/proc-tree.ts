@@ -1,20 +1,15 @@
 // CPU and memory of a process with all its descendants (the bridge's supervisor and its workers), from /proc.
-import { readdirSync, readFileSync } from "node:fs";
-import { cpuSeconds, rssMb } from "../calls-ws/proc-stats";
+import { readFileSync } from "node:fs";
+import { cpuSeconds, eachProcess, rssMb } from "../calls-ws/proc-stats";
 
 /** `root` and every process below it. */
 export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone since the listing
-    }
-  }
+  eachProcess((pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  });
   const tree = [root];
   for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
   return tree;

@@ -15,41 +15,42 @@ export function rssMb(pid: number): number {
   return line ? Number(line[1]) / 1024 : 0;
 }
 
-/** CPU seconds used so far by every process whose command line matches (e.g. all of Postgres's backends). */
-export function cpuSecondsMatching(matches: (cmdline: string) => boolean): number {
-  let sum = 0;
+/** Calls `visit` with every process's pid; a process that exits meanwhile is skipped. */
+export function eachProcess(visit: (pid: number) => void) {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (matches(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")))
-        sum += cpuSeconds(Number(entry));
+      visit(Number(entry));
     } catch {
       // exited since the listing
     }
   }
+}
+
+/** CPU seconds used so far by every process whose command line matches (e.g. all of Postgres's backends). */
+export function cpuSecondsMatching(matches: (cmdline: string) => boolean): number {
+  let sum = 0;
+  eachProcess((pid) => {
+    if (matches(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "))) sum += cpuSeconds(pid);
+  });
   return sum;
 }
 
 /** What used the machine's CPU between two calls: every process's CPU seconds, by pid with its name. */
 export function cpuByProcess(): Map<number, { name: string; seconds: number }> {
   const out = new Map<number, { name: string; seconds: number }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      let name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      // our processes are all "bun": named by their script
-      if (name === "bun" || name === "bun.exe") {
-        const script = readFileSync(`/proc/${entry}/cmdline`, "utf8")
-          .split("\0")
-          .findLast((a) => a.endsWith(".ts"));
-        if (script) name = `bun ${script.split("/").slice(-2).join("/")}`;
-      }
-      out.set(Number(entry), { name, seconds: cpuSeconds(Number(entry)) });
-    } catch {
-      // exited since the listing
+  eachProcess((pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    let name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    // our processes are all "bun": named by their script
+    if (name === "bun" || name === "bun.exe") {
+      const script = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        .split("\0")
+        .findLast((a) => a.endsWith(".ts"));
+      if (script) name = `bun ${script.split("/").slice(-2).join("/")}`;
     }
-  }
+    out.set(pid, { name, seconds: cpuSeconds(pid) });
+  });
   return out;
 }
 

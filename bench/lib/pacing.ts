@@ -1,6 +1,6 @@
 // The bridge's own share of media jitter: its vas_media_pacing_delay_seconds histogram, read before
 // and after a window, gives how late the pacer of agent frames and RTP ran in that window.
-import { scrape, total } from "../../test/metrics/scrape";
+import { scrape } from "../../test/metrics/scrape";
 
 export type PacingSnapshot = Map<number, number>; // bucket upper bound (ms) -> cumulative runs
 
@@ -10,11 +10,10 @@ export async function pacingSnapshot(metricsUrl: string): Promise<PacingSnapshot
   for (const s of samples)
     if (s.name === "vas_media_pacing_delay_seconds_bucket")
       buckets.set(s.labels.le === "+Inf" ? Infinity : Number(s.labels.le) * 1000, s.value);
-  if (!buckets.size) buckets.set(Infinity, total(samples, "vas_media_pacing_delay_seconds_count"));
   return buckets;
 }
 
-/** "runs N, p99 <= X ms, max <= Y ms, over 10 ms: K" for the runs between two snapshots. */
+/** "pacer runs N, delay p99 <= X ms, max <= Y ms, K over 10 ms" for the runs between two snapshots. */
 export function describePacing(before: PacingSnapshot, after: PacingSnapshot): string {
   const bounds = [...after.keys()].sort((a, b) => a - b);
   const delta = bounds.map((le) => [le, after.get(le)! - (before.get(le) ?? 0)] as const);
