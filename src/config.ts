@@ -69,6 +69,11 @@ function bridgeConfig(env: Env) {
     rtpPortMax: int(env, "RTP_PORT_MAX", 20999),
     // the caller's RTP stopped (outside hold) for this long: the call is over
     rtpTimeoutMs: int(env, "RTP_TIMEOUT_MS", 15_000),
+    // SIP calls' RTP on a thread of its own per bridge process (false: in the event loop of SIP and calls)
+    mediaThread: str(env, "BRIDGE_MEDIA_THREAD", "true") !== "false",
+    // agent frames go to the media thread this far ahead of their play time: stalls of the event loop
+    // shorter than this are not heard (the frames wait on the thread instead of in the call)
+    mediaLeadMs: int(env, "BRIDGE_MEDIA_LEAD_MS", 60),
     // stable across restarts, so a restarted bridge finds (and closes) the calls it left open
     instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
     maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),

@@ -77,6 +77,7 @@ export class CallSession {
       options.transport.sampleRate,
       (frame) => this.playFrame(frame),
       options.ticker ?? sharedTicker,
+      options.transport.leadMs,
     );
     this.timers.push(setTimeout(() => this.end("max-duration"), options.maxCallMs));
   }
@@ -166,6 +167,7 @@ export class CallSession {
       reason,
       error,
       durationMs: this.startedAt ? endedAt - this.startedAt : null,
+      lateFrames: this.playout.lateFrames,
     });
   }
 

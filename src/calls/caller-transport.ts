@@ -38,8 +38,12 @@ export interface CallerTransport {
   readonly descriptor: Transport;
   /** Rate of the audio in both directions (PCM16 mono). */
   readonly sampleRate: number;
-  /** One 20 ms frame of agent audio, due now (the call paces it); valid only during the call (reused). */
+  /**
+   * One 20 ms frame of agent audio, due now, or up to `leadMs` early for a transport that paces frames
+   * itself (the call paces them); valid only during the call (reused).
+   */
   playAudio(frame: Int16Array): void;
+  readonly leadMs?: number;
   /** Barge-in: drop agent audio the caller side has buffered but not played yet. */
   clearAudio(): void;
   notify(notice: CallNotice): void;

@@ -1,6 +1,10 @@
 // Agent audio arrives faster than real time; the caller must get it as 20 ms frames at the pace it
 // plays, so that a barge-in can drop what has not been heard yet. Each frame is cut into one buffer
 // the playout reuses: whoever gets a frame uses it during the call (encodes, mixes, sends a copy).
+// A transport that paces frames itself (SIP media on the media thread) takes them `leadMs` early, so a
+// stall of this event loop shorter than that is not heard. Frames handed over after the caller should
+// have heard them are counted (vas_media_late_frames_total): a gap in the agent's speech.
+import { recordLateFrames } from "../metrics/metrics";
 import type { FrameTicker } from "./frame-ticker";
 
 export const frameMs = 20;
@@ -17,11 +21,14 @@ export class Playout {
   private drainWaiters: (() => void)[] = [];
   readonly frameSamples: number;
   private readonly frame: Int16Array;
+  /** 20 ms frames of the agent's speech heard late or not at all because this event loop was late. */
+  lateFrames = 0;
 
   constructor(
     sampleRate: number,
     private readonly play: (frame: Int16Array) => void,
     private readonly ticker: FrameTicker,
+    private readonly leadMs = 0,
   ) {
     this.frameSamples = (sampleRate * frameMs) / 1000;
     this.frame = new Int16Array(this.frameSamples);
@@ -72,12 +79,23 @@ export class Playout {
   }
 
   private readonly tick = (now: number) => {
-    if (now - this.nextDue > maxLagMs) this.nextDue = now;
-    while (this.queued > 0 && this.nextDue <= now) {
+    let late = 0;
+    if (now - this.nextDue > maxLagMs) {
+      late = Math.floor((now - this.nextDue) / frameMs); // the gap, in frames
+      this.nextDue = now;
+    }
+    while (this.queued > 0 && this.nextDue <= now + this.leadMs) {
+      // the transport plays a frame a frame after it is due (its slack against our clock)
+      if (now - this.nextDue > frameMs) late++;
       this.play(this.take());
       this.nextDue += frameMs;
     }
-    if (this.queued === 0) this.idle();
+    if (late > 0) {
+      this.lateFrames += late;
+      recordLateFrames(late);
+    }
+    // with a lead, what the transport holds still plays after our queue is empty
+    if (this.queued === 0) this.idle(this.leadMs > 0 ? this.leadMs + frameMs : 0);
   };
 
   private take(): Int16Array {
@@ -99,11 +117,17 @@ export class Playout {
     return frame;
   }
 
-  private idle() {
+  private idle(drainedInMs = 0) {
     if (this.running) {
       this.running = false;
       this.ticker.remove(this.tick);
     }
-    for (const fn of this.drainWaiters.splice(0)) fn();
+    const waiters = this.drainWaiters.splice(0);
+    const wake = () => {
+      for (const fn of waiters) fn();
+    };
+    if (waiters.length === 0) return;
+    if (drainedInMs === 0) wake();
+    else setTimeout(wake, drainedInMs);
   }
 }

@@ -1,10 +1,19 @@
 // One call's RTP: a socket on a port of the pool, symmetric latching (we send where the caller's
-// first valid packet came from, not only where its SDP said), reordering, G.711 decode, RFC 4733
-// digits, the paced sender, and a time-out when the caller's media stops. Timers are the process's:
-// the shared ticker paces the sender, the coarse one watches every call's time-out.
+// first valid packet came from, not only where its SDP said), reordering, RFC 4733 digits, the paced
+// sender, and a time-out when the caller's media stops. Timers are the thread's: the shared ticker
+// paces the sender, the coarse one watches every call's time-out. It runs in the bridge's event loop
+// (openInProcess) or on its media thread (media-thread-worker.ts).
 import { coarseTicker, sharedTicker, type FrameTicker } from "../calls/frame-ticker";
+import {
+  deliverPayload,
+  type CallMedia,
+  type MediaHandlers,
+  type MediaOptions,
+  type MediaStats,
+  type MediaTarget,
+  type OpenMedia,
+} from "./call-media";
 import type { Codec } from "./codecs";
-import { recordRtpCall } from "../metrics/metrics";
 import { DtmfDecoder } from "./dtmf";
 import { InterarrivalJitter } from "./interarrival-jitter";
 import { JitterBuffer } from "./jitter-buffer";
@@ -13,29 +22,23 @@ import { parseRtp, type RtpPacket } from "./rtp-packet";
 import { RtcpReporter } from "./rtcp-reporter";
 import { RtpSender } from "./rtp-sender";
 
-/** What the SDP negotiation settled; a re-INVITE may change any of it. */
-export type MediaTarget = {
-  address: string;
-  port: number;
-  codec: Codec;
-  dtmfPayloadType: number | null;
-  /** Whether the caller sends to us (false on hold) and wants our audio. */
-  receiving: boolean;
-  sending: boolean;
+export type RtpHandlers = Omit<MediaHandlers, "onAudio"> & {
+  /** A frame of caller audio as it came, in the order sent; the payload is valid during the call only. */
+  onPayload(payload: Uint8Array, codec: Codec): void;
 };
 
-export type RtpHandlers = {
-  /**
-   * A frame of caller audio: decoded (a fresh frame, the call's to keep), and as it came when the
-   * caller talks mu-law (PCMU), so a provider that takes mu-law gets the caller's own bytes (null for
-   * A-law); those are a view into the received datagram, to be used during the call only.
-   */
-  onAudio(pcm: Int16Array, ulaw: Uint8Array | null): void;
-  onDigit(digit: string): void;
-  onTimeout(): void;
-};
+/** Calls' RTP in this event loop. */
+export const openInProcess =
+  (pool: PortPool): OpenMedia =>
+  (handlers, options) =>
+    RtpSession.open(
+      pool,
+      { ...handlers, onPayload: (payload, codec) => deliverPayload(handlers, payload, codec) },
+      options,
+    );
 
-export class RtpSession {
+export class RtpSession implements CallMedia {
+  readonly leadMs = 0;
   private socket!: RtpSocket;
   private target: MediaTarget | null = null;
   private latched: { address: string; port: number } | null = null;
@@ -56,11 +59,7 @@ export class RtpSession {
     private readonly clock: FrameTicker,
   ) {}
 
-  static async open(
-    pool: PortPool,
-    handlers: RtpHandlers,
-    options: { timeoutMs: number; clock?: FrameTicker; rtcpIntervalMs?: number },
-  ) {
+  static async open(pool: PortPool, handlers: RtpHandlers, options: MediaOptions & { clock?: FrameTicker }) {
     const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? sharedTicker);
     session.socket = await pool.bind((data, port, address) => session.receive(data, port, address));
     session.rtcp = await RtcpReporter.open(session.socket.hostname, session.socket.port + 1, {
@@ -111,14 +110,15 @@ export class RtpSession {
     this.sender?.flush();
   }
 
-  close() {
-    if (this.closed) return;
-    this.closed = true;
-    this.sender?.stop();
-    coarseTicker.remove(this.checkTimeout);
-    this.rtcp?.close();
-    this.pool.release(this.socket);
-    recordRtpCall(this.stats);
+  async close(): Promise<MediaStats> {
+    if (!this.closed) {
+      this.closed = true;
+      this.sender?.stop();
+      coarseTicker.remove(this.checkTimeout);
+      this.rtcp?.close();
+      this.pool.release(this.socket);
+    }
+    return this.stats;
   }
 
   /** What the caller's RTCP reports said of our audio (null: it sent none). */
@@ -126,7 +126,7 @@ export class RtpSession {
     return this.rtcp?.quality ?? null;
   }
 
-  get stats() {
+  get stats(): MediaStats {
     return {
       sent: this.sender?.packetsSent ?? 0,
       skipped: this.sender?.framesSkipped ?? 0,
@@ -172,7 +172,7 @@ export class RtpSession {
   private readonly play = (packet: RtpPacket) => {
     const codec = this.target?.codec;
     if (!codec) return;
-    this.handlers.onAudio(codec.decode(packet.payload), codec.name === "PCMU" ? packet.payload : null);
+    this.handlers.onPayload(packet.payload, codec);
   };
 
   private readonly checkTimeout = (now: number) => {

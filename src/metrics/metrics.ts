@@ -80,8 +80,14 @@ const rtpLost = new Counter({
 });
 const pacingDelay = new Histogram({
   name: "vas_media_pacing_delay_seconds",
-  help: "how much later than its 2 ms interval the media pacer ran, every run while calls play: the delay the bridge adds to agent frames and RTP packets",
+  help: "how much later than its 2 ms interval a media pacer ran, every run while calls play, by thread (main: agent frames, and RTP without the media thread; media: RTP on the media thread)",
+  labelNames: ["thread"],
   buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25],
+  registers: [registry],
+});
+const lateFrames = new Counter({
+  name: "vas_media_late_frames_total",
+  help: "agent audio frames handed to the caller's transport after the caller should have heard them (a gap in the agent's speech)",
   registers: [registry],
 });
 
@@ -150,7 +156,10 @@ export function recordRtpCall(stats: { jitterMs: number; received: number; lost:
   rtpLost.inc(stats.lost);
 }
 
-export const recordPacingDelay = (ms: number) => pacingDelay.observe(ms / 1000);
+export type PacerThread = "main" | "media";
+export const recordPacingDelay = (ms: number, thread: PacerThread = "main") =>
+  pacingDelay.observe({ thread }, ms / 1000);
+export const recordLateFrames = (count: number) => lateFrames.inc(count);
 
 export type ToolSample = { ok: boolean; status: number | null; durationMs: number; error?: string };
 

@@ -7,7 +7,7 @@ import { Registerer, UserAgent } from "sip.js";
 import type { CallHandle, EndReason } from "../calls/caller-transport";
 import { describeError } from "../errors";
 import { log } from "../log";
-import type { RtpSession } from "../media/rtp-session";
+import type { CallMedia } from "../media/call-media";
 import { OutboundRefusedError, type OutboundGuard } from "../net/outbound-guard";
 import { Registration, type RegistrationReport, type RetryPolicy } from "./registration";
 import { RtpDescriptionHandler } from "./rtp-description-handler";
@@ -30,7 +30,7 @@ export type AgentOptions = {
 export class CredentialAgent {
   readonly contactUser: string;
   readonly calls = new Set<CallHandle>();
-  readonly media = new Map<string, RtpSession>();
+  readonly media = new Map<string, CallMedia>();
   readonly userAgent: UserAgent;
   /** The addresses of the credential's registrar host: only requests from these reach this user agent. */
   trunkAddresses: string[] = [];

@@ -10,10 +10,9 @@ import { startCall, type CallDeps } from "../calls/run-call";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
-import { recordCredentialCall } from "../metrics/metrics";
+import { recordCredentialCall, recordRtpCall } from "../metrics/metrics";
+import type { CallMedia, OpenMedia } from "../media/call-media";
 import { DigitCollector } from "../media/dtmf";
-import type { PortPool } from "../media/port-pool";
-import { RtpSession } from "../media/rtp-session";
 import { callerIdentity } from "./caller-identity";
 import { recordCallerQuality } from "./caller-quality";
 import { reserveAgentTask } from "./reserve-task";
@@ -24,11 +23,12 @@ import { originalUserHeader } from "./sip-transport";
 
 export type InboundContext = {
   deps: CallDeps;
-  pool: PortPool;
+  /** RTP in this event loop or on the media thread */
+  openMedia: OpenMedia;
   credentialId: string;
   rtpTimeoutMs: number;
   /** RTP sessions by sip.js session id, for the description handler factory. */
-  media: Map<string, RtpSession>;
+  media: Map<string, CallMedia>;
   track(call: CallHandle): void;
 };
 
@@ -73,11 +73,10 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
 
   let call: CallHandle | null = null;
   const digits = new DigitCollector((d) => call?.callerDtmf(d));
-  let media: RtpSession | null = null;
+  let media: CallMedia | null = null;
   try {
     if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
-    media = await RtpSession.open(
-      ctx.pool,
+    media = await ctx.openMedia(
       {
         onAudio: (pcm, ulaw) => call?.callerAudio(pcm, ulaw),
         onDigit: (digit) => digits.push(digit),
@@ -90,7 +89,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     // a CANCEL landing while the answer is being built must not leave the reservation waiting
     await Promise.race([invitation.accept(), untilTerminated(invitation)]);
   } catch (error) {
-    media?.close();
+    void media?.close();
     ctx.media.delete(invitation.id);
     const cancelled = callerCancelled;
     if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
@@ -115,15 +114,16 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     if (state === SessionState.Terminated) answered.callerHangup(); // their BYE, or ours coming back
   });
   if ((invitation.state as SessionState) === SessionState.Terminated) answered.callerHangup(); // ended before we listened
-  void answered.done.finally(() => {
+  void answered.done.finally(async () => {
     digits.flush();
     const caller = rtp.callerQuality;
-    rtp.close();
-    if (caller) void recordCallerQuality(ctx.deps.db, callId, caller);
-    // our frames skipped after event-loop stalls are loss the caller heard, next to theirs (and what
-    // the caller's RTCP said it saw: jitter, loss, round trip)
-    log.info("call", { ...fields, callId, event: "media", ...rtp.stats, caller });
     ctx.media.delete(invitation.id);
+    if (caller) void recordCallerQuality(ctx.deps.db, callId, caller);
+    const stats = await rtp.close();
+    recordRtpCall(stats);
+    // our frames skipped after stalls are loss the caller heard, next to theirs (and what the
+    // caller's RTCP said it saw: jitter, loss, round trip)
+    log.info("call", { ...fields, callId, event: "media", ...stats, caller });
   });
 }
 

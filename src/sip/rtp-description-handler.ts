@@ -1,7 +1,7 @@
 // sip.js's SessionDescriptionHandler for plain RTP: offers and answers come from sdp.ts, and every
 // negotiation (the first one, refresh and hold re-INVITEs) re-targets the call's RTP session.
 import type { BodyAndContentType, SessionDescriptionHandler } from "sip.js";
-import type { RtpSession } from "../media/rtp-session";
+import type { CallMedia } from "../media/call-media";
 import { buildAnswer, buildOffer, negotiate, parseSdp, type Negotiated } from "./sdp";
 
 export class RtpDescriptionHandler implements SessionDescriptionHandler {
@@ -14,7 +14,7 @@ export class RtpDescriptionHandler implements SessionDescriptionHandler {
   private lastBody = "";
 
   constructor(
-    private readonly media: RtpSession,
+    private readonly media: CallMedia,
     private readonly host: string,
   ) {}
 

@@ -6,12 +6,13 @@ import { SessionState } from "sip.js";
 import type { CallerTransport } from "../calls/caller-transport";
 import type { Transport } from "../db/schema";
 import { log } from "../log";
-import type { RtpSession } from "../media/rtp-session";
+import type { CallMedia } from "../media/call-media";
 
-export function sipCallerTransport(session: Session, media: RtpSession, descriptor: Transport): CallerTransport {
+export function sipCallerTransport(session: Session, media: CallMedia, descriptor: Transport): CallerTransport {
   return {
     descriptor,
     sampleRate: 8000,
+    leadMs: media.leadMs,
     playAudio: (frame) => media.playAudio(frame),
     clearAudio: () => media.clearAudio(),
     notify: () => {}, // a phone line carries audio only

@@ -1,4 +1,5 @@
-// SIP in the bridge process: the endpoint on SIP_PORT, the RTP port pool, a user agent per credential
+// SIP in the bridge process: the endpoint on SIP_PORT, the calls' RTP (on the media thread, or the RTP
+// port pool in this event loop), a user agent per credential
 // (registering those this bridge holds the lease of), kept in step with the database (heartbeat,
 // NOTIFY from the API), and the inbound calls they take.
 import type { Invitation } from "sip.js";
@@ -11,7 +12,10 @@ import { SIP_CREDENTIALS_CHANNEL } from "../db/schema";
 import { describeError } from "../errors";
 import { coalescingRunner } from "../lib/coalescing-runner";
 import { log } from "../log";
+import type { OpenMedia } from "../media/call-media";
+import { startMediaThread, type MediaThread } from "../media/media-thread";
 import { PortPool } from "../media/port-pool";
+import { openInProcess } from "../media/rtp-session";
 import { createOutboundGuard } from "../net/outbound-guard";
 import type { CredentialAgent } from "./credential-agent";
 import { loadWantedCredentials } from "./credential-sync";
@@ -29,7 +33,11 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const { db, client, close: closeDb } = createDb(config.databaseUrl, { max: 10 });
   const deps: CallDeps = { db, config, ticker: options.ticker };
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
-  const pool = new PortPool(config.bridge.rtpPortMin, config.bridge.rtpPortMax, sip.bindHost);
+  const { rtpPortMin: portMin, rtpPortMax: portMax, mediaLeadMs: leadMs } = config.bridge;
+  const mediaThread: MediaThread | null = config.bridge.mediaThread
+    ? startMediaThread({ portMin, portMax, hostname: sip.bindHost, leadMs })
+    : null;
+  const openMedia: OpenMedia = mediaThread?.open ?? openInProcess(new PortPool(portMin, portMax, sip.bindHost));
   // a worker of start:bridge claims its share of the credentials, so their calls spread over the workers
   const share = config.bridge.workerIndex === null ? null : { bridges: config.bridge.workers };
   const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share);
@@ -61,7 +69,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     onInvite(agent: CredentialAgent, invitation: Invitation) {
       const context = {
         deps,
-        pool,
+        openMedia,
         credentialId: agent.credential.id,
         rtpTimeoutMs: config.bridge.rtpTimeoutMs,
         media: agent.media,
@@ -121,6 +129,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       await Promise.all([sync.stop(), renewal.stop()]);
       await listener.unlisten();
       await agents.stop();
+      await mediaThread?.stop();
       await leases.releaseAll().catch(() => {});
       await endpoint.close();
       await closeDb();

@@ -74,3 +74,42 @@ test("after an underrun the next frame keeps to the 20 ms grid; after a stall it
   clock.advance(500, 500); // a 500 ms stall of the event loop
   expect(at).toHaveLength(3);
 });
+
+test("with a lead the transport gets frames that much early, and the drain waits for what it still holds", async () => {
+  const clock = manualTicker();
+  const played: number[] = [];
+  const playout = new Playout(8000, () => played.push(clock.ticker.now()), clock.ticker, 60);
+  playout.start();
+  playout.push(new Int16Array(160 * 10)); // 200 ms
+  let drained = false;
+  playout.whenDrained(() => (drained = true));
+  clock.advance(5);
+  // due at 0, 20, 40, 60 ms (the first tick, at 5 ms) and 80 ms (at 20 ms, 60 ms early)
+  expect(played).toEqual([5, 5, 5, 5]);
+  clock.advance(20);
+  expect(played).toHaveLength(5);
+  clock.advance(150);
+  expect(played).toHaveLength(10);
+  expect(playout.lateFrames).toBe(0);
+  // the last frame is due at 180 ms, handed over at 120: the transport plays it until 200 ms and more
+  expect(drained).toBe(false);
+  await Bun.sleep(100);
+  expect(drained).toBe(true);
+});
+
+test("frames handed over after the caller should have heard them are counted late", () => {
+  const clock = manualTicker();
+  const playout = new Playout(8000, () => {}, clock.ticker, 60);
+  playout.start();
+  playout.push(new Int16Array(160 * 50)); // 1 s
+  clock.advance(200, 5);
+  expect(playout.lateFrames).toBe(0);
+  // frames up to 260 ms went out; a stall to 340 ms: those due at 280 and 300 ms should have played
+  // by 300 and 320 ms (a frame after they were due), the one due at 320 ms is just in time
+  clock.advance(140, 140);
+  expect(playout.lateFrames).toBe(2);
+  // a stall longer than the lag the playout catches up on (100 ms): the gap (due 420 ms, now 640) is
+  // counted in frames, and the schedule restarts
+  clock.advance(300, 300);
+  expect(playout.lateFrames).toBe(2 + 11);
+});

@@ -2,7 +2,7 @@
 // g711_ulaw byte for byte, through the real parts of the media path (the RTP session on a real UDP
 // socket, the call session, the realtime adapter, the provider's websocket). A decode and re-encode
 // would change some bytes: mu-law has two zeros (0x7f and 0xff) and the encoder writes only one.
-import { afterEach, expect, test } from "bun:test";
+import { afterAll, afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,12 +10,14 @@ import { CallSession } from "../../src/calls/call-session";
 import type { CallerTransport } from "../../src/calls/caller-transport";
 import { loadConfig } from "../../src/config";
 import { codecByName } from "../../src/media/codecs";
-import { PortPool } from "../../src/media/port-pool";
 import { buildRtp } from "../../src/media/rtp-packet";
-import { RtpSession } from "../../src/media/rtp-session";
 import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
 import { startFakeRealtimeServer } from "../fakes/openai-realtime-server";
+import { mediaOpeners } from "../helpers/media-openers";
+
+const openers = mediaOpeners(44_000);
+afterAll(() => Promise.all(openers.map((o) => o.stop())));
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -32,71 +34,72 @@ async function until<T>(what: string, probe: () => T | undefined | null | false,
   }
 }
 
-test("the provider receives the PCMU caller's bytes unchanged, both mu-law zeros included", async () => {
-  // the provider hears no speech in them (no barge-in): only the bytes matter here
-  const fake = await startFakeRealtimeServer({ keepInputAudio: true, speechThreshold: 40_000 });
-  cleanup.push(() => fake.close());
-  const config = loadConfig({ OPENAI_REALTIME_URL: fake.url, OPENAI_API_KEY: "sk-test-key" });
-  const voice = await createVoiceSession(
-    { type: "openai_realtime", parameters: {} },
-    { instructions: "Listen.", greeting: null, tools: [], sampleRate: 8000, config },
-  );
-  const provider = await fake.nextSession();
+test.each(openers)(
+  "the provider receives the PCMU caller's bytes unchanged, both mu-law zeros included, with the RTP $where",
+  async ({ open }) => {
+    // the provider hears no speech in them (no barge-in): only the bytes matter here
+    const fake = await startFakeRealtimeServer({ keepInputAudio: true, speechThreshold: 40_000 });
+    cleanup.push(() => fake.close());
+    const config = loadConfig({ OPENAI_REALTIME_URL: fake.url, OPENAI_API_KEY: "sk-test-key" });
+    const voice = await createVoiceSession(
+      { type: "openai_realtime", parameters: {} },
+      { instructions: "Listen.", greeting: null, tools: [], sampleRate: 8000, config },
+    );
+    const provider = await fake.nextSession();
 
-  const caller = await Bun.udpSocket({ hostname: "127.0.0.1", socket: { data() {}, error() {} } });
-  cleanup.push(() => caller.close());
-  const pool = new PortPool(44_000 + (process.pid % 400) * 2, 45_999, "127.0.0.1");
-  let call: CallSession | null = null;
-  const media = await RtpSession.open(
-    pool,
-    { onAudio: (pcm, ulaw) => call?.callerAudio(pcm, ulaw), onDigit: () => {}, onTimeout: () => {} },
-    { timeoutMs: 10_000 },
-  );
-  cleanup.push(() => media.close());
-  const transport: CallerTransport = {
-    descriptor: { type: "websocket" },
-    sampleRate: 8000,
-    playAudio: (frame) => media.playAudio(frame),
-    clearAudio: () => media.clearAudio(),
-    notify: () => {},
-    hangup: () => {},
-  };
-  const recordings = mkdtempSync(join(tmpdir(), "ulaw-passthrough-"));
-  cleanup.push(() => rmSync(recordings, { recursive: true, force: true }));
-  call = new CallSession({
-    callId: crypto.randomUUID(),
-    transport,
-    tools: [],
-    toolTimeoutMs: 1_000,
-    toolGuard: createOutboundGuard({ allowCidrs: [] }),
-    maxCallMs: 60_000,
-    recording: { dir: recordings, format: "ulaw", maxBytes: 1 << 20 },
-  });
-  cleanup.push(async () => {
-    call?.end("caller-hangup");
-    await call?.ended;
-  });
-  call.attachVoice(voice);
-  media.configure({
-    address: "127.0.0.1",
-    port: caller.port,
-    codec: codecByName("PCMU")!,
-    dtmfPayloadType: null,
-    receiving: true,
-    sending: true,
-  });
-  media.start();
+    const caller = await Bun.udpSocket({ hostname: "127.0.0.1", socket: { data() {}, error() {} } });
+    cleanup.push(() => caller.close());
+    let call: CallSession | null = null;
+    const media = await open(
+      { onAudio: (pcm, ulaw) => call?.callerAudio(pcm, ulaw), onDigit: () => {}, onTimeout: () => {} },
+      { timeoutMs: 10_000 },
+    );
+    cleanup.push(() => media.close());
+    const transport: CallerTransport = {
+      descriptor: { type: "websocket" },
+      sampleRate: 8000,
+      playAudio: (frame) => media.playAudio(frame),
+      clearAudio: () => media.clearAudio(),
+      notify: () => {},
+      hangup: () => {},
+    };
+    const recordings = mkdtempSync(join(tmpdir(), "ulaw-passthrough-"));
+    cleanup.push(() => rmSync(recordings, { recursive: true, force: true }));
+    call = new CallSession({
+      callId: crypto.randomUUID(),
+      transport,
+      tools: [],
+      toolTimeoutMs: 1_000,
+      toolGuard: createOutboundGuard({ allowCidrs: [] }),
+      maxCallMs: 60_000,
+      recording: { dir: recordings, format: "ulaw", maxBytes: 1 << 20 },
+    });
+    cleanup.push(async () => {
+      call?.end("caller-hangup");
+      await call?.ended;
+    });
+    call.attachVoice(voice);
+    media.configure({
+      address: "127.0.0.1",
+      port: caller.port,
+      codec: codecByName("PCMU")!,
+      dtmfPayloadType: null,
+      receiving: true,
+      sending: true,
+    });
+    media.start();
 
-  // every mu-law code word, 0x7f among them, in 20 ms frames: two of the provider's 100 ms appends
-  const sent = Uint8Array.from({ length: 10 * 160 }, (_, i) => (i * 37) & 0xff);
-  for (let f = 0; f < 10; f++) {
-    const packet = { payloadType: 0, marker: f === 0, sequence: 500 + f, timestamp: f * 160, ssrc: 0x5eed };
-    caller.send(buildRtp(packet, sent.subarray(f * 160, (f + 1) * 160)), media.port, "127.0.0.1");
-  }
-  const received = await until("the caller's audio at the provider", () => {
-    const bytes = Buffer.concat(provider.inputAudio);
-    return bytes.length >= sent.length && bytes;
-  });
-  expect(provider.session.input_audio_format).toBe("g711_ulaw");
-  expect([...received]).toEqual([...sent]);
-});
+    // every mu-law code word, 0x7f among them, in 20 ms frames: two of the provider's 100 ms appends
+    const sent = Uint8Array.from({ length: 10 * 160 }, (_, i) => (i * 37) & 0xff);
+    for (let f = 0; f < 10; f++) {
+      const packet = { payloadType: 0, marker: f === 0, sequence: 500 + f, timestamp: f * 160, ssrc: 0x5eed };
+      caller.send(buildRtp(packet, sent.subarray(f * 160, (f + 1) * 160)), media.port, "127.0.0.1");
+    }
+    const received = await until("the caller's audio at the provider", () => {
+      const bytes = Buffer.concat(provider.inputAudio);
+      return bytes.length >= sent.length && bytes;
+    });
+    expect(provider.session.input_audio_format).toBe("g711_ulaw");
+    expect([...received]).toEqual([...sent]);
+  },
+);

@@ -1,0 +1,22 @@
+// The two places a SIP call's RTP can run, for tests that must hold for both: this event loop, and the
+// media thread. Each gets its own slice of ports (per process, so parallel test files do not collide).
+import type { OpenMedia } from "../../src/media/call-media";
+import { startMediaThread } from "../../src/media/media-thread";
+import { PortPool } from "../../src/media/port-pool";
+import { openInProcess } from "../../src/media/rtp-session";
+
+export type MediaOpeners = { where: string; open: OpenMedia; stop(): Promise<void> }[];
+
+/** `base`: the first of 2,000 ports to use; the thread gets the upper half. */
+export function mediaOpeners(base: number, leadMs = 60): MediaOpeners {
+  const min = base + (process.pid % 250) * 2;
+  const thread = startMediaThread({ portMin: min + 1_000, portMax: min + 1_499, hostname: "127.0.0.1", leadMs });
+  return [
+    {
+      where: "in the event loop",
+      open: openInProcess(new PortPool(min, min + 499, "127.0.0.1")),
+      stop: async () => {},
+    },
+    { where: "on the media thread", open: thread.open, stop: () => thread.stop() },
+  ];
+}
