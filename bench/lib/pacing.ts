@@ -1,25 +1,38 @@
-// The bridge's own share of media jitter: its vas_media_pacing_delay_seconds histogram, read before
-// and after a window, gives how late the pacer of agent frames and RTP ran in that window.
+// The bridge's own share of media jitter: its vas_media_pacing_delay_seconds histogram (per thread: the
+// main event loop, which paces agent frames and, without the media thread, RTP; the media thread, which
+// paces RTP) and vas_media_late_frames_total, read before and after a window.
 import { scrape } from "../../test/metrics/scrape";
 
-export type PacingSnapshot = Map<number, number>; // bucket upper bound (ms) -> cumulative runs
+type Buckets = Map<number, number>; // bucket upper bound (ms) -> cumulative runs
+export type PacingSnapshot = { threads: Map<string, Buckets>; lateFrames: number };
 
 export async function pacingSnapshot(metricsUrl: string): Promise<PacingSnapshot> {
-  const samples = await scrape(metricsUrl);
-  const buckets = new Map<number, number>();
-  for (const s of samples)
-    if (s.name === "vas_media_pacing_delay_seconds_bucket")
-      buckets.set(s.labels.le === "+Inf" ? Infinity : Number(s.labels.le) * 1000, s.value);
-  return buckets;
+  const threads = new Map<string, Buckets>();
+  let lateFrames = 0;
+  for (const s of await scrape(metricsUrl)) {
+    if (s.name === "vas_media_late_frames_total") lateFrames += s.value;
+    if (s.name !== "vas_media_pacing_delay_seconds_bucket") continue;
+    const thread = s.labels.thread ?? "main";
+    if (!threads.has(thread)) threads.set(thread, new Map());
+    threads.get(thread)!.set(s.labels.le === "+Inf" ? Infinity : Number(s.labels.le) * 1000, s.value);
+  }
+  return { threads, lateFrames };
 }
 
-/** "pacer runs N, delay p99 <= X ms, max <= Y ms, K over 10 ms" for the runs between two snapshots. */
+/** "main pacer runs N, delay p99 <= X ms, max <= Y ms, K over 10 ms; media pacer …; late agent frames L". */
 export function describePacing(before: PacingSnapshot, after: PacingSnapshot): string {
+  const parts = [...after.threads].map(
+    ([thread, buckets]) => `${thread} pacer ${describeRuns(before.threads.get(thread) ?? new Map(), buckets)}`,
+  );
+  return [...parts, `late agent frames ${after.lateFrames - before.lateFrames}`].join("; ");
+}
+
+function describeRuns(before: Buckets, after: Buckets): string {
   const bounds = [...after.keys()].sort((a, b) => a - b);
   const delta = bounds.map((le) => [le, after.get(le)! - (before.get(le) ?? 0)] as const);
   const runs = delta.at(-1)?.[1] ?? 0;
-  if (runs === 0) return "pacer did not run";
+  if (runs === 0) return "did not run";
   const bound = (share: number) => delta.find(([, cum]) => cum >= share * runs)![0];
   const upTo10 = delta.find(([le]) => le >= 10)?.[1] ?? runs;
-  return `pacer runs ${runs}, delay p99 <= ${bound(0.99)} ms, max <= ${bound(1)} ms, ${runs - upTo10} over 10 ms`;
+  return `runs ${runs}, delay p99 <= ${bound(0.99)} ms, max <= ${bound(1)} ms, ${runs - upTo10} over 10 ms`;
 }

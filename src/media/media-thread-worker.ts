@@ -1,5 +1,5 @@
 // The media thread (see media-thread.ts): the RTP sessions of a bridge process, paced by this thread's
-// own ticker. Caller audio goes back as one message per turn of this event loop; the pacer's delays,
+// own ticker. Caller audio goes back as one message per run of that ticker; the pacer's delays,
 // and the callers' RTCP figures when they change, every half second.
 import { createFrameTicker } from "../calls/frame-ticker";
 import type { MediaStats, MediaTarget } from "./call-media";
@@ -45,8 +45,11 @@ let payloadTypes: number[] = [];
 let payloads: Uint8Array[] = [];
 let flushing = false;
 
+// at the thread's next tick (2 ms at most): datagrams come one by one, and one message per datagram
+// would cost more than the media itself
 function sendAudio() {
   flushing = false;
+  clock.remove(sendAudio);
   const ends = new Uint32Array(payloads.length);
   let total = 0;
   for (let i = 0; i < payloads.length; i++) {
@@ -72,7 +75,7 @@ async function open(id: number, timeoutMs: number, rtcpIntervalMs: number | unde
         payloads.push(payload); // a view into the datagram, copied at the end of this turn
         if (!flushing) {
           flushing = true;
-          setImmediate(sendAudio);
+          clock.add(sendAudio);
         }
       },
       onDigit: (digit) => post({ t: "digit", id, digit }),
