@@ -1,10 +1,12 @@
 // Worker thread of log.ts's logFromThread: writes the log lines to stdout. A full stdout pipe blocks
 // the write (Bun writes stdout synchronously), and it blocks this thread instead of the event loop.
 import { writeSync } from "node:fs";
+import { nameThisThread } from "./lib/thread-priority";
 
 export type LogChunk = { text: string } | { written: Int32Array };
 
 declare const self: Worker;
+nameThisThread("vas-log");
 
 let written: Int32Array | null = null; // chunks written so far, shared with the main thread for its exit
 const pause = new Int32Array(new SharedArrayBuffer(4)); // nobody notifies it: Atomics.wait on it sleeps

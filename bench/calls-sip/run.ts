@@ -22,7 +22,7 @@ import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
-import { treeCpuSeconds, treeRssMb } from "./proc-tree";
+import { describeThreads, treeCpuByThread, treeCpuSeconds, treeRssMb } from "./proc-tree";
 import { cpuByProcess, topCpu } from "../calls-ws/proc-stats";
 import { startRtpCallers, type MediaStats, type RtpCallers, type WindowStats } from "./rtp-callers";
 
@@ -151,6 +151,8 @@ type StepResult = {
   media: MediaStats;
   rampEffect: RampEffect | null;
   cpuPercent: number;
+  /** the bridge's CPU by thread name over the same window */
+  threads: string;
   rssBefore: number;
   peakRss: number;
 };
@@ -174,23 +176,30 @@ async function runStep(
   // CPU and memory while every call is up: from the end of the ramp to just before the first BYE
   const rampS = n / cps + 2;
   const started = performance.now();
-  let window: { cpu: number; at: number } | null = null;
+  let window: { cpu: number; at: number; threads: Map<string, number> } | null = null;
   let cpuPercent = 0;
+  let threads = "";
   let peakRss = 0;
   let done = false;
   void sipps.finally(() => (done = true));
   const rampEffect = measureRampEffect(media, n, label, () => done, metricsUrl);
   // what else used the machine: a bridge short of CPU while its own share is low waits for a core
   let machine = { at: performance.now(), cpu: cpuByProcess() };
-  while (!done) {
-    await Promise.race([sipps, Bun.sleep(5000)]);
+  // sampled every second (a large N leaves only seconds between the ramp's end and the first BYE),
+  // reported every 5
+  for (let second = 1; !done; second++) {
+    await Promise.race([sipps, Bun.sleep(1000)]);
     const elapsed = (performance.now() - started) / 1000;
+    if (!window && elapsed >= rampS)
+      window = { cpu: treeCpuSeconds(bridgePid), at: elapsed, threads: treeCpuByThread(bridgePid) };
+    if (window && elapsed <= durationS - 1 && elapsed > window.at) {
+      cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
+      threads = describeThreads(window.threads, treeCpuByThread(bridgePid), elapsed - window.at);
+    }
+    if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
+    if (second % 5 !== 0 && !done) continue;
     const top = topCpu(machine.cpu, (performance.now() - machine.at) / 1000);
     machine = { at: performance.now(), cpu: cpuByProcess() };
-    if (!window && elapsed >= rampS) window = { cpu: treeCpuSeconds(bridgePid), at: elapsed };
-    if (window && elapsed <= durationS - 1 && elapsed > window.at)
-      cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
-    if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
     say(
       `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; top CPU (5 s): ${top}`,
     );
@@ -208,6 +217,7 @@ async function runStep(
     media: media.stats,
     rampEffect: effect,
     cpuPercent,
+    threads,
     rssBefore,
     peakRss,
   };
@@ -243,7 +253,7 @@ function report(r: StepResult) {
       `W=${r.workers} N=${String(r.n).padStart(4)}  answered ${r.setups.length}/${r.n} (sipp exit ${r.code})  media ${r.media.calls}  ` +
       `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms (in the bridge ${inBridge(r.inBridge)})  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
       `max ${pct(r.media.jitters, 100).toFixed(1)} ms (bench timer lag p99 ${pct(r.media.clientLag, 99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
-      `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"})  ` +
+      `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"}; threads: ${r.threads || "-"})  ` +
       `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n` +
       (r.rampEffect
         ? `      the ${r.rampEffect.ramp.calls} calls up at half the ramp: while the rest start ${windowLine(r.rampEffect.ramp)}; after ${windowLine(r.rampEffect.steady)}`

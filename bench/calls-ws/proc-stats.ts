@@ -4,11 +4,13 @@ import { readdirSync, readFileSync } from "node:fs";
 const ticksPerSecond = 100; // USER_HZ on Linux
 
 /** CPU seconds (user + system) the process has used so far. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** utime + stime of a process's or a thread's stat line, in seconds. */
+export function statCpuSeconds(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond; // utime, stime
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
+
+export const cpuSeconds = (pid: number) => statCpuSeconds(readFileSync(`/proc/${pid}/stat`, "utf8"));
 
 export function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);

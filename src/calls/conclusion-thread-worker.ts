@@ -3,7 +3,7 @@
 // pass through the event loop that paces the audio of the calls still running.
 import { createDb, type Db } from "../db/client";
 import { describeError } from "../errors";
-import { lowerThreadPriority } from "../lib/thread-priority";
+import { lowerThreadPriority, nameThisThread } from "../lib/thread-priority";
 import type { PendingEnd } from "./conclusion-spool";
 import { writeCallEnd } from "./write-call-end";
 
@@ -14,6 +14,7 @@ declare const self: Worker;
 
 // when many calls end at once this thread is busy for seconds: the audio of the live calls goes first
 lowerThreadPriority();
+nameThisThread("vas-conclusion");
 
 // a conclusion writer runs one recorded end at a time (the tests run several writers in one process)
 const pools = new Map<string, Db>();

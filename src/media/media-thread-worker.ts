@@ -3,6 +3,7 @@
 // and the callers' RTCP figures when they change, every half second.
 import { createFrameTicker } from "../calls/frame-ticker";
 import type { MediaStats, MediaTarget } from "./call-media";
+import { nameThisThread } from "../lib/thread-priority";
 import { codecByName, type Codec } from "./codecs";
 import type { CallerQuality } from "./rtcp-reporter";
 import { PortPool } from "./port-pool";
@@ -31,6 +32,7 @@ export type FromMediaThread =
   | { t: "pacing"; delays: Float64Array };
 
 declare const self: Worker;
+nameThisThread("vas-media");
 const post = (message: FromMediaThread) => self.postMessage(message);
 
 const frameSamples = 160;
