@@ -173,36 +173,47 @@ async function runStep(
   // one SIPp per worker, each with its share of the calls, the ports and the rate
   const shares = Array.from({ length: workers }, (_, w) => media.ports.filter((_p, i) => i % workers === w));
   const sipps = Promise.all(shares.map((ports, w) => runSipp(sipPort + w, ports, cps / workers)));
-  // CPU and memory while every call is up: from the end of the ramp to just before the first BYE
+  // CPU and memory while every call is up: from the end of the ramp to just before the first BYE, read
+  // at those two moments only (walking /proc takes milliseconds of this event loop, which times the RTP)
   const rampS = n / cps + 2;
   const started = performance.now();
-  let window: { cpu: number; at: number; threads: Map<string, number> } | null = null;
+  const cpuAt = (seconds: number) =>
+    Bun.sleep(Math.max(0, seconds * 1000 - (performance.now() - started))).then(() => ({
+      at: (performance.now() - started) / 1000,
+      cpu: treeCpuSeconds(bridgePid),
+      threads: treeCpuByThread(bridgePid),
+    }));
+  const windowStart = cpuAt(rampS);
+  const windowEnd = durationS - 1 > rampS ? cpuAt(durationS - 1) : null;
   let cpuPercent = 0;
-  let threads = "";
   let peakRss = 0;
   let done = false;
   void sipps.finally(() => (done = true));
   const rampEffect = measureRampEffect(media, n, label, () => done, metricsUrl);
   // what else used the machine: a bridge short of CPU while its own share is low waits for a core
   let machine = { at: performance.now(), cpu: cpuByProcess() };
-  // sampled every second (a large N leaves only seconds between the ramp's end and the first BYE),
-  // reported every 5
-  for (let second = 1; !done; second++) {
-    await Promise.race([sipps, Bun.sleep(1000)]);
+  void windowStart.then((start) => {
+    const tick = setInterval(() => {
+      const elapsed = (performance.now() - started) / 1000;
+      if (done || elapsed > durationS - 1) return clearInterval(tick);
+      cpuPercent = ((treeCpuSeconds(bridgePid) - start.cpu) / (elapsed - start.at)) * 100;
+    }, 5000);
+  });
+  while (!done) {
+    await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
-    if (!window && elapsed >= rampS)
-      window = { cpu: treeCpuSeconds(bridgePid), at: elapsed, threads: treeCpuByThread(bridgePid) };
-    if (window && elapsed <= durationS - 1 && elapsed > window.at) {
-      cpuPercent = ((treeCpuSeconds(bridgePid) - window.cpu) / (elapsed - window.at)) * 100;
-      threads = describeThreads(window.threads, treeCpuByThread(bridgePid), elapsed - window.at);
-    }
     if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
-    if (second % 5 !== 0 && !done) continue;
     const top = topCpu(machine.cpu, (performance.now() - machine.at) / 1000);
     machine = { at: performance.now(), cpu: cpuByProcess() };
     say(
       `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; top CPU (5 s): ${top}`,
     );
+  }
+  let threads = "";
+  const [start, end] = await Promise.all([windowStart, windowEnd]);
+  if (end) {
+    cpuPercent = ((end.cpu - start.cpu) / (end.at - start.at)) * 100;
+    threads = describeThreads(start.threads, end.threads, end.at - start.at);
   }
   const results = await sipps;
   const effect = await rampEffect;
