@@ -80,7 +80,7 @@ function report({
   pacing: string;
 }) {
   const p99 = pct(stats.jitters, 99);
-  const ok = p99 < 20 && stats.lostFrames === 0 && stats.failed === 0 && stats.calls === n;
+  const ok = p99 < 10 && stats.lostFrames === 0 && stats.failed === 0 && stats.calls === n;
   return {
     ok,
     line: `N=${String(n).padStart(4)}  calls ${stats.calls}/${n}  replies ${stats.bursts}  frames ${stats.frames}  jitter p50 ${pct(stats.jitters, 50).toFixed(1)} p99 ${p99.toFixed(1)} max ${pct(stats.jitters, 100).toFixed(1)} ms (callers' own timer lag p99 ${pct(stats.clientLag, 99).toFixed(1)} ms)  lost ${stats.lostFrames} extra ${stats.extraFrames}  CPU ${cpuPercent.toFixed(0)}% (${(cpuPercent / n).toFixed(2)}%/call)  RSS ${peakRss.toFixed(0)} MB (${(((peakRss - rssBefore) * 1024) / n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n      bridge: ${pacing}`,
