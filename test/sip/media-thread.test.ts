@@ -8,6 +8,7 @@ import { codecByName } from "../../src/media/codecs";
 import { startMediaThread } from "../../src/media/media-thread";
 import { buildRtp, parseRtp } from "../../src/media/rtp-packet";
 import { registry } from "../../src/metrics/metrics";
+import { until } from "./helpers/eventually";
 
 const base = 46_000 + (process.pid % 500) * 2;
 const thread = startMediaThread({ portMin: base, portMax: base + 999, hostname: "127.0.0.1", leadMs: 60 });
@@ -17,16 +18,6 @@ const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
-
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 async function openCall(handlers: Partial<MediaHandlers> = {}, timeoutMs = 10_000) {
   const received: Uint8Array[] = [];

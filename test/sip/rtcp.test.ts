@@ -13,6 +13,7 @@ import {
 } from "../../src/media/rtcp";
 import { buildRtp, parseRtp } from "../../src/media/rtp-packet";
 import { mediaOpeners } from "../helpers/media-openers";
+import { until } from "./helpers/eventually";
 
 const openers = mediaOpeners(42_000);
 afterAll(() => Promise.all(openers.map((o) => o.stop())));
@@ -92,16 +93,6 @@ async function callerSockets() {
     } catch {
       // taken: the next pair
     }
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
   }
 }
 

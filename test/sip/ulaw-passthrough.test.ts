@@ -15,6 +15,7 @@ import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
 import { startFakeRealtimeServer } from "../fakes/openai-realtime-server";
 import { mediaOpeners } from "../helpers/media-openers";
+import { until } from "./helpers/eventually";
 
 const openers = mediaOpeners(44_000);
 afterAll(() => Promise.all(openers.map((o) => o.stop())));
@@ -23,16 +24,6 @@ const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
-
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 test.each(openers)(
   "the provider receives the PCMU caller's bytes unchanged, both mu-law zeros included, with the RTP $where",
