@@ -62,8 +62,11 @@ export function createCallRecorder(options: CallRecorderOptions): CallRecorder {
   );
 
   function chunkAt(c: number) {
-    const chunk = chunks.get(c) ?? new Int16Array(chunkSize);
-    chunks.set(c, chunk);
+    let chunk = chunks.get(c);
+    if (!chunk) {
+      chunk = new Int16Array(chunkSize);
+      chunks.set(c, chunk);
+    }
     return chunk;
   }
 
