@@ -1,5 +1,6 @@
 // SIP over TCP end to end: the bridge (SIP_TRANSPORT=tcp) registers to Kamailio over TCP, SIPp calls
-// through Kamailio over TCP, and the call runs and concludes as over UDP.
+// through Kamailio over TCP, and the call runs and concludes as over UDP. This bridge keeps its RTP in
+// its event loop (BRIDGE_MEDIA_THREAD=false), so that placement has a whole call too.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rms } from "../../src/audio/pcm";
 import { startRtpPeer } from "./helpers/rtp-peer";
@@ -14,7 +15,7 @@ beforeAll(async () => {
   world = await startSipWorld({ stream: "streampass" }, { "+15550600001": "stream" });
   const credentialId = await world.createCredential("stream", "streampass");
   numberId = await world.createNumber(credentialId, "+15550600001");
-  bridge = await world.startBridge("tcp", { SIP_TRANSPORT: "tcp" });
+  bridge = await world.startBridge("tcp", { SIP_TRANSPORT: "tcp", BRIDGE_MEDIA_THREAD: "false" });
   await eventually(
     async () => (await world.credential(credentialId)).registration?.state === "registered",
     "registration over TCP",
