@@ -66,9 +66,12 @@ const aLawEncodeTable = buildEncodeTable(linearToALaw);
 const muLawDecodeTable = buildDecodeTable(muLawToLinear);
 const aLawDecodeTable = buildDecodeTable(aLawToLinear);
 
-/** Encodes into `out` from `offset` on: the paced RTP sender writes into its reused packet buffers. */
-function encodeInto(table: Uint8Array, pcm: Int16Array, out: Uint8Array, offset: number): Uint8Array {
-  for (let i = 0; i < pcm.length; i++) out[offset + i] = table[pcm[i]! & 0xffff]!;
+/**
+ * Encodes `count` samples of `pcm` from `from` on into `out` from `offset` on: the paced RTP sender
+ * writes into its reused packet buffers, from a batch of frames without a view per frame.
+ */
+function encodeInto(table: Uint8Array, pcm: Int16Array, out: Uint8Array, offset: number, from: number, count: number) {
+  for (let i = 0; i < count; i++) out[offset + i] = table[pcm[from + i]! & 0xffff]!;
   return out;
 }
 
@@ -78,10 +81,10 @@ function decodeWith(table: Int16Array, codes: Uint8Array): Int16Array {
   return out;
 }
 
-export const muLawEncodeInto = (pcm: Int16Array, out: Uint8Array, offset = 0) =>
-  encodeInto(muLawEncodeTable, pcm, out, offset);
-export const aLawEncodeInto = (pcm: Int16Array, out: Uint8Array, offset = 0) =>
-  encodeInto(aLawEncodeTable, pcm, out, offset);
+export const muLawEncodeInto = (pcm: Int16Array, out: Uint8Array, offset = 0, from = 0, count = pcm.length - from) =>
+  encodeInto(muLawEncodeTable, pcm, out, offset, from, count);
+export const aLawEncodeInto = (pcm: Int16Array, out: Uint8Array, offset = 0, from = 0, count = pcm.length - from) =>
+  encodeInto(aLawEncodeTable, pcm, out, offset, from, count);
 export const muLawEncode = (pcm: Int16Array): Uint8Array => muLawEncodeInto(pcm, new Uint8Array(pcm.length));
 export const muLawDecode = (codes: Uint8Array): Int16Array => decodeWith(muLawDecodeTable, codes);
 export const aLawEncode = (pcm: Int16Array): Uint8Array => aLawEncodeInto(pcm, new Uint8Array(pcm.length));

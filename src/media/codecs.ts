@@ -5,8 +5,11 @@ export type Codec = {
   name: "PCMU" | "PCMA";
   payloadType: number;
   clockRate: number;
-  /** Encodes a frame into `out` from `offset` on (the sender's packet, past the header): nothing is allocated. */
-  encodeInto(pcm: Int16Array, out: Uint8Array, offset: number): void;
+  /**
+   * Encodes `count` samples of `pcm` from `from` on into `out` from `offset` on (the sender's packet,
+   * past the header): nothing is allocated.
+   */
+  encodeInto(pcm: Int16Array, out: Uint8Array, offset: number, from: number, count: number): void;
   /** A fresh frame: the call keeps caller audio (utterances, the pipeline's VAD), so it is not reused. */
   decode(payload: Uint8Array): Int16Array;
   /** One byte of silence, to fill frames when the agent is quiet. */

@@ -4,7 +4,7 @@
 import { createFrameTicker } from "../calls/frame-ticker";
 import type { MediaStats, MediaTarget } from "./call-media";
 import { nameThisThread } from "../lib/thread-priority";
-import { codecByName, type Codec } from "./codecs";
+import { codecByName, frameSamples, type Codec } from "./codecs";
 import type { CallerQuality } from "./rtcp-reporter";
 import { PortPool } from "./port-pool";
 import { RtpSession } from "./rtp-session";
@@ -35,7 +35,6 @@ declare const self: Worker;
 nameThisThread("vas-media");
 const post = (message: FromMediaThread) => self.postMessage(message);
 
-const frameSamples = 160;
 let pool: PortPool | null = null;
 const sessions = new Map<number, { rtp: RtpSession; reports: number }>();
 let delays: number[] = [];
@@ -102,7 +101,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
       return;
     case "frames":
       for (let i = 0; i < message.ids.length; i++)
-        sessions.get(message.ids[i]!)?.rtp.playAudio(message.pcm.subarray(i * frameSamples, (i + 1) * frameSamples));
+        sessions.get(message.ids[i]!)?.rtp.playAudio(message.pcm, i * frameSamples);
       return;
     case "configure": {
       const codec = codecByName(message.target.codec);

@@ -61,7 +61,7 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
       grown.set(frames);
       frames = grown;
     }
-    frames.set(frame.subarray(0, frameSamples), at);
+    frames.set(frame, at); // a SIP call's frames are 20 ms at 8 kHz
     frameIds.push(id);
     if (!flushQueued) {
       flushQueued = true;

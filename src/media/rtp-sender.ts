@@ -65,11 +65,11 @@ export class RtpSender {
     this.silence.fill(codec.silence, rtpHeaderBytes);
   }
 
-  /** A 20 ms frame of agent audio (8 kHz), encoded now: the frame is not kept. */
-  push(frame: Int16Array) {
+  /** A 20 ms frame of agent audio (8 kHz) at `from` in `pcm`, encoded now: the samples are not kept. */
+  push(pcm: Int16Array, from = 0) {
     if (this.queued === maxQueuedFrames) this.dropHead();
     const slot = (this.head + this.queued) % maxQueuedFrames;
-    this.codec.encodeInto(frame, this.ring[slot]!, rtpHeaderBytes);
+    this.codec.encodeInto(pcm, this.ring[slot]!, rtpHeaderBytes, from, frameSamples);
     this.pushedAt[slot] = this.clock.now();
     this.queued++;
   }

@@ -102,8 +102,9 @@ export class RtpSession implements CallMedia {
     coarseTicker.add(this.checkTimeout);
   }
 
-  playAudio(frame: Int16Array) {
-    this.sender?.push(frame);
+  /** The 20 ms frame at `from` in `pcm` (the media thread's batches hold many). */
+  playAudio(pcm: Int16Array, from = 0) {
+    this.sender?.push(pcm, from);
   }
 
   clearAudio() {
