@@ -39,12 +39,12 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
 
   const flushFrames = () => {
     flushQueued = false;
-    if (frameIds.length === 0 || !worker) return;
-    const count = frameIds.length;
-    worker.postMessage({
+    if (frameIds.length === 0) return;
+    // (no thread: it died with the calls these frames are for)
+    worker?.postMessage({
       t: "frames",
       ids: Int32Array.from(frameIds),
-      pcm: frames.slice(0, count * frameSamples),
+      pcm: frames.slice(0, frameIds.length * frameSamples),
     } satisfies ToMediaThread);
     frameIds = [];
   };

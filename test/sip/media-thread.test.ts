@@ -133,3 +133,19 @@ test("RTP keeps its pace while this event loop is blocked", async () => {
   // in the event loop itself the stall would be one gap of 300 ms
   expect(Math.max(...gaps)).toBeLessThan(150);
 });
+
+test("a call the thread cannot give a port is refused with the reason, and the thread serves the next", async () => {
+  const full = startMediaThread({ portMin: base + 1_000, portMax: base + 1_001, hostname: "127.0.0.1", leadMs: 60 });
+  cleanup.push(() => full.stop());
+  const handlers = { onAudio: () => {}, onDigit: () => {}, onTimeout: () => {} };
+  const first = await full.open(handlers, { timeoutMs: 10_000 });
+  expect(first.port).toBe(base + 1_000);
+  const refused = await full.open(handlers, { timeoutMs: 10_000 }).then(
+    () => "opened",
+    (error: Error) => error.message,
+  );
+  expect(refused).toMatch(/no free RTP port/);
+  await first.close();
+  const again = await full.open(handlers, { timeoutMs: 10_000 });
+  expect(again.port).toBe(base + 1_000);
+});
