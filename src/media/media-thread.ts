@@ -116,6 +116,7 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
     started.onerror = (event) => {
       // the calls' media died with it: they end (as a media time-out would end them); new calls get a new thread
       log.error("media thread failed", { error: event.message, calls: sessions.size });
+      started.terminate(); // its sockets go with it
       worker = null;
       for (const waiter of opening.values()) waiter.reject(new Error(`the media thread failed: ${event.message}`));
       opening.clear();
