@@ -189,8 +189,11 @@ describe("the console", () => {
     // filters: this assistant's websocket calls hold it, its SIP calls do not
     await page.selectOption("select[name=owner]", `assistantId:${assistant.id}`);
     await page.selectOption("select[name=transport]", "sip");
+    // the unfiltered list stays on the page until the filtered one replaces it
+    const unfiltered = await page.$("#calls-list");
     await page.click(".filters button[type=submit]");
     await page.waitForFunction(`location.hash.includes("transport=sip")`);
+    await page.waitForFunction((table) => !table?.isConnected, unfiltered);
     await page.waitForSelector("#calls-list");
     expect(await page.locator(`#calls-list a[href="#/calls/${task.id}"]`).count()).toBe(0);
     await page.selectOption("select[name=transport]", "websocket");
