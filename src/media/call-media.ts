@@ -33,8 +33,11 @@ export type MediaOptions = { timeoutMs: number; rtcpIntervalMs?: number };
 
 export interface CallMedia {
   readonly port: number;
-  /** Applies a negotiated offer/answer; a new address unlatches, so a moved caller is followed. */
-  configure(target: MediaTarget): void;
+  /**
+   * Applies a negotiated offer/answer; a new address unlatches, so a moved caller is followed. Settles
+   * once the media has it: our answer must not reach the caller before (its RTP would be dropped).
+   */
+  configure(target: MediaTarget): Promise<void> | void;
   /** Starts sending and watching for silence from the caller (after the answer went out). */
   start(): void;
   /** One 20 ms frame of agent audio at 8 kHz, encoded at once (the frame is not kept). */

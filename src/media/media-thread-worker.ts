@@ -22,6 +22,7 @@ export type ToMediaThread =
 
 export type FromMediaThread =
   | { t: "opened"; id: number; port: number }
+  | { t: "configured"; id: number }
   | { t: "failed"; id: number; error: string }
   /** caller payloads: payload i for session ids[i], in codec payloadTypes[i], bytes[ends[i-1]..ends[i]] */
   | { t: "audio"; ids: Int32Array; payloadTypes: Uint8Array; ends: Uint32Array; bytes: Uint8Array }
@@ -106,6 +107,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
     case "configure": {
       const codec = codecByName(message.target.codec);
       if (codec) sessions.get(message.id)?.rtp.configure({ ...message.target, codec });
+      post({ t: "configured", id: message.id });
       return;
     }
     case "start":

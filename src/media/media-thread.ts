@@ -91,6 +91,9 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
         else waiter?.reject(new Error(message.error));
         return;
       }
+      case "configured":
+        sessions.get(message.id)?.configured.shift()?.();
+        return;
       case "digit":
         sessions.get(message.id)?.handlers.onDigit(message.digit);
         return;
@@ -122,7 +125,10 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
       opening.clear();
       for (const done of closing.values()) done(noStats);
       closing.clear();
-      for (const session of sessions.values()) session.handlers.onTimeout();
+      for (const session of sessions.values()) {
+        session.settleConfigures();
+        session.handlers.onTimeout();
+      }
     };
     const { portMin, portMax, hostname } = options;
     started.postMessage({ t: "init", portMin, portMax, hostname } satisfies ToMediaThread);
@@ -133,6 +139,8 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
   class RemoteMedia implements CallMedia {
     callerQuality: CallerQuality | null = null;
     readonly leadMs = options.leadMs;
+    /** who waits for the thread to have applied each configure, in order */
+    readonly configured: (() => void)[] = [];
     private closed: Promise<MediaStats> | null = null;
 
     constructor(
@@ -146,7 +154,10 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
     }
 
     configure(target: MediaTarget) {
-      post({ t: "configure", id: this.id, target: { ...target, codec: target.codec.name } });
+      return new Promise<void>((resolve) => {
+        this.configured.push(resolve);
+        post({ t: "configure", id: this.id, target: { ...target, codec: target.codec.name } });
+      });
     }
 
     start() {
@@ -161,8 +172,14 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
       post({ t: "clear", id: this.id });
     }
 
+    /** No answer will come (closed, or the thread died): whoever waits goes on. */
+    settleConfigures() {
+      for (const resolve of this.configured.splice(0)) resolve();
+    }
+
     close(): Promise<MediaStats> {
       this.closed ??= new Promise<MediaStats>((resolve) => {
+        this.settleConfigures();
         sessions.delete(this.id);
         if (!worker) return resolve(noStats);
         closing.set(this.id, resolve);

@@ -23,7 +23,7 @@ export class RtpDescriptionHandler implements SessionDescriptionHandler {
     const negotiated = offer && negotiate(offer);
     if (!negotiated) throw new Error("no audio stream with PCMU or PCMA in the SDP");
     this.negotiated = negotiated;
-    this.media.configure(negotiated);
+    await this.media.configure(negotiated);
     if (this.offerSent) this.offerSent = false;
     else this.answerDue = true;
   }

@@ -31,7 +31,9 @@ async function openCall(handlers: Partial<MediaHandlers> = {}, timeoutMs = 10_00
     { timeoutMs, rtcpIntervalMs: 60_000 },
   );
   cleanup.push(() => media.close());
-  media.configure({
+  // settles once the thread has the target: caller packets before that would be dropped (so the SIP
+  // answer waits for it too)
+  await media.configure({
     address: "127.0.0.1",
     port: caller.port,
     codec: codecByName("PCMU")!,
