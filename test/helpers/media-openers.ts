@@ -1,6 +1,7 @@
 // The two places a SIP call's RTP can run, for tests that must hold for both: this event loop, and the
 // media thread. Each gets its own slice of ports (per process, so parallel test files do not collide).
-import type { OpenMedia } from "../../src/media/call-media";
+import type { MediaTarget, OpenMedia } from "../../src/media/call-media";
+import { codecByName } from "../../src/media/codecs";
 import { startMediaThread } from "../../src/media/media-thread";
 import { PortPool } from "../../src/media/port-pool";
 import { openInProcess } from "../../src/media/rtp-session";
@@ -20,3 +21,13 @@ export function mediaOpeners(base: number, leadMs = 60): MediaOpeners {
     { where: "on the media thread", open: thread.open, stop: () => thread.stop() },
   ];
 }
+
+/** A PCMU caller on 127.0.0.1 at `port`, sending and receiving, as a negotiation would settle it. */
+export const pcmuCaller = (port: number, dtmfPayloadType: number | null = null): MediaTarget => ({
+  address: "127.0.0.1",
+  port,
+  codec: codecByName("PCMU")!,
+  dtmfPayloadType,
+  receiving: true,
+  sending: true,
+});

@@ -4,11 +4,11 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { muLawEncode } from "../../src/audio/g711";
 import type { MediaHandlers } from "../../src/media/call-media";
-import { codecByName } from "../../src/media/codecs";
 import { startMediaThread } from "../../src/media/media-thread";
 import { buildRtp, parseRtp } from "../../src/media/rtp-packet";
 import { registry } from "../../src/metrics/metrics";
 import { until } from "./helpers/eventually";
+import { pcmuCaller } from "../helpers/media-openers";
 
 const base = 46_000 + (process.pid % 500) * 2;
 const thread = startMediaThread({ portMin: base, portMax: base + 999, hostname: "127.0.0.1", leadMs: 60 });
@@ -33,14 +33,7 @@ async function openCall(handlers: Partial<MediaHandlers> = {}, timeoutMs = 10_00
   cleanup.push(() => media.close());
   // settles once the thread has the target: caller packets before that would be dropped (so the SIP
   // answer waits for it too)
-  await media.configure({
-    address: "127.0.0.1",
-    port: caller.port,
-    codec: codecByName("PCMU")!,
-    dtmfPayloadType: 101,
-    receiving: true,
-    sending: true,
-  });
+  await media.configure(pcmuCaller(caller.port, 101));
   media.start();
   const send = (packet: Parameters<typeof buildRtp>[0], payload: Uint8Array) =>
     caller.send(buildRtp(packet, payload), media.port, "127.0.0.1");
@@ -114,14 +107,7 @@ test("RTP keeps its pace while this event loop is blocked", async () => {
   const port = await new Promise<number>((resolve) => {
     receiver.onmessage = ({ data }) => resolve(data.port);
   });
-  media.configure({
-    address: "127.0.0.1",
-    port,
-    codec: codecByName("PCMU")!,
-    dtmfPayloadType: null,
-    receiving: true,
-    sending: true,
-  });
+  await media.configure(pcmuCaller(port));
   await Bun.sleep(200);
   for (let f = 0; f < 3; f++) media.playAudio(ramp(f));
   const blockedUntil = performance.now() + 300;

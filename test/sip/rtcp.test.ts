@@ -1,7 +1,6 @@
 // RTCP (RFC 3550): the wire format, and one call's RTP session on real sockets sending sender reports
 // to the caller's RTP port + 1 and reading the caller's receiver reports into what the caller saw.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { codecByName } from "../../src/media/codecs";
 import {
   buildRtcp,
   ntpMiddle,
@@ -12,7 +11,7 @@ import {
   type RtcpReport,
 } from "../../src/media/rtcp";
 import { buildRtp, parseRtp } from "../../src/media/rtp-packet";
-import { mediaOpeners } from "../helpers/media-openers";
+import { mediaOpeners, pcmuCaller } from "../helpers/media-openers";
 import { until } from "./helpers/eventually";
 
 const openers = mediaOpeners(42_000);
@@ -104,14 +103,7 @@ describe.each(openers)("RTCP of a call's media $where", ({ open }) => {
       { timeoutMs: 10_000, rtcpIntervalMs: 400 },
     );
     cleanup.push(() => session.close());
-    session.configure({
-      address: "127.0.0.1",
-      port: caller.port,
-      codec: codecByName("PCMU")!,
-      dtmfPayloadType: null,
-      receiving: true,
-      sending: true,
-    });
+    await session.configure(pcmuCaller(caller.port));
     session.start();
     // the caller's stream: ten packets, one (seq 103) never sent
     const callerSsrc = 0x0badcafe;

@@ -9,12 +9,11 @@ import { join } from "node:path";
 import { CallSession } from "../../src/calls/call-session";
 import type { CallerTransport } from "../../src/calls/caller-transport";
 import { loadConfig } from "../../src/config";
-import { codecByName } from "../../src/media/codecs";
 import { buildRtp } from "../../src/media/rtp-packet";
 import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
 import { startFakeRealtimeServer } from "../fakes/openai-realtime-server";
-import { mediaOpeners } from "../helpers/media-openers";
+import { mediaOpeners, pcmuCaller } from "../helpers/media-openers";
 import { until } from "./helpers/eventually";
 
 const openers = mediaOpeners(44_000);
@@ -70,14 +69,7 @@ test.each(openers)(
       await call?.ended;
     });
     call.attachVoice(voice);
-    media.configure({
-      address: "127.0.0.1",
-      port: caller.port,
-      codec: codecByName("PCMU")!,
-      dtmfPayloadType: null,
-      receiving: true,
-      sending: true,
-    });
+    await media.configure(pcmuCaller(caller.port));
     media.start();
 
     // every mu-law code word, 0x7f among them, in 20 ms frames: two of the provider's 100 ms appends
