@@ -174,17 +174,24 @@ async function runStep(
   const shares = Array.from({ length: workers }, (_, w) => media.ports.filter((_p, i) => i % workers === w));
   const sipps = Promise.all(shares.map((ports, w) => runSipp(sipPort + w, ports, cps / workers)));
   // CPU and memory while every call is up: from the end of the ramp to just before the first BYE, read
-  // at those two moments only (walking /proc takes milliseconds of this event loop, which times the RTP)
+  // at those two moments (a reading every second took milliseconds of this event loop, which times the
+  // RTP); the progress lines show it so far with their own 5 s readings
   const rampS = n / cps + 2;
   const started = performance.now();
-  const cpuAt = (seconds: number) =>
+  const reading = () => ({ at: (performance.now() - started) / 1000, cpu: treeCpuSeconds(bridgePid) });
+  type Reading = ReturnType<typeof reading>;
+  const percentOfCore = (from: Reading, to: Reading) => ((to.cpu - from.cpu) / (to.at - from.at)) * 100;
+  const readAt = (seconds: number) =>
     Bun.sleep(Math.max(0, seconds * 1000 - (performance.now() - started))).then(() => ({
-      at: (performance.now() - started) / 1000,
-      cpu: treeCpuSeconds(bridgePid),
+      ...reading(),
       threads: treeCpuByThread(bridgePid),
     }));
-  const windowStart = cpuAt(rampS);
-  const windowEnd = durationS - 1 > rampS ? cpuAt(durationS - 1) : null;
+  const windowStart = readAt(rampS);
+  const windowEnd = durationS - 1 > rampS ? readAt(durationS - 1) : null;
+  let startReading: Reading | null = null;
+  void windowStart.then((r) => {
+    startReading = r;
+  });
   let cpuPercent = 0;
   let peakRss = 0;
   let done = false;
@@ -192,17 +199,11 @@ async function runStep(
   const rampEffect = measureRampEffect(media, n, label, () => done, metricsUrl);
   // what else used the machine: a bridge short of CPU while its own share is low waits for a core
   let machine = { at: performance.now(), cpu: cpuByProcess() };
-  void windowStart.then((start) => {
-    const tick = setInterval(() => {
-      const elapsed = (performance.now() - started) / 1000;
-      if (done || elapsed > durationS - 1) return clearInterval(tick);
-      cpuPercent = ((treeCpuSeconds(bridgePid) - start.cpu) / (elapsed - start.at)) * 100;
-    }, 5000);
-  });
   while (!done) {
     await Promise.race([sipps, Bun.sleep(5000)]);
     const elapsed = (performance.now() - started) / 1000;
     if (elapsed <= durationS) peakRss = Math.max(peakRss, treeRssMb(bridgePid));
+    if (startReading && elapsed <= durationS - 1) cpuPercent = percentOfCore(startReading, reading());
     const top = topCpu(machine.cpu, (performance.now() - machine.at) / 1000);
     machine = { at: performance.now(), cpu: cpuByProcess() };
     say(
@@ -212,7 +213,7 @@ async function runStep(
   let threads = "";
   const [start, end] = await Promise.all([windowStart, windowEnd]);
   if (end) {
-    cpuPercent = ((end.cpu - start.cpu) / (end.at - start.at)) * 100;
+    cpuPercent = percentOfCore(start, end);
     threads = describeThreads(start.threads, end.threads, end.at - start.at);
   }
   const results = await sipps;

@@ -17,6 +17,8 @@ export type MediaTarget = {
 
 /** One call's RTP figures at its end: ours sent and skipped, the caller's received and lost. */
 export type MediaStats = { sent: number; skipped: number; received: number; lost: number; jitterMs: number };
+/** The figures of media that never ran (or whose thread died with them). */
+export const noStats: MediaStats = { sent: 0, skipped: 0, received: 0, lost: 0, jitterMs: 0 };
 
 export type MediaHandlers = {
   /**

@@ -2,7 +2,7 @@
 // own ticker. Caller audio goes back as one message per run of that ticker; the pacer's delays,
 // and the callers' RTCP figures when they change, every half second.
 import { createFrameTicker } from "../calls/frame-ticker";
-import type { MediaStats, MediaTarget } from "./call-media";
+import { noStats, type MediaStats, type MediaTarget } from "./call-media";
 import { nameThisThread } from "../lib/thread-priority";
 import { codecByName, frameSamples, type Codec } from "./codecs";
 import type { CallerQuality } from "./rtcp-reporter";
@@ -41,7 +41,7 @@ const sessions = new Map<number, { rtp: RtpSession; reports: number }>();
 let delays: number[] = [];
 const clock = createFrameTicker(2, (ms) => delays.push(ms));
 
-// caller payloads of this turn
+// caller payloads since the last run of the ticker
 let ids: number[] = [];
 let payloadTypes: number[] = [];
 let payloads: Uint8Array[] = [];
@@ -74,7 +74,7 @@ async function open(id: number, timeoutMs: number, rtcpIntervalMs: number | unde
       onPayload(payload, codec) {
         ids.push(id);
         payloadTypes.push(codec.payloadType);
-        payloads.push(payload); // a view into the datagram, copied at the end of this turn
+        payloads.push(payload); // a view into the datagram, copied at the ticker's next run
         if (!flushing) {
           flushing = true;
           clock.add(sendAudio);
@@ -117,16 +117,13 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
       sessions.get(message.id)?.rtp.clearAudio();
       return;
     case "close": {
-      const session = sessions.get(message.id);
+      const stats = sessions.get(message.id)?.rtp.close() ?? Promise.resolve(noStats);
       sessions.delete(message.id);
-      const stats = session ? session.rtp.close() : Promise.resolve(null);
-      void stats.then((s) => post({ t: "closed", id: message.id, stats: s ?? noStats }));
+      void stats.then((s) => post({ t: "closed", id: message.id, stats: s }));
       return;
     }
   }
 };
-
-const noStats: MediaStats = { sent: 0, skipped: 0, received: 0, lost: 0, jitterMs: 0 };
 
 // the pacer's delays for the bridge's metrics, and what callers' RTCP reported since the last time
 setInterval(() => {

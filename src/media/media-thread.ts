@@ -3,12 +3,19 @@
 // parsing, database round trips, provider websockets, call start-ups and this heap's collections do not
 // delay a packet. Only audio crosses, batched: the agent frames handed over in one turn of this event
 // loop go as one message (flushed before any control message, so a barge-in's clear follows the frames
-// before it); the thread's caller payloads of one of its turns come back as one message.
-import { describeError } from "../errors";
+// before it); the caller payloads of one run of the thread's 2 ms ticker come back as one message.
 import { log } from "../log";
 import { recordPacingDelay } from "../metrics/metrics";
-import type { CallMedia, MediaHandlers, MediaOptions, MediaStats, MediaTarget, OpenMedia } from "./call-media";
-import { deliverPayload } from "./call-media";
+import {
+  deliverPayload,
+  noStats,
+  type CallMedia,
+  type MediaHandlers,
+  type MediaOptions,
+  type MediaStats,
+  type MediaTarget,
+  type OpenMedia,
+} from "./call-media";
 import { codecs, frameSamples } from "./codecs";
 import type { FromMediaThread, ToMediaThread } from "./media-thread-worker";
 import type { CallerQuality } from "./rtcp-reporter";
@@ -22,8 +29,6 @@ export type MediaThreadOptions = {
 };
 
 export type MediaThread = { open: OpenMedia; stop(): Promise<void> };
-
-const noStats: MediaStats = { sent: 0, skipped: 0, received: 0, lost: 0, jitterMs: 0 };
 
 export function startMediaThread(options: MediaThreadOptions): MediaThread {
   let worker: Worker | null = null;
@@ -76,7 +81,8 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
         for (let i = 0; i < ids.length; i++) {
           const session = sessions.get(ids[i]!);
           const codec = codecs.find((c) => c.payloadType === payloadTypes[i]);
-          if (session && codec) session.callerPayload(bytes.subarray(i === 0 ? 0 : ends[i - 1], ends[i]), codec);
+          if (session && codec)
+            deliverPayload(session.handlers, bytes.subarray(i === 0 ? 0 : ends[i - 1], ends[i]), codec);
         }
         return;
       }
@@ -149,10 +155,6 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
       readonly handlers: MediaHandlers,
     ) {}
 
-    callerPayload(payload: Uint8Array, codec: (typeof codecs)[number]) {
-      deliverPayload(this.handlers, payload, codec);
-    }
-
     configure(target: MediaTarget) {
       return new Promise<void>((resolve) => {
         this.configured.push(resolve);
@@ -202,11 +204,7 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
     },
     async stop() {
       await Promise.all([...sessions.values()].map((s) => s.close()));
-      try {
-        worker?.terminate();
-      } catch (error) {
-        log.warn("media thread did not stop", { error: describeError(error) });
-      }
+      worker?.terminate();
       worker = null;
     },
   };

@@ -1,7 +1,7 @@
 // SIP in the bridge process: the endpoint on SIP_PORT, the calls' RTP (on the media thread, or the RTP
-// port pool in this event loop), a user agent per credential
-// (registering those this bridge holds the lease of), kept in step with the database (heartbeat,
-// NOTIFY from the API), and the inbound calls they take.
+// port pool in this event loop), a user agent per credential (registering those this bridge holds the
+// lease of), kept in step with the database (heartbeat, NOTIFY from the API), and the inbound calls
+// they take.
 import type { Invitation } from "sip.js";
 import type { Config } from "../config";
 import type { CallHandle } from "../calls/caller-transport";
