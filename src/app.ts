@@ -18,7 +18,7 @@ import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
 import { consoleRoutes } from "./console/serve";
-import { AppError } from "./errors";
+import { AppError, databaseUnavailable } from "./errors";
 
 const unsupportedBody = () =>
   new AppError("BAD_REQUEST", "request bodies must be JSON (Content-Type: application/json)", [
@@ -65,9 +65,10 @@ export function createApp(deps: Deps) {
     new Elysia({ normalize: false })
       .onRequest(({ request, server }) => {
         infoOf(request);
+        const api = new URL(request.url).pathname.startsWith("/api/");
+        if (api && !deps.started()) throw databaseUnavailable("starting: waiting for the database");
         // an address over its failed-authentication limit is refused before parsing or any database work
-        if (new URL(request.url).pathname.startsWith("/api/"))
-          deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
+        if (api) deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
       })
       // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
       // are bounded while reading (413 / 400), before any validator walks the body.
@@ -80,7 +81,9 @@ export function createApp(deps: Deps) {
         const [status, body] = toErrorResponse(code, error, traceId);
         if (status === 401) deps.tokens.failed(sourceOf(server, request));
         set.status = status;
-        return json(status, body, traceId, error instanceof AppError ? error.retryAfterSec : undefined);
+        // a 503 (the database away) tells the client when to try again
+        const retryAfter = error instanceof AppError ? error.retryAfterSec : status === 503 ? 1 : undefined;
+        return json(status, body, traceId, retryAfter);
       })
       .mapResponse(({ request, responseValue, set }) => {
         if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;

@@ -116,6 +116,8 @@ export function loadConfig(env: Env = process.env) {
   return {
     port: int(env, "PORT", 3000),
     databaseUrl: str(env, "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/voice_assistant"),
+    // connecting and every statement; past it the database counts as away (503, calls refused or served from cache)
+    databaseTimeoutMs: int(env, "DATABASE_TIMEOUT_MS", 5_000),
     adminToken: env.ADMIN_TOKEN || null,
     encryptionKey: parseKey(env.ENCRYPTION_KEY),
     temporal: {

@@ -36,6 +36,9 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export const conflict = (message: string) => new AppError("CONFLICT", message);
 export const forbidden = (message = "token has no access to this resource") => new AppError("FORBIDDEN", message);
 export const unauthorized = (message = "missing or invalid bearer token") => new AppError("UNAUTHORIZED", message);
+/** The database is away (or not reached yet at start): the client should retry shortly. */
+export const databaseUnavailable = (message = "the database is unavailable; retry shortly") =>
+  new AppError("UNAVAILABLE", message, undefined, 1);
 export const tooManyRequests = (message: string, retryAfterSec: number) =>
   new AppError("TOO_MANY_REQUESTS", message, undefined, retryAfterSec);
 

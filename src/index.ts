@@ -1,15 +1,18 @@
-// start:api — the management API alone (migrations first, so a fresh database just works).
+// start:api — the management API alone. It listens at once (/healthz); migrations run meanwhile and are
+// retried while the database is away, and until they are done the API routes answer 503.
 import { loadConfig } from "./config";
 import { migrateDatabase } from "./db/migrate";
+import { untilDatabase } from "./db/until-available";
 import { startApi } from "./server";
 import { log } from "./log";
 
 const config = loadConfig();
-await migrateDatabase(config.databaseUrl);
-const api = await startApi(config);
+const migrated = untilDatabase("migrations", () => migrateDatabase(config.databaseUrl));
+const api = await startApi(config, { started: migrated });
 for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, async () => {
     log.info("api stopping", { signal });
     await api.stop();
     process.exit(0);
   });
+await migrated;

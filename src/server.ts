@@ -5,18 +5,33 @@ import { createDb } from "./db/client";
 import { createApp } from "./app";
 import { createOrganizationGate, createTokenResolver, hearRevocations } from "./services/auth";
 import { createSecretBox } from "./crypto/secrets";
+import { within } from "./lib/within";
 import { createOutboundGuard } from "./net/outbound-guard";
 import { isTemporalReachable } from "./temporal/health";
 import { log, setLogLevel } from "./log";
 import { exposeCredentialGauges } from "./metrics/db-gauges";
 
-export async function startApi(config: Config, options: { port?: number } = {}) {
+/** /readyz answers within this, whatever the database does (an orchestrator's probe times out at 1 s). */
+const readyCheckMs = 900;
+
+export type ApiOptions = {
+  port?: number;
+  /** settles once the process's start (migrations) is done; until then API routes answer 503 */
+  started?: Promise<unknown>;
+};
+
+export async function startApi(config: Config, options: ApiOptions = {}) {
   setLogLevel(config.logLevel);
-  const { db, client, close } = createDb(config.databaseUrl);
+  const { db, client, availability, close } = createDb(config.databaseUrl, {
+    timeoutMs: config.databaseTimeoutMs,
+    name: "api",
+  });
   const tokens = createTokenResolver(db, config.adminToken);
   const releaseGauges = exposeCredentialGauges(db);
   // Revocations made by other API instances reach this one's token cache here.
-  const listener = await hearRevocations(client, tokens);
+  const listener = hearRevocations(client, tokens);
+  let started = options.started === undefined;
+  void options.started?.then(() => (started = true));
   const app = createApp({
     db,
     config,
@@ -24,13 +39,15 @@ export async function startApi(config: Config, options: { port?: number } = {}) 
     organizations: createOrganizationGate(db),
     secrets: createSecretBox(config.encryptionKey),
     guard: createOutboundGuard(config.outbound),
+    started: () => started,
     checks: {
-      database: () =>
-        db.execute(sql`select 1`).then(
+      database: async () =>
+        !availability.isDown &&
+        within(db.execute(sql`select 1`), readyCheckMs, "readiness").then(
           () => true,
           () => false,
         ),
-      temporal: () => isTemporalReachable(config),
+      temporal: () => isTemporalReachable(config, readyCheckMs),
     },
   });
   app.listen({ port: options.port ?? config.port, hostname: "0.0.0.0" });

@@ -1,9 +1,14 @@
 // `bun run start`: the whole service on one machine — migrations, the Temporal dev server (unless
 // TEMPORAL_ADDRESS is set), the API in this process, the call bridge and the hook worker as children.
+// A child that exits is started again (restart-policy.ts); it never takes the others down. The API
+// listens at once; while the database is away at start the migrations are retried and the children
+// wait for them.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "./config";
 import { migrateDatabase } from "./db/migrate";
+import { untilDatabase } from "./db/until-available";
+import { restartBackoff } from "./lib/restart-policy";
 import { startApi } from "./server";
 import { dataDir, localSecrets } from "./local-secrets";
 import { startTemporalDevServer, type DevServer } from "./temporal/dev-server";
@@ -14,7 +19,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const env: Record<string, string | undefined> = { ...process.env, ...localSecrets(process.env) };
 const config = loadConfig(env);
 
-await migrateDatabase(config.databaseUrl);
+const migrated = untilDatabase("migrations", () => migrateDatabase(config.databaseUrl));
 
 let devServer: DevServer | null = null;
 if (!process.env.TEMPORAL_ADDRESS && !(await isTemporalReachable(config))) {
@@ -23,19 +28,32 @@ if (!process.env.TEMPORAL_ADDRESS && !(await isTemporalReachable(config))) {
   log.info("temporal web ui", { url: devServer.uiUrl });
 }
 
-const children: ChildProcess[] = [];
+const children = new Set<ChildProcess>();
+const restarts = new Set<ReturnType<typeof setTimeout>>();
 let stopping = false;
 function child(name: string, command: string, args: string[]) {
-  const proc = spawn(command, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
-  proc.once("exit", (code, signal) => {
-    if (stopping) return;
-    log.error("process exited; stopping everything", { process: name, code, signal });
-    void stop(1);
-  });
-  children.push(proc);
+  const backoff = restartBackoff();
+  const run = () => {
+    backoff.started();
+    const proc = spawn(command, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
+    children.add(proc);
+    proc.once("exit", (code, signal) => {
+      children.delete(proc);
+      if (stopping) return;
+      const { livedMs, delayMs } = backoff.exited();
+      log.error("process exited; restarting", { process: name, code, signal, livedMs, delayMs });
+      const timer = setTimeout(() => {
+        restarts.delete(timer);
+        run();
+      }, delayMs);
+      restarts.add(timer);
+    });
+  };
+  run();
 }
 
-const api = await startApi(config);
+const api = await startApi(config, { started: migrated });
+await migrated;
 child("worker", "node", ["--import", "tsx", "workers/main.ts"]);
 child("bridge", process.execPath, ["src/bridge/main.ts"]);
 log.info("service started", {
@@ -49,8 +67,10 @@ log.info("service started", {
 async function stop(code: number) {
   if (stopping) return;
   stopping = true;
-  for (const proc of children) proc.kill("SIGTERM");
-  await Promise.all(children.map((proc) => (proc.exitCode === null ? new Promise((r) => proc.once("exit", r)) : null)));
+  for (const timer of restarts) clearTimeout(timer);
+  const running = [...children];
+  for (const proc of running) proc.kill("SIGTERM");
+  await Promise.all(running.map((proc) => (proc.exitCode === null ? new Promise((r) => proc.once("exit", r)) : null)));
   await api.stop();
   await devServer?.stop();
   process.exit(code);

@@ -16,6 +16,8 @@ import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
 import { inFlight } from "../src/lib/in-flight";
 import { log } from "../src/log";
+import { listenAlways } from "../src/db/listen";
+import { untilDatabase } from "../src/db/until-available";
 import { hookDeliveryWorkflowId } from "../workflows/ids";
 import { backoffAfterAttempt } from "../workflows/schedule";
 import type { AttemptInput, AttemptOutcome } from "./activities/deliver-attempt";
@@ -63,7 +65,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
   let temporal: DispatchTarget | null = null;
   let stopped = false;
   let stopping: Promise<void> | null = null;
-  let lease: DispatcherLease = await acquireLease(deps.sql);
+  let lease: DispatcherLease = await untilDatabase("dispatcher lease", () => acquireLease(deps.sql));
   let leaseCheckedAt = Date.now();
   const attempts = inFlight();
   let attemptsRunning = 0;
@@ -220,7 +222,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
   );
 
   const kick = () => claims.request();
-  const listener = await deps.sql.listen(HOOK_DELIVERIES_CHANNEL, kick, kick);
+  const listener = listenAlways(deps.sql, HOOK_DELIVERIES_CHANNEL, kick, kick);
   const timer = setInterval(() => {
     sweepDue = true;
     claims.request();
@@ -232,7 +234,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
     stopped = true;
     clearInterval(timer);
     if (gathering) clearTimeout(gathering);
-    await listener.unlisten().catch(() => {});
+    await listener.unlisten();
     await claims.stop();
     await attempts.idle(deps.config.hooks.timeoutMs + 5_000);
     // the workflows of the attempts just made, while this process's worker still runs them (eager);

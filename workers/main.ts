@@ -29,15 +29,20 @@ Runtime.install({
   ),
 });
 
-const { db, client: sql, close: closeDb } = createDb(config.databaseUrl, { max: 20 });
+const {
+  db,
+  client: sql,
+  close: closeDb,
+} = createDb(config.databaseUrl, { max: 20, timeoutMs: config.databaseTimeoutMs, name: "worker" });
 const attempts = inFlight();
 const activities = createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts);
+// up before anything waits for the database, so that an outage at start is visible on /metrics
+const metrics = await startMetricsServer(config.workerMetricsPort);
+log.info("worker metrics listening", { port: metrics.port });
 const workflowBundle = await loadWorkflowBundle();
 const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
 exposeHookDeliveryStates(db);
-const metrics = await startMetricsServer(config.workerMetricsPort);
-log.info("worker metrics listening", { port: metrics.port });
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 
 let stopping = false;

@@ -14,4 +14,6 @@ export type Deps = {
   /** checks the destinations tenants configure (hook URLs, tool serverUrls, SIP hosts) */
   guard: OutboundGuard;
   checks: { database: () => Promise<boolean>; temporal: () => Promise<boolean> };
+  /** false until the process's start (migrations) is done: until then API routes answer 503 */
+  started: () => boolean;
 };

@@ -1,5 +1,14 @@
 // The one place where failures become HTTP statuses and envelopes.
-import { AppError, describeError, errorStatus, fieldName, pgErrorCode, type FieldError } from "../errors";
+import { isDatabaseUnavailable } from "../db/unavailable";
+import {
+  AppError,
+  databaseUnavailable,
+  describeError,
+  errorStatus,
+  fieldName,
+  pgErrorCode,
+  type FieldError,
+} from "../errors";
 import { log } from "../log";
 import { failure } from "../models/envelope";
 
@@ -39,6 +48,10 @@ export function toErrorResponse(
     return body(400, "malformed request body: expected JSON", [{ field: "body", message: "not valid JSON" }]);
   if (code === "NOT_FOUND") return body(404, "no such route");
   if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") return body(400, "invalid request");
+  if (isDatabaseUnavailable(error)) {
+    const unavailable = databaseUnavailable();
+    return body(unavailable.status, unavailable.message);
+  }
   const pg = pgErrorCode(error);
   if (pg === "22P02" || pg === "22003" || pg === "22021" || pg === "22P05" || pg === "54000")
     return body(400, "a value is out of range or malformed", [{ field: "body", message: "invalid value" }]);

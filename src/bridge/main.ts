@@ -3,6 +3,7 @@
 // BRIDGE_WORKERS worker processes (src/bridge/supervisor.ts).
 import { loadConfig } from "../config";
 import { migrateDatabase } from "../db/migrate";
+import { untilDatabase } from "../db/until-available";
 import { log, logFromThread, setLogLevel } from "../log";
 import { startSipStack } from "../sip/sip-stack";
 import { exitWithSupervisor, superviseBridgeWorkers } from "./supervisor";
@@ -11,10 +12,12 @@ import { startBridge } from "./ws-server";
 const config = loadConfig();
 setLogLevel(config.logLevel);
 const worker = config.bridge.workerIndex;
-// the supervisor migrates once for all its workers, before any starts
-if (worker === null) await migrateDatabase(config.databaseUrl);
+// the supervisor migrates once for all its workers, before any starts; while the database is away
+// the migrations are retried (a single bridge serves /healthz meanwhile and refuses calls)
+const migrated = worker === null ? untilDatabase("migrations", () => migrateDatabase(config.databaseUrl)) : undefined;
 
 if (worker === null && config.bridge.workers > 1) {
+  await migrated;
   const supervisor = superviseBridgeWorkers(config);
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.on(signal, async () => {
@@ -24,7 +27,7 @@ if (worker === null && config.bridge.workers > 1) {
     });
 } else {
   logFromThread(); // a log reader that stalls must not stall the calls' audio
-  const bridge = await startBridge(config);
+  const bridge = await startBridge(config, { migrated });
   const sip = config.bridge.sip.enabled ? await startSipStack(config) : null;
   let stopping = false;
   const stop = async (reason: string) => {

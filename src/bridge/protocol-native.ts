@@ -2,7 +2,7 @@
 // and JSON text messages for control (see docs/bridge.md).
 import { bytesToPcm, pcmToBytes } from "../audio/pcm";
 import type { CallHandle, CallerTransport } from "../calls/caller-transport";
-import type { WireProtocol, WireSocket } from "./wire-socket";
+import { closeFor, type WireProtocol, type WireSocket } from "./wire-socket";
 
 export const nativeSampleRates = [8000, 16000, 24000] as const;
 
@@ -20,8 +20,8 @@ export function nativeProtocol(
     playAudio: (frame) => open && socket.sendBinary(pcmToBytes(frame)),
     clearAudio: () => send({ type: "interrupt" }),
     notify: (notice) => send(notice),
-    hangup() {
-      if (open) socket.close(1000, "call ended");
+    hangup(reason) {
+      if (open) socket.close(...closeFor(reason));
       open = false;
     },
   };

@@ -6,7 +6,8 @@ import type { CallHandle, CallerTransport } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
 import { AppError } from "../errors";
 import { log } from "../log";
-import type { WireProtocol, WireSocket } from "./wire-socket";
+import { isDatabaseUnavailable } from "../db/unavailable";
+import { closeFor, tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
 
 type TwilioEvent = {
   event?: string;
@@ -38,7 +39,7 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
       send({ event: "media", media: { payload: Buffer.from(muLawEncode(frame)).toString("base64") } }),
     clearAudio: () => send({ event: "clear" }),
     notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
-    hangup: () => close(1000, "call ended"),
+    hangup: (reason) => close(...closeFor(reason)),
   };
 
   async function onStart(event: TwilioEvent) {
@@ -47,6 +48,7 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
       const assistant = options.assistant ?? (await options.authorize(event.start?.customParameters ?? {}));
       if (open) call = options.startCall(assistant, transport);
     } catch (error) {
+      if (isDatabaseUnavailable(error)) return close(...tryAgainLater);
       const message = error instanceof AppError ? error.message : "could not authorize the stream";
       log.warn("twilio stream refused", { status: error instanceof AppError ? error.status : 500, message });
       close(1008, message);

@@ -4,21 +4,18 @@
 // Websocket calls share BRIDGE_PORT through SO_REUSEPORT; the kernel spreads connections over workers.
 import type { Subprocess } from "bun";
 import { bridgeWorkerEnv, type Config } from "../config";
+import { restartBackoff } from "../lib/restart-policy";
 import { log } from "../log";
 import { metricsAggregator } from "../metrics/bridge-workers";
 
 const mainScript = new URL("./main.ts", import.meta.url).pathname;
-/** A worker that lived at least this long restarts at once; one that keeps dying backs off. */
-const healthyAfterMs = 10_000;
-const backoffMaxMs = 30_000;
 /** How long a stopping worker may take to end its calls before it is killed. */
 const stopGraceMs = 30_000;
 
 type Slot = {
   index: number;
   proc: Subprocess | null;
-  startedAt: number;
-  failures: number;
+  backoff: ReturnType<typeof restartBackoff>;
   restart: ReturnType<typeof setTimeout> | null;
 };
 
@@ -26,8 +23,7 @@ export function superviseBridgeWorkers(config: Config) {
   const slots: Slot[] = Array.from({ length: config.bridge.workers }, (_, index) => ({
     index,
     proc: null,
-    startedAt: 0,
-    failures: 0,
+    backoff: restartBackoff(),
     restart: null,
   }));
   let stopping = false;
@@ -36,7 +32,7 @@ export function superviseBridgeWorkers(config: Config) {
 
   function start(slot: Slot) {
     slot.restart = null;
-    slot.startedAt = performance.now();
+    slot.backoff.started();
     const proc: Subprocess = Bun.spawn([process.execPath, mainScript], {
       env: bridgeWorkerEnv(config, slot.index),
       stdio: ["ignore", "inherit", "inherit"],
@@ -51,16 +47,8 @@ export function superviseBridgeWorkers(config: Config) {
     if (slot.proc !== proc) return;
     slot.proc = null;
     if (stopping) return;
-    const lived = performance.now() - slot.startedAt;
-    slot.failures = lived >= healthyAfterMs ? 0 : slot.failures + 1;
-    const delayMs = slot.failures === 0 ? 0 : Math.min(backoffMaxMs, 500 * 2 ** (slot.failures - 1));
-    log.error("bridge worker exited; restarting", {
-      worker: slot.index,
-      code,
-      signal,
-      livedMs: Math.round(lived),
-      delayMs,
-    });
+    const { livedMs, delayMs } = slot.backoff.exited();
+    log.error("bridge worker exited; restarting", { worker: slot.index, code, signal, livedMs, delayMs });
     slot.restart = setTimeout(() => start(slot), delayMs);
   }
 

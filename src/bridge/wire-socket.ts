@@ -1,4 +1,5 @@
 // What a wire format needs of a websocket, so the formats can be driven by any socket (Bun's, tests').
+import type { EndReason } from "../calls/caller-transport";
 export interface WireSocket {
   sendText(text: string): void;
   sendBinary(bytes: Uint8Array): void;
@@ -11,3 +12,10 @@ export interface WireProtocol {
   onMessage(message: string | Buffer): void;
   onClose(): void;
 }
+
+/** RFC 6455 1013 "try again later": the call was refused for now (the database is away), not for good. */
+export const tryAgainLater = [1013, "try again later: the service cannot take calls right now"] as const;
+
+/** The close code and reason for a call that ended for `reason`. */
+export const closeFor = (reason: EndReason): readonly [number, string] =>
+  reason === "database-unavailable" ? tryAgainLater : [1000, "call ended"];

@@ -18,14 +18,19 @@ import { recoverOrphanedTasks } from "../calls/call-lifecycle";
 import { ConclusionSpool } from "../calls/conclusion-spool";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
 import { startCall, type CallDeps } from "../calls/run-call";
+import { startBudget, type StartBudget } from "../calls/start-budget";
+import { isDatabaseUnavailable } from "../db/unavailable";
+import { untilDatabase } from "../db/until-available";
 import { authorizeCall } from "./authorize-call";
 import { nativeProtocol, nativeSampleRates } from "./protocol-native";
 import { twilioProtocol } from "./protocol-twilio";
-import type { WireProtocol, WireSocket } from "./wire-socket";
+import { tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
 
 type Upgrade =
-  | { route: "native"; assistant: CallAssistant; sampleRate: number }
-  | { route: "twilio"; assistant: CallAssistant | null; source: string | null };
+  | { route: "native"; assistant: CallAssistant; sampleRate: number; budget: StartBudget }
+  | { route: "twilio"; assistant: CallAssistant | null; source: string | null }
+  /** upgraded only to be closed with 1013: the database is away, or this bridge is still starting */
+  | { route: "refused" };
 type Connection = Upgrade & { protocol?: WireProtocol };
 
 const json = (status: number, message: string, retryAfterSec?: number) =>
@@ -34,32 +39,31 @@ const json = (status: number, message: string, retryAfterSec?: number) =>
     headers: retryAfterSec === undefined ? {} : { "retry-after": String(retryAfterSec) },
   });
 
-export async function startBridge(config: Config, options: { port?: number } = {}) {
-  const { db, client, close: closeDb } = createDb(config.databaseUrl);
+export type BridgeOptions = {
+  port?: number;
+  /** settles once the database is migrated: calls wait for it (refused meanwhile) */
+  migrated?: Promise<unknown>;
+};
+
+export async function startBridge(config: Config, options: BridgeOptions = {}) {
+  const {
+    db,
+    client,
+    availability,
+    close: closeDb,
+  } = createDb(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, name: "bridge" });
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
-  const revocations = await hearRevocations(client, tokens);
+  const revocations = hearRevocations(client, tokens);
   const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   const deps: CallDeps = { db, config, conclusions };
   const calls = new Set<CallHandle>();
-
-  // the ends a previous run could not write carry the calls' history: they go before the recovery's bare ones
-  await conclusions.replay();
-  // recordings still there belong to calls of the previous run that never concluded (recovered below, bare)
-  const recordings = recordingDirOf(config);
-  for (const name of await readdir(recordings).catch(() => [])) await rm(join(recordings, name), { force: true });
-  const recovered = await recoverOrphanedTasks(db, config.bridge.instanceId);
-  if (recovered > 0)
-    log.warn("bridge closed calls left open by its previous run", {
-      count: recovered,
-      bridgeId: config.bridge.instanceId,
-    });
-  // alive (and reaping the calls of bridges that are not) before the first call
-  const reaper = new BridgeReaper(db, config.bridge.instanceId, {
+  const reaper = new BridgeReaper(db, availability, config.bridge.instanceId, {
     intervalMs: config.bridge.heartbeatMs,
     ttlMs: config.bridge.heartbeatTtlMs,
   });
-  await reaper.start();
+  // calls are refused (1013) until the previous run's calls are closed and this bridge beats
+  let accepting = false;
 
   const track = (call: CallHandle) => {
     calls.add(call);
@@ -68,6 +72,8 @@ export async function startBridge(config: Config, options: { port?: number } = {
   };
 
   async function prepare(req: Request, url: URL, source: string | null): Promise<Upgrade> {
+    if (!accepting) return { route: "refused" };
+    const budget = startBudget();
     const q = url.searchParams;
     const credentials = {
       authorization: req.headers.get("authorization"),
@@ -80,34 +86,47 @@ export async function startBridge(config: Config, options: { port?: number } = {
       // without credentials in the URL, they are expected in the start event's custom parameters
       const deferred =
         !credentials.authorization && !credentials.token && !credentials.assistantId && !credentials.agentId;
-      return { route: "twilio", assistant: deferred ? null : await authorizeCall(db, tokens, credentials), source };
+      const assistant = deferred ? null : await budget.bound(authorizeCall(db, tokens, credentials), "authorizing");
+      return { route: "twilio", assistant, source };
     }
     const sampleRate = Number(q.get("sampleRate") ?? 16000);
     if (!(nativeSampleRates as readonly number[]).includes(sampleRate))
       throw badRequest("sampleRate", `must be one of ${nativeSampleRates.join(", ")}`);
-    return { route: "native", assistant: await authorizeCall(db, tokens, credentials), sampleRate };
+    const assistant = await budget.bound(authorizeCall(db, tokens, credentials), "authorizing");
+    return { route: "native", assistant, sampleRate, budget };
   }
 
-  function protocolFor(ws: ServerWebSocket<Connection>): WireProtocol {
+  function protocolFor(ws: ServerWebSocket<Connection>): WireProtocol | null {
     const socket: WireSocket = {
       sendText: (text) => void ws.send(text),
       sendBinary: (bytes) => void ws.send(bytes),
       close: (code, reason) => ws.close(code, reason),
     };
     const data = ws.data;
+    if (data.route === "refused") {
+      ws.close(...tryAgainLater);
+      return null;
+    }
     if (data.route === "native")
-      return nativeProtocol(socket, data.sampleRate, (transport) => track(startCall(deps, data.assistant, transport)));
+      return nativeProtocol(socket, data.sampleRate, (transport) =>
+        track(startCall(deps, data.assistant, transport, { budget: data.budget })),
+      );
+    // the stream's start event names the assistant: the budget starts with it
+    let budget = startBudget();
     return twilioProtocol(socket, {
       assistant: data.assistant,
-      authorize: (p) =>
-        authorizeCall(db, tokens, {
+      authorize: (p) => {
+        budget = startBudget();
+        const credentials = {
           authorization: null,
           token: p.token ?? null,
           assistantId: p.assistantId ?? null,
           agentId: p.agentId ?? null,
           source: data.source,
-        }),
-      startCall: (assistant, transport) => track(startCall(deps, assistant, transport)),
+        };
+        return budget.bound(authorizeCall(db, tokens, credentials), "authorizing");
+      },
+      startCall: (assistant, transport) => track(startCall(deps, assistant, transport, { budget })),
     });
   }
 
@@ -128,6 +147,12 @@ export async function startBridge(config: Config, options: { port?: number } = {
         return json(426, "this endpoint takes a websocket upgrade");
       } catch (error) {
         if (error instanceof AppError) return json(error.status, error.message, error.retryAfterSec);
+        // the caller knows within 2 s: upgraded, then closed with 1013 (try again later)
+        if (isDatabaseUnavailable(error)) {
+          log.warn("call refused: database unavailable", { path: url.pathname, error: describeError(error) });
+          if (server.upgrade(req, { data: { route: "refused" } as Connection })) return undefined;
+          return json(503, "the service cannot take calls right now; retry shortly", 1);
+        }
         log.error("bridge request failed", { path: url.pathname, error: describeError(error) });
         return json(500, "internal error");
       }
@@ -136,15 +161,32 @@ export async function startBridge(config: Config, options: { port?: number } = {
       data: {} as Connection,
       idleTimeout: 60,
       open(ws) {
-        ws.data.protocol = protocolFor(ws);
-        ws.data.protocol.onOpen();
+        const protocol = protocolFor(ws);
+        if (!protocol) return;
+        ws.data.protocol = protocol;
+        protocol.onOpen();
       },
       message: (ws, message) => ws.data.protocol?.onMessage(message),
       close: (ws) => ws.data.protocol?.onClose(),
     },
   });
   if (config.bridge.workerIndex !== null) answerMetricsCollection();
-  log.info("bridge listening", { port: server.port, bridgeId: config.bridge.instanceId });
+
+  // each step waits for the database when it is away (a bridge starting during an outage serves
+  // /healthz and refuses calls until it is back)
+  const bridgeId = config.bridge.instanceId;
+  await options.migrated;
+  // the ends a previous run could not write carry the calls' history: they go before the recovery's bare ones
+  await conclusions.replay();
+  // recordings still there belong to calls of the previous run that never concluded (recovered below, bare)
+  const recordings = recordingDirOf(config);
+  for (const name of await readdir(recordings).catch(() => [])) await rm(join(recordings, name), { force: true });
+  const recovered = await untilDatabase("closing the previous run's calls", () => recoverOrphanedTasks(db, bridgeId));
+  if (recovered > 0) log.warn("bridge closed calls left open by its previous run", { count: recovered, bridgeId });
+  // alive (and reaping the calls of bridges that are not) before the first call
+  await untilDatabase("first heartbeat", () => reaper.start());
+  accepting = true;
+  log.info("bridge listening", { port: server.port, bridgeId });
   // Bun's first fetch in a process sets its HTTP client up (~30 ms here): made now, on our own health
   // check, it is not the first LLM request of the first pipeline turn (bench/pipeline, A p99)
   void fetch(`http://127.0.0.1:${server.port}/healthz`)

@@ -2,7 +2,11 @@
 // later. A bridge that stops beating (SIGKILL, a replaced pod that never comes back under its id) has
 // its open calls concluded by whichever live bridge beats next: failed with "bridge lost", endedAt
 // now, call_concluded with what the task row knows. That frees their maxAgentTasks slots.
+// A bridge judges only what it saw: it reaps once it has reached the database without a break for a
+// whole TTL, so after an outage longer than the TTL (every row expired, every bridge alive) the
+// bridges renew their rows before any of them would take the others for dead.
 import { and, eq, inArray, lt, ne, sql } from "drizzle-orm";
+import type { DatabaseAvailability } from "../db/availability";
 import type { Db } from "../db/client";
 import { agentTasks, bridgeHeartbeats } from "../db/schema";
 import { describeError } from "../errors";
@@ -23,6 +27,7 @@ export class BridgeReaper {
 
   constructor(
     private readonly db: Db,
+    private readonly availability: DatabaseAvailability,
     readonly bridgeId: string,
     private readonly options: ReaperOptions,
   ) {}
@@ -51,6 +56,7 @@ export class BridgeReaper {
   }
 
   private async reap() {
+    if (this.availability.continuousMs() < this.options.ttlMs) return;
     const lost = await this.db
       .selectDistinct({ bridgeId: bridgeHeartbeats.bridgeId })
       .from(bridgeHeartbeats)

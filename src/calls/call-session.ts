@@ -160,7 +160,7 @@ export class CallSession {
     );
     if (error) this.transport.notify({ type: "error", message: error });
     this.transport.notify({ type: "ended", callId: this.callId, reason });
-    this.transport.hangup();
+    this.transport.hangup(reason);
     log.info("call", {
       callId: this.callId,
       event: "ended",

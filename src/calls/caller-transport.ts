@@ -13,6 +13,8 @@ export const endReasons = [
   "bridge-error",
   "bridge-shutdown",
   "media-timeout",
+  // the call could not be recorded because the database is away: refused, the caller may try again
+  "database-unavailable",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 
@@ -22,6 +24,7 @@ export const failedReasons: ReadonlySet<EndReason> = new Set([
   "voice-unavailable",
   "bridge-error",
   "media-timeout",
+  "database-unavailable",
 ]);
 
 /** What the call tells the caller besides audio; each wire format forwards what it can express. */
@@ -48,7 +51,7 @@ export interface CallerTransport {
   clearAudio(): void;
   notify(notice: CallNotice): void;
   /** Closes the connection from our side; called once, after the `ended` notice. */
-  hangup(): void;
+  hangup(reason: EndReason): void;
   /** What the caller's side reported of our audio (SIP: its RTCP), for the concluded log line. */
   mediaQuality?(): CallerQuality | null;
 }

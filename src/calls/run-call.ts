@@ -16,6 +16,8 @@ import { CallMessages } from "./call-messages";
 import { CallSession, type CallOutcome } from "./call-session";
 import { activateCallTask, bareConcludedEvent, markCallStarted, openCallTask, type CallTask } from "./call-lifecycle";
 import { ConclusionSpool } from "./conclusion-spool";
+import { startBudget, type StartBudget } from "./start-budget";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-writer";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import type { FrameTicker } from "./frame-ticker";
@@ -29,12 +31,18 @@ export type CallDeps = {
   conclusions?: ConclusionWriter;
 };
 
-/** `reserved`: the call's task already exists as `offered` (SIP reserves it before answering). */
+export type StartOptions = {
+  /** the call's task already exists as `offered` (SIP reserves it before answering) */
+  reserved?: { callId: string };
+  /** what is left of the time the caller may wait to learn whether the call is served */
+  budget?: StartBudget;
+};
+
 export function startCall(
   deps: CallDeps,
   assistant: CallAssistant,
   transport: CallerTransport,
-  reserved?: { callId: string },
+  { reserved, budget = startBudget() }: StartOptions = {},
 ): CallHandle {
   const { config } = deps;
   const task: CallTask = {
@@ -74,6 +82,7 @@ export function startCall(
     sampleRate: transport.sampleRate,
     setupDone,
     reserved: reserved !== undefined,
+    budget,
   });
 
   recordCallActive(task.transport.type, done);
@@ -97,6 +106,7 @@ type RunningCall = {
   /** stops the call-setup timer (accepted -> voice ready) */
   setupDone: () => void;
   reserved: boolean;
+  budget: StartBudget;
 };
 
 /**
@@ -107,10 +117,13 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const { task, session } = call;
   const { db, config } = deps;
   try {
-    await (call.reserved ? activateCallTask(db, task.callId) : openCallTask(db, task));
+    const recorded = call.reserved ? activateCallTask(db, task.callId) : openCallTask(db, task);
+    await call.budget.bound(recorded, "recording the call");
     void connectVoice(deps, call);
   } catch (error) {
-    session.end("bridge-error", `the call could not be recorded: ${describeError(error)}`);
+    // a write that lands after the budget leaves a task row: the conclusion below closes it then
+    const reason = isDatabaseUnavailable(error) ? "database-unavailable" : "bridge-error";
+    session.end(reason, `the call could not be recorded: ${describeError(error)}`);
   }
 
   const startedAt = await session.started;
@@ -123,7 +136,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
   recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
   const event = await concludedEvent(config, task, outcome);
-  const writer = deps.conclusions ?? defaultWriter(db, config);
+  const writer = conclusionWriterOf(deps);
   const landed = await writer.conclude({
     task,
     startedAt: outcome.startedAt,
@@ -185,7 +198,9 @@ const madeDirs = new Set<string>();
 
 const writers = new WeakMap<Db, ConclusionWriter>();
 
-function defaultWriter(db: Db, config: Config) {
+/** The writer of a call's end: the deps' own, or one per database handle spooling under the config's data dir. */
+export function conclusionWriterOf({ db, config, conclusions }: CallDeps) {
+  if (conclusions) return conclusions;
   const writer =
     writers.get(db) ?? new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   writers.set(db, writer);

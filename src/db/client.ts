@@ -1,11 +1,51 @@
+// The one place that opens database connections. Every handle has deadlines (connecting and each
+// statement: `timeoutMs`, DATABASE_TIMEOUT_MS), fails fast while the database is away, and knows when
+// it came back (availability.ts, deadline-sql.ts): a database outage degrades a process, never ends it.
+import { connect } from "node:net";
 import postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
+import { DatabaseAvailability } from "./availability";
+import { probeWithin, socketRegistry, withDeadlines } from "./deadline-sql";
 import * as schema from "./schema";
 
-export function createDb(url: string, options: { max?: number } = {}) {
-  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {} });
+export const defaultDatabaseTimeoutMs = 5_000;
+
+export type DbOptions = {
+  max?: number;
+  /** connect and statement deadline */
+  timeoutMs?: number;
+  /** names the handle in the outage log lines */
+  name?: string;
+};
+
+export function createDb(url: string, options: DbOptions = {}) {
+  const timeoutMs = options.timeoutMs ?? defaultDatabaseTimeoutMs;
+  const sockets = socketRegistry();
+  const raw = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    connect_timeout: timeoutMs / 1000,
+    // reconnects at most a second apart (postgres.js's default grows to 20 s): back within 5 s of the database
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    // our own sockets, so that a silent database's connections can be dropped at once
+    socket: (o: { host: string[]; port: number[]; path?: string }) =>
+      sockets.add(o.path ? connect(o.path) : connect({ host: o.host[0]!, port: o.port[0]! })),
+  } as postgres.Options<Record<string, postgres.PostgresType>>);
+  const probeTimeoutMs = Math.min(timeoutMs, 1_000);
+  const availability = new DatabaseAvailability(options.name ?? "db", { probeEveryMs: 500, probeTimeoutMs }, () =>
+    probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, () => sockets.dropAll("probe deadline")),
+  );
+  const client = withDeadlines(raw, { timeoutMs, availability, dropConnections: sockets.dropAll });
   const db = drizzle(client, { schema });
-  return { db, client, close: () => client.end({ timeout: 5 }) };
+  return {
+    db,
+    client,
+    availability,
+    close: () => {
+      availability.close();
+      return raw.end({ timeout: 5 });
+    },
+  };
 }
 
 export type Db = ReturnType<typeof createDb>["db"];

@@ -5,6 +5,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Sql } from "postgres";
 import { apiTokens, organizations } from "../db/schema";
 import type { Db, DbOrTx } from "../db/client";
+import { listenAlways } from "../db/listen";
 import { hashToken, safeEqual } from "../crypto/tokens";
 import { forbidden, notFound, tooManyRequests, unauthorized } from "../errors";
 
@@ -80,9 +81,12 @@ export function createTokenResolver(db: Db, adminToken: string | null) {
   return { resolve, forget, admit, failed, clear: () => cache.clear() };
 }
 
-/** Revocations made by any process reach this resolver's cache at once; call unlisten() on stop. */
+/**
+ * Revocations made by any process reach this resolver's cache at once; call unlisten() on stop. After
+ * a reconnect the cache starts empty: revocations made while the connection was down went unheard.
+ */
 export function hearRevocations(client: Sql, tokens: TokenResolver) {
-  return client.listen(TOKEN_REVOKED_CHANNEL, (tokenId) => tokens.forget(tokenId));
+  return listenAlways(client, TOKEN_REVOKED_CHANNEL, (tokenId) => tokens.forget(tokenId), tokens.clear);
 }
 
 /** Failures per key in fixed windows; a key at the limit is blocked until its window ends. */

@@ -4,9 +4,11 @@
 import { randomUUID } from "node:crypto";
 import type { Invitation } from "sip.js";
 import { SessionState } from "sip.js";
-import { bareConcludedEvent, concludeCallTask } from "../calls/call-lifecycle";
+import { bareConcludedEvent, type CallTask } from "../calls/call-lifecycle";
+import type { PendingEnd } from "../calls/conclusion-spool";
+import { startBudget } from "../calls/start-budget";
 import type { CallHandle } from "../calls/caller-transport";
-import { startCall, type CallDeps } from "../calls/run-call";
+import { conclusionWriterOf, startCall, type CallDeps } from "../calls/run-call";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -56,17 +58,25 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const transport: Transport = { type: "sip", ...identity };
   const fields = { sipCallId: request.callId, credentialId: ctx.credentialId, calledNumber: identity.calledNumber };
 
-  const route = await routeCall(db, ctx.credentialId, identity.calledNumber);
+  // routing and the reservation answer within the call-start budget, or the INVITE gets 503 (sip-stack)
+  const budget = startBudget();
+  const route = await budget.bound(routeCall(db, ctx.credentialId, identity.calledNumber), "routing");
   const routedMs = since();
   if (!route) return refuse(invitation, 404, { ...fields, reason: "no assistant serves the number" });
   const callId = randomUUID();
   const task = { callId, organizationId: route.assistant.organizationId, assistantId: route.assistant.id };
-  const reserved = await reserveAgentTask(db, {
+  const reservation = reserveAgentTask(db, {
     ...task,
     credentialId: ctx.credentialId,
     phoneNumberId: route.phoneNumberId,
     transport,
     bridgeId: config.bridge.instanceId,
+  });
+  const reserved = await budget.bound(reservation, "reserving a slot").catch((error: unknown) => {
+    // the reservation may still commit after we gave up on it: its slot is freed once the database answers
+    const event = bareConcludedEvent({ callId, transport }, null);
+    void closeUnanswered(ctx, { ...task, transport }, { status: "failed", error: "database unavailable", event });
+    throw error;
   });
   if (!reserved) return refuse(invitation, 486, { ...fields, reason: "maxAgentTasks reached" });
   const reservedMs = since();
@@ -95,17 +105,23 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
     const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
     log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
-    await closeUnanswered(ctx, task, {
-      status: cancelled ? "completed" : "failed",
-      error: why,
-      event: bareConcludedEvent({ callId, transport }, null),
-    });
+    await closeUnanswered(
+      ctx,
+      { ...task, transport },
+      {
+        status: cancelled ? "completed" : "failed",
+        error: why,
+        event: bareConcludedEvent({ callId, transport }, null),
+      },
+    );
     return;
   }
 
   const rtp = media;
   rtp.start();
-  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), { callId });
+  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), {
+    reserved: { callId },
+  });
   ctx.track(call);
   recordCredentialCall(ctx.credentialId, call.done);
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
@@ -153,20 +169,15 @@ function untilTerminated(invitation: Invitation): Promise<never> {
 }
 
 /** A reserved slot must not stay taken: a transient database error (deadlock, failover) is retried. */
-async function closeUnanswered(
-  ctx: InboundContext,
-  task: Parameters<typeof concludeCallTask>[1],
-  conclusion: Parameters<typeof concludeCallTask>[2],
-) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await concludeCallTask(ctx.deps.db, task, conclusion);
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      log.warn("call", { callId: conclusion.event.callId, event: "close_retry", attempt, error: describeError(error) });
-      await Bun.sleep(100 * attempt);
-    }
-  }
+/** Closes a task that never got its call, through the spool: written when the database is back if it is away now. */
+function closeUnanswered(ctx: InboundContext, task: Omit<CallTask, "bridgeId">, conclusion: PendingEnd["conclusion"]) {
+  const bridgeId = ctx.deps.config.bridge.instanceId;
+  return conclusionWriterOf(ctx.deps).conclude({
+    task: { ...task, bridgeId },
+    startedAt: null,
+    conclusion,
+    recording: null,
+  });
 }
 
 function refuse(invitation: Invitation, statusCode: number, fields: Record<string, unknown>) {

@@ -25,6 +25,12 @@ export class LeaseKeeper {
     readonly bridgeId: string,
     private readonly ttlMs: number,
     private readonly share: LeaseShare | null = null,
+    /**
+     * How long this bridge has reached the database without a break: an expired lease is taken over
+     * only once it is at least the TTL, so that after an outage longer than the TTL (every lease
+     * expired, every owner alive) the owners renew before anyone takes their credentials and calls.
+     */
+    private readonly watchedMs: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
   /** Renews our leases and claims free or expired ones. */
@@ -44,7 +50,7 @@ export class LeaseKeeper {
         ${limit(room)}
         on conflict do nothing returning credential_id`);
       // the share covers both kinds of claim together
-      const left = room === null ? null : room - claimed.length;
+      const left = this.watchedMs() < this.ttlMs ? 0 : room === null ? null : room - claimed.length;
       const taken = await tx.execute<{ credential_id: string; previous: string | null }>(sql`
         with expired as (
           select credential_id, owner_bridge_id from sip_registrations

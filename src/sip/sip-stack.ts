@@ -21,6 +21,8 @@ import type { CredentialAgent } from "./credential-agent";
 import { loadWantedCredentials } from "./credential-sync";
 import { handleInvite } from "./inbound-call";
 import { LeaseKeeper } from "./leases";
+import { listenAlways } from "../db/listen";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import type { RegistrationReport } from "./registration";
 import { routeRequest } from "./request-router";
 import { SipEndpoint } from "./sip-endpoint";
@@ -30,7 +32,12 @@ import { UserAgents } from "./user-agents";
 export async function startSipStack(config: Config, options: { ticker?: CallDeps["ticker"] } = {}) {
   const sip = config.bridge.sip;
   const bridgeId = config.bridge.instanceId;
-  const { db, client, close: closeDb } = createDb(config.databaseUrl, { max: 10 });
+  const {
+    db,
+    client,
+    availability,
+    close: closeDb,
+  } = createDb(config.databaseUrl, { max: 10, timeoutMs: config.databaseTimeoutMs, name: "sip" });
   const deps: CallDeps = { db, config, ticker: options.ticker };
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const { rtpPortMin: portMin, rtpPortMax: portMax, mediaLeadMs: leadMs } = config.bridge;
@@ -40,7 +47,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const openMedia: OpenMedia = mediaThread?.open ?? openInProcess(new PortPool(portMin, portMax, sip.bindHost));
   // a worker of start:bridge claims its share of the credentials, so their calls spread over the workers
   const share = config.bridge.workerIndex === null ? null : { bridges: config.bridge.workers };
-  const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share);
+  const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share, () => availability.continuousMs());
   const leases = new LeaseSync(db, leaseKeeper);
 
   const secrets = createSecretBox(config.encryptionKey);
@@ -76,7 +83,13 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
         track: (call: CallHandle) => agent.track(call),
       };
       handleInvite(context, invitation).catch((error) => {
-        log.error("sip invite failed", { credentialId: agent.credential.id, error: describeError(error) });
+        const credentialId = agent.credential.id;
+        // the database away: the trunk may try again (or another route) in a moment
+        if (isDatabaseUnavailable(error)) {
+          log.warn("sip invite refused: database unavailable", { credentialId, error: describeError(error) });
+          return void invitation.reject({ statusCode: 503, extraHeaders: ["Retry-After: 5"] }).catch(() => {});
+        }
+        log.error("sip invite failed", { credentialId, error: describeError(error) });
         invitation.reject({ statusCode: 500 }).catch(() => {});
       });
     },
@@ -111,7 +124,8 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     renewal.request();
     sync.request();
   }, beatEveryMs);
-  const listener = await client.listen(SIP_CREDENTIALS_CHANNEL, sync.request);
+  // a change made while the connection was down went unheard: a sync at every (re)connect
+  const listener = listenAlways(client, SIP_CREDENTIALS_CHANNEL, sync.request, sync.request);
   sync.request();
   log.info("sip listening", { port: sip.port, transport: sip.transport, publicHost: sip.publicHost, bridgeId });
 
