@@ -4,6 +4,7 @@
 // (claim-runs.ts), not after a time-out.
 import { randomInt } from "node:crypto";
 import type { ReservedSql, Sql } from "postgres";
+import { databaseWithin } from "../src/db/unavailable";
 
 /** The first half of every lease's two-key advisory lock ("hook"), the second half is the lease key. */
 export const LEASE_LOCK_CLASS = 0x686f6f6b;
@@ -16,11 +17,29 @@ export type DispatcherLease = {
   release(): Promise<void>;
 };
 
-export async function acquireLease(sql: Sql): Promise<DispatcherLease> {
+/**
+ * Statements on the reserved connection have no deadline of their own (deadline-sql.ts covers the
+ * pool): each is bounded here, so a connection a partition silenced reads as a lost lease, not a hang.
+ */
+export async function acquireLease(sql: Sql, timeoutMs: number): Promise<DispatcherLease> {
   for (;;) {
-    const conn: ReservedSql = await sql.reserve();
+    const reserving = sql.reserve();
+    const conn: ReservedSql = await databaseWithin(reserving, timeoutMs, "reserving the lease connection").catch(
+      (error) => {
+        // one that comes after all goes back to the pool
+        void reserving.then((late) => late.release()).catch(() => {});
+        throw error;
+      },
+    );
     const key = randomInt(1, 2 ** 31 - 1);
-    const [row] = await conn`select pg_try_advisory_lock(${LEASE_LOCK_CLASS}::int, ${key}::int) as ok`;
+    const [row] = await databaseWithin(
+      conn`select pg_try_advisory_lock(${LEASE_LOCK_CLASS}::int, ${key}::int) as ok`,
+      timeoutMs,
+      "taking the lease",
+    ).catch((error) => {
+      conn.release();
+      throw error;
+    });
     // another live dispatcher drew the same key: draw again
     if (!row?.ok) {
       conn.release();
@@ -31,10 +50,14 @@ export async function acquireLease(sql: Sql): Promise<DispatcherLease> {
       key,
       async held() {
         try {
-          const [r] = await conn`
+          const [r] = await databaseWithin(
+            conn`
             select count(*)::int as n from pg_locks
             where pid = pg_backend_pid() and locktype = 'advisory' and granted
-              and classid::bigint = ${LEASE_LOCK_CLASS} and objid::bigint = ${key} and objsubid = 2`;
+              and classid::bigint = ${LEASE_LOCK_CLASS} and objid::bigint = ${key} and objsubid = 2`,
+            timeoutMs,
+            "checking the lease",
+          );
           return r?.n === 1;
         } catch {
           return false;
@@ -43,7 +66,11 @@ export async function acquireLease(sql: Sql): Promise<DispatcherLease> {
       async release() {
         if (released) return;
         released = true;
-        await conn`select pg_advisory_unlock(${LEASE_LOCK_CLASS}::int, ${key}::int)`.catch(() => {});
+        await databaseWithin(
+          conn`select pg_advisory_unlock(${LEASE_LOCK_CLASS}::int, ${key}::int)`,
+          timeoutMs,
+          "releasing the lease",
+        ).catch(() => {});
         conn.release();
       },
     };

@@ -55,7 +55,7 @@ const STOP_STARTS_MS = 10_000;
 export type DispatcherDeps = {
   db: Db;
   sql: Sql;
-  config: Pick<Config, "temporal" | "hooks">;
+  config: Pick<Config, "temporal" | "hooks" | "databaseTimeoutMs">;
   /** the worker's attempt (workers/activities), the same the workflow runs as a local activity */
   deliverAttempt: (input: AttemptInput) => Promise<AttemptOutcome>;
   sweepIntervalMs?: number;
@@ -65,7 +65,9 @@ export async function startDispatcher(deps: DispatcherDeps) {
   let temporal: DispatchTarget | null = null;
   let stopped = false;
   let stopping: Promise<void> | null = null;
-  let lease: DispatcherLease = await untilDatabase("dispatcher lease", () => acquireLease(deps.sql));
+  let lease: DispatcherLease = await untilDatabase("dispatcher lease", () =>
+    acquireLease(deps.sql, deps.config.databaseTimeoutMs),
+  );
   let leaseCheckedAt = Date.now();
   const attempts = inFlight();
   let attemptsRunning = 0;
@@ -80,7 +82,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
       // its claims are free for everyone now; an attempt of ours still under way may be sent twice
       log.warn("dispatcher lost its lease (database connection), taking a new one", { leaseKey: lease.key });
       await lease.release();
-      lease = await acquireLease(deps.sql);
+      lease = await acquireLease(deps.sql, deps.config.databaseTimeoutMs);
     }
     leaseCheckedAt = Date.now();
     return lease;

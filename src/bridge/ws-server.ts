@@ -51,7 +51,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     client,
     availability,
     close: closeDb,
-  } = createDb(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, name: "bridge" });
+  } = createDb(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, name: `bridge ${config.bridge.instanceId}` });
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = hearRevocations(client, tokens);

@@ -37,7 +37,11 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     client,
     availability,
     close: closeDb,
-  } = createDb(config.databaseUrl, { max: 10, timeoutMs: config.databaseTimeoutMs, name: "sip" });
+  } = createDb(config.databaseUrl, {
+    max: 10,
+    timeoutMs: config.databaseTimeoutMs,
+    name: `sip ${config.bridge.instanceId}`,
+  });
   const deps: CallDeps = { db, config, ticker: options.ticker };
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const { rtpPortMin: portMin, rtpPortMax: portMax, mediaLeadMs: leadMs } = config.bridge;

@@ -71,7 +71,10 @@ export type AssistantSpec = {
 };
 
 /** A fake provider scripted by `spec.fake`, and an assistant using it with hooks to the receiver. */
-export async function createAssistant(world: World, spec: AssistantSpec = {}) {
+export async function createAssistant(
+  world: Pick<World, "realtime" | "fakes" | "tenant" | "hooks">,
+  spec: AssistantSpec = {},
+) {
   const tenant = spec.tenant ?? world.tenant;
   const fake = world.realtime.add({
     ...(spec.greeting && { onInstructions: () => ({ text: spec.greeting }) }),

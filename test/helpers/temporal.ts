@@ -76,6 +76,8 @@ export type TestWorker = {
   /** sends `signal` (each of them, in order, when several) and resolves with the exit code once it exited */
   kill(...signals: NodeJS.Signals[]): Promise<number | null>;
   restart(): Promise<void>;
+  /** the current process has not exited */
+  running(): boolean;
 };
 
 /** Spawns `node --import tsx workers/main.ts` and resolves once its Temporal worker polls. */
@@ -141,5 +143,9 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
   };
 
   await spawnOnce();
-  return { taskQueue, lines, stderr: () => stderr, kill, restart: spawnOnce };
+  const running = () => {
+    const proc = child as ChildProcess | null;
+    return proc !== null && proc.exitCode === null && proc.signalCode === null;
+  };
+  return { taskQueue, lines, stderr: () => stderr, kill, restart: spawnOnce, running };
 }

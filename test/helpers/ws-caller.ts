@@ -19,6 +19,8 @@ export class WsCaller {
   private waiters: (() => void)[] = [];
   private lastAudioAt = 0;
   private sequence = 0;
+  /** the longest wait between two agent frames since `watchGaps()` (ms), and where it is measured from */
+  private gaps: { since: number; longestMs: number } | null = null;
 
   constructor(
     readonly ws: WebSocket,
@@ -114,9 +116,24 @@ export class WsCaller {
 
   heardAudio = () => concatPcm(this.frames);
 
+  /** From now on, the longest silence between agent frames is kept (see `longestGapMs`). */
+  watchGaps() {
+    this.gaps = { since: performance.now(), longestMs: 0 };
+  }
+
+  /** The longest wait for agent audio since `watchGaps()`, the wait still under way included. */
+  longestGapMs() {
+    if (!this.gaps) return 0;
+    const current = performance.now() - Math.max(this.lastAudioAt, this.gaps.since);
+    return Math.max(this.gaps.longestMs, current);
+  }
+
   private heard(frame: Int16Array) {
+    const now = performance.now();
+    if (this.gaps)
+      this.gaps.longestMs = Math.max(this.gaps.longestMs, now - Math.max(this.lastAudioAt, this.gaps.since));
     this.frames.push(frame);
-    this.lastAudioAt = performance.now();
+    this.lastAudioAt = now;
   }
 
   private nextFrame() {

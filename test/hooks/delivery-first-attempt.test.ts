@@ -182,7 +182,7 @@ describe("one dispatcher", () => {
 
   test("a run claimed by a live dispatcher is left alone until its lease ends", async () => {
     const receiver = await receiverFor();
-    const lease = await acquireLease(pg);
+    const lease = await acquireLease(pg, 5_000);
     let released = false;
     cleanup.push(async () => released || lease.release());
     const id = await emitAs(receiver.url, (tx, id) =>
