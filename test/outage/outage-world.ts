@@ -138,18 +138,18 @@ export type OutageReport = {
 };
 
 /**
- * One outage of `outageMs`: calls live on both bridges through it, `ending` calls per bridge hung up
+ * One outage of `outageMs`: `live` calls per bridge through it, `ending` calls per bridge hung up
  * during it, a request to the API every 200 ms, /readyz and a new call once each.
  */
 export async function runOutage(
   world: OutageWorld,
   variant: Variant,
-  { outageMs, ending }: { outageMs: number; ending: number },
+  { outageMs, ending, live: livePerBridge = 1 }: { outageMs: number; ending: number; live?: number },
 ): Promise<OutageReport> {
-  const live = await Promise.all(world.bridgeUrls.map((_, i) => world.dial(i)));
-  const enders = await Promise.all(
-    world.bridgeUrls.flatMap((_, i) => Array.from({ length: ending }, () => world.dial(i))),
-  );
+  const perBridge = (n: number) =>
+    Promise.all(world.bridgeUrls.flatMap((_, i) => Array.from({ length: n }, () => world.dial(i))));
+  const live = await perBridge(livePerBridge);
+  const enders = await perBridge(ending);
   for (const { caller } of live) caller.watchGaps();
   const { org, P } = world.tenant;
   const read = async () => {
