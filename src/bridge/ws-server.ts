@@ -56,7 +56,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = hearRevocations(client, tokens);
   const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
-  const deps: CallDeps = { db, config, conclusions };
+  const deps: CallDeps = { db, availability, config, conclusions };
   const calls = new Set<CallHandle>();
   const reaper = new BridgeReaper(db, availability, config.bridge.instanceId, {
     intervalMs: config.bridge.heartbeatMs,
@@ -73,7 +73,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
 
   async function prepare(req: Request, url: URL, source: string | null): Promise<Upgrade> {
     if (!accepting) return { route: "refused" };
-    const budget = startBudget();
+    const budget = startBudget(availability);
     const q = url.searchParams;
     const credentials = {
       authorization: req.headers.get("authorization"),
@@ -112,11 +112,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
         track(startCall(deps, data.assistant, transport, { budget: data.budget })),
       );
     // the stream's start event names the assistant: the budget starts with it
-    let budget = startBudget();
+    let budget = startBudget(availability);
     return twilioProtocol(socket, {
       assistant: data.assistant,
       authorize: (p) => {
-        budget = startBudget();
+        budget = startBudget(availability);
         const credentials = {
           authorization: null,
           token: p.token ?? null,

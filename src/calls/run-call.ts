@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
+import type { DatabaseAvailability } from "../db/availability";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -25,6 +26,8 @@ import type { CallAssistant } from "./load-assistant";
 
 export type CallDeps = {
   db: Db;
+  /** whether `db` reaches Postgres: a call's start is refused for now when it does not */
+  availability: DatabaseAvailability;
   config: Config;
   ticker?: FrameTicker;
   /** writes each call's end until it lands; by default one per database handle, spooling under the config's data dir */
@@ -42,7 +45,7 @@ export function startCall(
   deps: CallDeps,
   assistant: CallAssistant,
   transport: CallerTransport,
-  { reserved, budget = startBudget() }: StartOptions = {},
+  { reserved, budget = startBudget(deps.availability) }: StartOptions = {},
 ): CallHandle {
   const { config } = deps;
   const task: CallTask = {

@@ -1,5 +1,7 @@
-// Whether this process can reach Postgres right now, judged by its own statements: a connection error
-// or a statement past its deadline marks the database away; a probe every `probeEveryMs` marks it back.
+// Whether this process can reach Postgres right now, judged by its own statements: a connection error,
+// or a statement past its deadline while no other statement was answered either, marks the database
+// away (a statement waiting on a lock while others come back is slow, not gone); a probe every
+// `probeEveryMs` marks it back.
 // While it is away, statements fail at once (no caller waits on a dead connection); one line is
 // logged when an outage starts and one when it ends.
 import { log } from "../log";
@@ -19,6 +21,8 @@ export class DatabaseAvailability {
   private probeTimer: ReturnType<typeof setInterval> | null = null;
   private probing = false;
   private closed = false;
+  /** performance.now() of the last statement that answered */
+  private lastAnswerAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly name: string,
@@ -42,7 +46,13 @@ export class DatabaseAvailability {
 
   /** A statement answered. */
   succeeded() {
-    if (this.downSince === null && this.upSince === null) this.upSince = performance.now();
+    this.lastAnswerAt = performance.now();
+    if (this.downSince === null && this.upSince === null) this.upSince = this.lastAnswerAt;
+  }
+
+  /** Whether any statement answered after `since` (performance.now()): the database is there, if slow. */
+  answeredSince(since: number) {
+    return this.lastAnswerAt > since;
   }
 
   /** A statement failed because the database is away (refused, reset, silent past the deadline). */
@@ -61,6 +71,7 @@ export class DatabaseAvailability {
     this.probing = true;
     try {
       await this.probe();
+      this.succeeded();
       this.back();
     } catch (error) {
       this.lastReason = (error as Error).message ?? String(error);

@@ -3,8 +3,10 @@
 // partition black-holed waits for TCP to give up (minutes), and a statement queued behind it as long.
 //
 // - A statement past its deadline is rejected for its caller; if it never reached a connection it is
-//   taken out of the queue and never runs. Every connection is then dropped (a silent connection
-//   answers nothing ever again; its peers likely share its fate), which settles what waits on them.
+//   taken out of the queue and never runs. If no other statement was answered meanwhile either, the
+//   database counts as away and every connection is dropped (a silent connection answers nothing ever
+//   again; its peers likely share its fate), which settles what waits on them. A statement that only
+//   waited (on a lock, for a free connection) while others were answered leaves the rest alone.
 // - A transaction that gets no connection within the deadline is given up the same way; its callback
 //   refuses to run if the connection comes later, so a caller told "failed" never sees it commit.
 import type { Socket } from "node:net";
@@ -79,9 +81,10 @@ function bounded(guard: DeadlineGuard, query: Query): Query {
     query.reject(unavailable());
     return query;
   }
+  const sent = performance.now();
   const timer = setTimeout(() => {
     giveUp(query, new DatabaseUnavailableError(`database did not answer within ${guard.timeoutMs} ms`));
-    late(guard);
+    late(guard, sent);
   }, guard.timeoutMs);
   // the native then: postgres.js's own would start the query before the caller has chained .values()
   Promise.prototype.then.call(
@@ -104,7 +107,8 @@ function giveUp(query: Query, error: Error) {
   if (!query.state) query.cancel();
 }
 
-function late(guard: DeadlineGuard) {
+function late(guard: DeadlineGuard, since: number) {
+  if (guard.availability.answeredSince(since)) return;
   guard.availability.failed(`no answer within ${guard.timeoutMs} ms`);
   guard.dropConnections("statement deadline");
 }
@@ -114,11 +118,12 @@ async function begin(target: Sql, guard: DeadlineGuard, args: unknown[]) {
   const fn = args.pop() as (tx: Sql) => unknown;
   let expired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const asked = performance.now();
   const acquired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       expired = true;
       reject(new DatabaseUnavailableError(`no database connection within ${guard.timeoutMs} ms`));
-      late(guard);
+      late(guard, asked);
     }, guard.timeoutMs);
   });
   const run = (target.begin as unknown as AnyFunction)(...args, (tx: Sql) => {
@@ -148,6 +153,9 @@ export function socketRegistry() {
     add(socket: Socket) {
       sockets.add(socket);
       socket.once("close", () => sockets.delete(socket));
+      // postgres.js drops its listeners when it is done with a socket: an error on one it let go of
+      // (ours below, a late reset) must not become an uncaught exception
+      socket.on("error", () => {});
       return socket;
     },
     dropAll(reason: string) {

@@ -41,12 +41,24 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /**
  * `work` (database reads and writes) bounded by a budget shorter than the statement deadline: past it
- * the database counts as away for this caller (a call is refused within 2 s, not after 5).
+ * the database counts as away for this caller (a call is refused within 2 s, not after 5), unless
+ * `answering()` says other statements were answered meanwhile: then the database is slow, not away,
+ * and `work` goes on (its statements' own deadline still bounds it).
  */
-export function databaseWithin<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailableError(`${what}: no answer within ${ms} ms`)), ms);
+export function databaseWithin<T>(work: Promise<T>, ms: number, what: string, answering?: () => boolean): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (!answering?.()) reject(new DatabaseUnavailableError(`${what}: no answer within ${ms} ms`));
+    }, ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -190,7 +190,9 @@ export function registerCollectedGauge<L extends string>(options: {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const { labels, value } of await read()) this.set(labels, value);
+      // the database away: the scrape still answers, without this gauge's series
+      const rows = await read().catch(() => []);
+      for (const { labels, value } of rows) this.set(labels, value);
     },
   });
 }

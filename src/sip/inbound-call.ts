@@ -59,7 +59,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const fields = { sipCallId: request.callId, credentialId: ctx.credentialId, calledNumber: identity.calledNumber };
 
   // routing and the reservation answer within the call-start budget, or the INVITE gets 503 (sip-stack)
-  const budget = startBudget();
+  const budget = startBudget(ctx.deps.availability);
   const route = await budget.bound(routeCall(db, ctx.credentialId, identity.calledNumber), "routing");
   const routedMs = since();
   if (!route) return refuse(invitation, 404, { ...fields, reason: "no assistant serves the number" });

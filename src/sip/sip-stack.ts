@@ -42,7 +42,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     timeoutMs: config.databaseTimeoutMs,
     name: `sip ${config.bridge.instanceId}`,
   });
-  const deps: CallDeps = { db, config, ticker: options.ticker };
+  const deps: CallDeps = { db, availability, config, ticker: options.ticker };
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const { rtpPortMin: portMin, rtpPortMax: portMax, mediaLeadMs: leadMs } = config.bridge;
   const mediaThread: MediaThread | null = config.bridge.mediaThread

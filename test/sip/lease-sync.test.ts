@@ -57,3 +57,22 @@ test("a worker's fair share counts free and expired leases together", async () =
   const { owned } = await worker.heartbeat();
   expect(owned.length).toBe(Math.ceil((row?.n ?? 0) / 2));
 });
+
+test("an expired lease is taken over only by a bridge that watched the database for the lease's length", async () => {
+  const credentialId = await fixtures.createCredential();
+  const ids = { owner: `lease-owner-${process.pid}`, back: `lease-back-${process.pid}` };
+  const owner = new LeaseKeeper(fixtures.db, ids.owner, 300);
+  expect((await owner.heartbeat()).owned).toContain(credentialId);
+  await Bun.sleep(400); // an outage longer than the lease: it expired, its owner is alive
+  let watchedMs = 100; // the other bridge is back from the same outage since 100 ms
+  const back = new LeaseKeeper(fixtures.db, ids.back, 300, null, () => watchedMs);
+  expect((await back.heartbeat()).owned).not.toContain(credentialId);
+  // the owner renews first: its lease is its own again
+  expect((await owner.heartbeat()).owned).toContain(credentialId);
+  // had the owner not come back, the watcher takes it once it watched a whole lease
+  await Bun.sleep(400);
+  watchedMs = 300;
+  expect((await back.heartbeat()).owned).toContain(credentialId);
+  await back.releaseAll();
+  await owner.releaseAll();
+});
