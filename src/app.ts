@@ -14,11 +14,12 @@ import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { readJsonBody } from "./api/json-body";
 import { jsonRequestBodiesOnly } from "./api/openapi-json-only";
+import { finishIdempotentRequest, idempotency } from "./api/idempotency";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
 import { consoleRoutes } from "./console/serve";
-import { AppError } from "./errors";
+import { AppError, describeError } from "./errors";
 
 const unsupportedBody = () =>
   new AppError("BAD_REQUEST", "request bodies must be JSON (Content-Type: application/json)", [
@@ -46,7 +47,12 @@ function infoOf(request: Request): RequestInfo {
   return info;
 }
 
-function json(status: number, body: unknown, traceId: string, retryAfterSec?: number) {
+// Every answer the API builds passes here, so a POST holding an Idempotency-Key keeps exactly what was sent.
+async function json(request: Request, status: number, body: unknown, traceId: string, retryAfterSec?: number) {
+  const text = JSON.stringify(body);
+  await finishIdempotentRequest(request, status, text).catch((error) =>
+    log.warn("idempotency: the response could not be kept", { traceId, error: describeError(error) }),
+  );
   const headers: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
     "x-request-id": traceId,
@@ -54,7 +60,7 @@ function json(status: number, body: unknown, traceId: string, retryAfterSec?: nu
   if (retryAfterSec !== undefined) headers["retry-after"] = String(retryAfterSec);
   // a refused body was not read to its end: the connection cannot carry another request
   if (status === 413) headers.connection = "close";
-  return new Response(JSON.stringify(body), { status, headers });
+  return new Response(text, { status, headers });
 }
 
 /** The peer's address (no X-Forwarded-For: a client could write any). */
@@ -75,14 +81,16 @@ export function createApp(deps: Deps) {
         if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
         return readJsonBody(request);
       })
-      .onError(({ code, error, request, set, server }) => {
+      // after the address check above; before parsing, so that a replay does no work at all
+      .use(idempotency(deps))
+      .onError(async ({ code, error, request, set, server }) => {
         const { traceId } = infoOf(request);
         const [status, body] = toErrorResponse(code, error, traceId);
         if (status === 401) deps.tokens.failed(sourceOf(server, request));
         set.status = status;
-        return json(status, body, traceId, error instanceof AppError ? error.retryAfterSec : undefined);
+        return json(request, status, body, traceId, error instanceof AppError ? error.retryAfterSec : undefined);
       })
-      .mapResponse(({ request, responseValue, set }) => {
+      .mapResponse(async ({ request, responseValue, set }) => {
         if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
         const { traceId } = infoOf(request);
         const body =
@@ -91,7 +99,7 @@ export function createApp(deps: Deps) {
             : new URL(request.url).pathname === "/swagger/json"
               ? jsonRequestBodiesOnly(responseValue as Record<string, unknown>)
               : responseValue;
-        return json(typeof set.status === "number" ? set.status : 200, body, traceId);
+        return json(request, typeof set.status === "number" ? set.status : 200, body, traceId);
       })
       .onAfterResponse(({ request, set, path, route }) => {
         const info = infoOf(request);

@@ -9,6 +9,7 @@ import { log, setLogLevel } from "../src/log";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
 import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
+import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
@@ -39,6 +40,7 @@ exposeHookDeliveryStates(db);
 const metrics = await startMetricsServer(config.workerMetricsPort);
 log.info("worker metrics listening", { port: metrics.port });
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
+const stopKeyCleanup = startIdempotencyKeyCleanup(db);
 
 let stopping = false;
 let worker: Worker | null = null;
@@ -106,6 +108,7 @@ while (!stopping) {
 await Promise.all([dispatcher.stop(), reconciler.stop()]);
 await metrics.stop();
 stopCleanup();
+stopKeyCleanup();
 await closeDb();
 log.info("worker stopped");
 process.exit(0);
