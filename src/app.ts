@@ -15,6 +15,7 @@ import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { readJsonBody } from "./api/json-body";
 import { jsonRequestBodiesOnly } from "./api/openapi-json-only";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
+import { etags } from "./api/etags";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
@@ -67,79 +68,82 @@ async function json(request: Request, status: number, body: unknown, traceId: st
 const sourceOf = (server: Server<unknown> | null, request: Request) => server?.requestIP(request)?.address ?? null;
 
 export function createApp(deps: Deps) {
-  return (
-    new Elysia({ normalize: false })
-      .onRequest(({ request, server }) => {
-        infoOf(request);
-        // an address over its failed-authentication limit is refused before parsing or any database work
-        if (new URL(request.url).pathname.startsWith("/api/"))
-          deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
-      })
-      // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
-      // are bounded while reading (413 / 400), before any validator walks the body.
-      .onParse(({ request, contentType }) => {
-        if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
-        return readJsonBody(request);
-      })
-      // after the address check above; before parsing, so that a replay does no work at all
-      .use(idempotency(deps))
-      .onError(async ({ code, error, request, set, server }) => {
-        const { traceId } = infoOf(request);
-        const [status, body] = toErrorResponse(code, error, traceId);
-        if (status === 401) deps.tokens.failed(sourceOf(server, request));
-        set.status = status;
-        return json(request, status, body, traceId, error instanceof AppError ? error.retryAfterSec : undefined);
-      })
-      .mapResponse(async ({ request, responseValue, set }) => {
-        if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
-        const { traceId } = infoOf(request);
-        const body =
-          "success" in responseValue
-            ? { ...responseValue, traceId }
-            : new URL(request.url).pathname === "/swagger/json"
-              ? jsonRequestBodiesOnly(responseValue as Record<string, unknown>)
-              : responseValue;
-        return json(request, typeof set.status === "number" ? set.status : 200, body, traceId);
-      })
-      .onAfterResponse(({ request, set, path, route }) => {
-        const info = infoOf(request);
-        const status = typeof set.status === "number" ? set.status : 200;
-        const durationMs = performance.now() - info.start;
-        log.info("request", {
-          traceId: info.traceId,
-          method: request.method,
-          path,
-          status,
-          durationMs: Math.round(durationMs * 100) / 100,
-        });
-        // the route pattern, not the path: ids would make one series per resource
-        recordHttpRequest({ method: request.method, route: route || "unmatched", status, seconds: durationMs / 1000 });
-      })
-      .use(
-        swagger({
-          path: "/swagger",
-          documentation: {
-            info: {
-              title: "Voice AI Assistant Management Service",
-              version: "1.0",
-              description:
-                "Manage voice AI assistants and agents, LLM strategies, SIP credentials and phone numbers; inspect calls and hook deliveries.",
-            },
-            components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-            security: [{ bearer: [] }],
+  // conditional writes read the current representation through the app itself (src/api/etags.ts)
+  const readThrough = (request: Request): Promise<Response> => app.handle(request);
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ request, server }) => {
+      infoOf(request);
+      // an address over its failed-authentication limit is refused before parsing or any database work
+      if (new URL(request.url).pathname.startsWith("/api/"))
+        deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
+    })
+    // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
+    // are bounded while reading (413 / 400), before any validator walks the body.
+    .onParse(({ request, contentType }) => {
+      if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
+      return readJsonBody(request);
+    })
+    // after the address check above; before parsing, so that a replay does no work at all
+    .use(idempotency(deps))
+    // before the mapResponse below: a read by id gets its ETag (or a 304) before the envelope is written
+    .use(etags(readThrough))
+    .onError(async ({ code, error, request, set, server }) => {
+      const { traceId } = infoOf(request);
+      const [status, body] = toErrorResponse(code, error, traceId);
+      if (status === 401) deps.tokens.failed(sourceOf(server, request));
+      set.status = status;
+      return json(request, status, body, traceId, error instanceof AppError ? error.retryAfterSec : undefined);
+    })
+    .mapResponse(async ({ request, responseValue, set }) => {
+      if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
+      const { traceId } = infoOf(request);
+      const body =
+        "success" in responseValue
+          ? { ...responseValue, traceId }
+          : new URL(request.url).pathname === "/swagger/json"
+            ? jsonRequestBodiesOnly(responseValue as Record<string, unknown>)
+            : responseValue;
+      return json(request, typeof set.status === "number" ? set.status : 200, body, traceId);
+    })
+    .onAfterResponse(({ request, set, path, route }) => {
+      const info = infoOf(request);
+      const status = typeof set.status === "number" ? set.status : 200;
+      const durationMs = performance.now() - info.start;
+      log.info("request", {
+        traceId: info.traceId,
+        method: request.method,
+        path,
+        status,
+        durationMs: Math.round(durationMs * 100) / 100,
+      });
+      // the route pattern, not the path: ids would make one series per resource
+      recordHttpRequest({ method: request.method, route: route || "unmatched", status, seconds: durationMs / 1000 });
+    })
+    .use(
+      swagger({
+        path: "/swagger",
+        documentation: {
+          info: {
+            title: "Voice AI Assistant Management Service",
+            version: "1.0",
+            description:
+              "Manage voice AI assistants and agents, LLM strategies, SIP credentials and phone numbers; inspect calls and hook deliveries.",
           },
-        }),
-      )
-      .use(healthRoutes(deps))
-      .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
-      .use(consoleRoutes(deps.config))
-      .use(tenancyRoutes(deps))
-      .use(assistantsRoutes(deps))
-      .use(agentsRoutes(deps))
-      .use(strategiesRoutes(deps))
-      .use(sipCredentialsRoutes(deps))
-      .use(phoneNumbersRoutes(deps))
-      .use(agentTasksRoutes(deps))
-      .use(hookDeliveriesRoutes(deps))
-  );
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
+    .use(consoleRoutes(deps.config))
+    .use(tenancyRoutes(deps))
+    .use(assistantsRoutes(deps))
+    .use(agentsRoutes(deps))
+    .use(strategiesRoutes(deps))
+    .use(sipCredentialsRoutes(deps))
+    .use(phoneNumbersRoutes(deps))
+    .use(agentTasksRoutes(deps))
+    .use(hookDeliveriesRoutes(deps));
+  return app;
 }

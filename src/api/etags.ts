@@ -1,0 +1,54 @@
+// ETag and conditional requests (design.md, "HTTP conventions"). A read by id (a GET route whose last
+// segment is its id) answers a strong ETag computed from the data it returns, so it depends only on the
+// stored state; If-None-Match answers 304. A PUT or DELETE with If-Match is checked against the ETag
+// the same read gives now (through the app itself, with the caller's token): 412 when no tag matches,
+// before the handler runs, so nothing changes. A malformed If-Match is 400.
+import { Elysia } from "elysia";
+import { etagOf, matchesStrongly, matchesWeakly, parseTagCondition } from "./etag-match";
+import { AppError } from "../errors";
+
+/** The app's own request handler, to read the current representation of what a PUT or DELETE targets. */
+export type ReadThrough = (request: Request) => Promise<Response>;
+
+const readById = (method: string, route: string) => method === "GET" && /\/:\w+$/.test(route);
+
+const malformed = (header: string) =>
+  new AppError("BAD_REQUEST", `${header}: not "*" or a list of entity tags`, [
+    { field: header, message: 'not "*" or a list of entity tags' },
+  ]);
+
+async function currentEtag(readThrough: ReadThrough, request: Request): Promise<string | null> {
+  const authorization = request.headers.get("authorization");
+  const read = await readThrough(
+    new Request(request.url, { method: "GET", headers: authorization ? { authorization } : {} }),
+  );
+  return read.status === 200 ? read.headers.get("etag") : null;
+}
+
+export const etags = (readThrough: ReadThrough) =>
+  new Elysia({ name: "etags" })
+    .onBeforeHandle({ as: "global" }, async ({ request }) => {
+      if (request.method !== "PUT" && request.method !== "DELETE") return;
+      const header = request.headers.get("if-match");
+      if (header === null) return;
+      const condition = parseTagCondition(header);
+      if (!condition) throw malformed("If-Match");
+      const current = await currentEtag(readThrough, request);
+      // no current representation: the handler answers as it would (404, 403) without the condition
+      if (current === null) return;
+      if (!matchesStrongly(condition, current))
+        throw new AppError("PRECONDITION_FAILED", "If-Match: the resource has changed since that ETag; read it again");
+    })
+    .mapResponse({ as: "global" }, ({ request, route, responseValue, set }) => {
+      if (!readById(request.method, route) || (set.status ?? 200) !== 200) return;
+      if (typeof responseValue !== "object" || responseValue === null || !("data" in responseValue)) return;
+      const etag = etagOf(responseValue.data);
+      set.headers.etag = etag;
+      const header = request.headers.get("if-none-match");
+      const condition = header === null ? null : parseTagCondition(header);
+      if (header !== null && !condition) throw malformed("If-None-Match");
+      if (condition && matchesWeakly(condition, etag)) {
+        set.status = 304;
+        return new Response(null, { status: 304, headers: { etag } });
+      }
+    });
