@@ -16,6 +16,7 @@ import { readJsonBody } from "./api/json-body";
 import { jsonRequestBodiesOnly } from "./api/openapi-json-only";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
 import { etags } from "./api/etags";
+import { createWriteLocks } from "./db/write-locks";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
@@ -86,7 +87,7 @@ export function createApp(deps: Deps) {
     // after the address check above; before parsing, so that a replay does no work at all
     .use(idempotency(deps))
     // before the mapResponse below: a read by id gets its ETag (or a 304) before the envelope is written
-    .use(etags(readThrough))
+    .use(etags({ readThrough, lock: createWriteLocks(deps.db.$client) }))
     .onError(async ({ code, error, request, set, server }) => {
       const { traceId } = infoOf(request);
       const [status, body] = toErrorResponse(code, error, traceId);

@@ -2,10 +2,12 @@
 // segment is its id) answers a strong ETag computed from the data it returns, so it depends only on the
 // stored state; If-None-Match answers 304. A PUT or DELETE with If-Match is checked against the ETag
 // the same read gives now (through the app itself, with the caller's token): 412 when no tag matches,
-// before the handler runs, so nothing changes. A malformed If-Match is 400.
+// before the handler runs, so nothing changes. A malformed If-Match is 400. Conditional writes to one
+// resource hold a lock shared by all instances from the check until the response is sent (write-locks.ts).
 import { Elysia } from "elysia";
 import { etagOf, matchesStrongly, matchesWeakly, parseTagCondition } from "./etag-match";
 import { AppError } from "../errors";
+import type { WriteLock } from "../db/write-locks";
 
 /** The app's own request handler, to read the current representation of what a PUT or DELETE targets. */
 export type ReadThrough = (request: Request) => Promise<Response>;
@@ -25,7 +27,9 @@ async function currentEtag(readThrough: ReadThrough, request: Request): Promise<
   return read.status === 200 ? read.headers.get("etag") : null;
 }
 
-export const etags = (readThrough: ReadThrough) =>
+const held = new WeakMap<Request, () => void>();
+
+export const etags = ({ readThrough, lock }: { readThrough: ReadThrough; lock: WriteLock }) =>
   new Elysia({ name: "etags" })
     .onBeforeHandle({ as: "global" }, async ({ request }) => {
       if (request.method !== "PUT" && request.method !== "DELETE") return;
@@ -33,11 +37,18 @@ export const etags = (readThrough: ReadThrough) =>
       if (header === null) return;
       const condition = parseTagCondition(header);
       if (!condition) throw malformed("If-Match");
+      const release = await lock(`conditional-write:${new URL(request.url).pathname}`);
+      held.set(request, release);
       const current = await currentEtag(readThrough, request);
       // no current representation: the handler answers as it would (404, 403) without the condition
       if (current === null) return;
       if (!matchesStrongly(condition, current))
         throw new AppError("PRECONDITION_FAILED", "If-Match: the resource has changed since that ETag; read it again");
+    })
+    // after every answer, errors included
+    .onAfterResponse({ as: "global" }, ({ request }) => {
+      held.get(request)?.();
+      held.delete(request);
     })
     .mapResponse({ as: "global" }, ({ request, route, responseValue, set }) => {
       if (!readById(request.method, route) || (set.status ?? 200) !== 200) return;

@@ -122,6 +122,39 @@ describe("If-Match", () => {
   });
 });
 
+describe("concurrent conditional writes", () => {
+  test("two writers holding the same ETag, on two instances at once: one applies, the other is 412", async () => {
+    const path = await newAssistant("contested");
+    const elsewhere = client(other.url, a.orgToken);
+    for (let round = 0; round < 5; round++) {
+      const seen = await etagOf(path);
+      const replies = await Promise.all([
+        putIf(path, seen, { name: `here-${round}` }),
+        elsewhere.send(
+          "PUT",
+          path,
+          { name: `there-${round}` },
+          { "content-type": "application/json", "if-match": seen },
+        ),
+      ]);
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 412]);
+      const winner = replies[0]!.status === 200 ? `here-${round}` : `there-${round}`;
+      expect((await a.org.get(path)).body.data.name).toBe(winner);
+    }
+  });
+
+  test("a conditional write that fails in its handler lets the next one through", async () => {
+    const strategy = (
+      await a.org.post(`${a.P}/llm-generation-strategies`, { name: "used", type: "openai_realtime", parameters: {} })
+    ).body.data.id;
+    await a.org.post(`${a.P}/assistants`, { name: "user", llmAudioContentGenerationStrategyId: strategy });
+    const path = `${a.P}/llm-generation-strategies/${strategy}`;
+    for (let i = 0; i < 5; i++) expect((await deleteIf(path, await etagOf(path))).status).toBe(409);
+    const body = { name: "still used", type: "openai_realtime", parameters: {} };
+    expect((await putIf(path, await etagOf(path), body)).status).toBe(200);
+  });
+});
+
 describe("RFC 9110 parsing and comparison", () => {
   test("lists, `*`, weak tags and empty list elements", () => {
     expect(parseTagCondition("*")).toBe("*");
