@@ -13,7 +13,7 @@ import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { readJsonBody } from "./api/json-body";
-import { jsonRequestBodiesOnly } from "./api/openapi-json-only";
+import { publishableDocument } from "./api/openapi-document";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
 import { etags } from "./api/etags";
 import { createWriteLocks } from "./db/write-locks";
@@ -102,7 +102,7 @@ export function createApp(deps: Deps) {
         "success" in responseValue
           ? { ...responseValue, traceId }
           : new URL(request.url).pathname === "/swagger/json"
-            ? jsonRequestBodiesOnly(responseValue as Record<string, unknown>)
+            ? publishableDocument(responseValue as Record<string, unknown>)
             : responseValue;
       return json(request, typeof set.status === "number" ? set.status : 200, body, traceId);
     })

@@ -13,7 +13,7 @@ import { claimKey, keepResponse, releaseClaim, type Claim } from "../services/id
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
-const MAX_KEY_LENGTH = 255;
+export const MAX_KEY_LENGTH = 255;
 
 const badKey = (message: string) =>
   new AppError("BAD_REQUEST", `${IDEMPOTENCY_HEADER}: ${message}`, [{ field: IDEMPOTENCY_HEADER, message }]);
