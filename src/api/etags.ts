@@ -19,12 +19,17 @@ const malformed = (header: string) =>
     { field: header, message: 'not "*" or a list of entity tags' },
   ]);
 
+/** The current ETag; null when there is no such resource (or no read by id for it). */
 async function currentEtag(readThrough: ReadThrough, request: Request): Promise<string | null> {
   const authorization = request.headers.get("authorization");
   const read = await readThrough(
     new Request(request.url, { method: "GET", headers: authorization ? { authorization } : {} }),
   );
-  return read.status === 200 ? read.headers.get("etag") : null;
+  if (read.status === 404) return null;
+  const etag = read.status === 200 ? read.headers.get("etag") : null;
+  // fail closed: a condition that cannot be evaluated does not hold
+  if (!etag) throw new AppError("PRECONDITION_FAILED", "If-Match: the current state could not be read to compare");
+  return etag;
 }
 
 const held = new WeakMap<Request, () => void>();
@@ -40,7 +45,7 @@ export const etags = ({ readThrough, lock }: { readThrough: ReadThrough; lock: W
       const release = await lock(`conditional-write:${new URL(request.url).pathname}`);
       held.set(request, release);
       const current = await currentEtag(readThrough, request);
-      // no current representation: the handler answers as it would (404, 403) without the condition
+      // no such resource: the handler answers as it would without the condition (404)
       if (current === null) return;
       if (!matchesStrongly(condition, current))
         throw new AppError("PRECONDITION_FAILED", "If-Match: the resource has changed since that ETag; read it again");

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import type { Deps } from "./deps";
 import { readBodyText } from "./json-body";
 import { AppError } from "../errors";
+import { log } from "../log";
 import type { Principal } from "../services/auth";
 import { claimKey, keepResponse, releaseClaim, type Claim } from "../services/idempotency";
 
@@ -53,32 +54,47 @@ const replay = (status: number, body: string) =>
   });
 
 export const idempotency = (deps: Deps) =>
-  new Elysia({ name: "idempotency" }).onRequest(async ({ request }) => {
-    if (request.method !== "POST") return;
-    const key = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_HEADER));
-    if (key === null) return;
-    // kept responses are sealed: without a key to seal them there is nothing safe to keep
-    if (!deps.config.encryptionKey)
-      throw new AppError("UNAVAILABLE", `${IDEMPOTENCY_HEADER} needs the service's ENCRYPTION_KEY to be set`);
-    const principal = await deps.tokens.resolve(request.headers.get("authorization"));
-    const requestHash = createHash("sha256")
-      .update(await readBodyText(request.clone() as Request))
-      .digest("base64url");
-    const id = { scope: scopeOf(principal), method: request.method, path: new URL(request.url).pathname, key };
-    const outcome = await claimKey(deps.db, id, requestHash);
-    if ("claim" in outcome) {
-      const claim: Claim = outcome.claim;
-      pending.set(request, (status, body) =>
-        keeps(status) ? keepResponse(deps.db, claim, status, deps.secrets.encrypt(body)) : releaseClaim(deps.db, claim),
-      );
-      return;
-    }
-    const { existing } = outcome;
-    if (existing.requestHash !== requestHash)
-      throw new AppError("UNPROCESSABLE", `${IDEMPOTENCY_HEADER} was already used with another request body`, [
-        { field: IDEMPOTENCY_HEADER, message: "already used with another request body" },
-      ]);
-    if (existing.status === null || existing.response === null)
-      throw new AppError("CONFLICT", `a request with this ${IDEMPOTENCY_HEADER} is still being processed; retry later`);
-    return replay(existing.status, deps.secrets.decrypt(existing.response));
-  });
+  new Elysia({ name: "idempotency" })
+    .onRequest(async ({ request }) => {
+      if (request.method !== "POST") return;
+      const key = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_HEADER));
+      if (key === null) return;
+      // kept responses are sealed: without a key to seal them there is nothing safe to keep
+      if (!deps.config.encryptionKey)
+        throw new AppError("UNAVAILABLE", `${IDEMPOTENCY_HEADER} needs the service's ENCRYPTION_KEY to be set`);
+      const principal = await deps.tokens.resolve(request.headers.get("authorization"));
+      const requestHash = createHash("sha256")
+        .update(await readBodyText(request.clone() as Request))
+        .digest("base64url");
+      const id = { scope: scopeOf(principal), method: request.method, path: new URL(request.url).pathname, key };
+      const outcome = await claimKey(deps.db, id, requestHash);
+      if ("claim" in outcome) {
+        const claim: Claim = outcome.claim;
+        pending.set(request, (status, body) =>
+          keeps(status)
+            ? keepResponse(deps.db, claim, status, deps.secrets.encrypt(body))
+            : releaseClaim(deps.db, claim),
+        );
+        return;
+      }
+      const { existing } = outcome;
+      if (existing.requestHash !== requestHash)
+        throw new AppError("UNPROCESSABLE", `${IDEMPOTENCY_HEADER} was already used with another request body`, [
+          { field: IDEMPOTENCY_HEADER, message: "already used with another request body" },
+        ]);
+      if (existing.status === null || existing.response === null)
+        throw new AppError(
+          "CONFLICT",
+          `a request with this ${IDEMPOTENCY_HEADER} is still being processed; retry later`,
+        );
+      return replay(existing.status, deps.secrets.decrypt(existing.response));
+    })
+    // an answer that did not pass the app's reply step (a handler returning its own Response) cannot be
+    // kept: the key is given back, so that a retry runs again instead of meeting 409 for 24 h
+    .onAfterResponse({ as: "global" }, async ({ request }) => {
+      if (!pending.has(request)) return;
+      log.warn("idempotency: an answer bypassed the reply step; its key was given back", {
+        path: new URL(request.url).pathname,
+      });
+      await finishIdempotentRequest(request, 500, "");
+    });

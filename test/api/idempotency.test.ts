@@ -75,13 +75,18 @@ describe("a repeat with the same key", () => {
     expect(rows.length).toBe(0);
   });
 
-  test("a 5xx is not kept: the retry runs again", async () => {
+  test("a 5xx is not kept, nor an answer that bypassed the reply step: the retry runs again", async () => {
     let runs = 0;
     // a route that fails like an outage would, on the real app with every hook in place
     const failing = await startApi(loadConfig(process.env), { port: 0 });
     failing.app.post("/api/v1/outage", () => {
       runs++;
       throw new Error("database went away");
+    });
+    let rawRuns = 0;
+    failing.app.post("/api/v1/raw", () => {
+      rawRuns++;
+      return new Response("{}", { status: 201 });
     });
     try {
       const admin = client(failing.url, process.env.ADMIN_TOKEN);
@@ -91,6 +96,18 @@ describe("a repeat with the same key", () => {
       expect(retry.status).toBe(500);
       expect(replayed(retry)).toBe(false);
       expect(runs).toBe(2);
+
+      // a handler answering with its own Response bypasses the reply step: its key is given back
+      const raw = key();
+      expect((await admin.post("/api/v1/raw", {}, withKey(raw))).status).toBe(201);
+      let retry2 = await admin.post("/api/v1/raw", {}, withKey(raw));
+      // the release happens once the first answer is sent, so a retry may still meet the claim
+      for (let i = 0; i < 50 && retry2.status === 409; i++) {
+        await Bun.sleep(20);
+        retry2 = await admin.post("/api/v1/raw", {}, withKey(raw));
+      }
+      expect(retry2.status).toBe(201);
+      expect(rawRuns).toBe(2);
     } finally {
       await failing.stop();
     }
