@@ -14,9 +14,9 @@ export type ReadThrough = (request: Request) => Promise<Response>;
 
 const readById = (method: string, route: string) => method === "GET" && /\/:\w+$/.test(route);
 
-const malformed = (header: string) =>
-  new AppError("BAD_REQUEST", `${header}: not "*" or a list of entity tags`, [
-    { field: header, message: 'not "*" or a list of entity tags' },
+const malformedIfMatch = () =>
+  new AppError("BAD_REQUEST", 'If-Match: not "*" or a list of entity tags', [
+    { field: "If-Match", message: 'not "*" or a list of entity tags' },
   ]);
 
 /** The current ETag; null when there is no such resource (or no read by id for it). */
@@ -41,7 +41,7 @@ export const etags = ({ readThrough, lock }: { readThrough: ReadThrough; lock: W
       const header = request.headers.get("if-match");
       if (header === null) return;
       const condition = parseTagCondition(header);
-      if (!condition) throw malformed("If-Match");
+      if (!condition) throw malformedIfMatch();
       const release = await lock(`conditional-write:${new URL(request.url).pathname}`);
       held.set(request, release);
       const current = await currentEtag(readThrough, request);
@@ -61,8 +61,8 @@ export const etags = ({ readThrough, lock }: { readThrough: ReadThrough; lock: W
       const etag = etagOf(responseValue.data);
       set.headers.etag = etag;
       const header = request.headers.get("if-none-match");
+      // a value that does not parse is ignored: the full answer is always a correct one
       const condition = header === null ? null : parseTagCondition(header);
-      if (header !== null && !condition) throw malformed("If-None-Match");
       if (condition && matchesWeakly(condition, etag)) {
         set.status = 304;
         return new Response(null, { status: 304, headers: { etag } });
