@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
 import { startApi } from "../../src/server";
 import { idempotencyKeys } from "../../src/db/schema";
-import { claimKey, deleteExpiredKeys, releaseClaim } from "../../src/services/idempotency";
+import { claimKey, deleteExpiredKeys, releaseClaim, startIdempotencyKeyCleanup } from "../../src/services/idempotency";
 import { client, createTenant, startTestApi, type Reply, type Tenant, type TestApi } from "../helpers/api";
 import { spawnApi, type ApiProcess } from "../helpers/api-process";
 
@@ -244,5 +244,24 @@ describe("claims and expiry", () => {
       sql`update idempotency_keys set status = 201, response = 'x', expires_at = now() - interval '1 second' where key = ${k.key}`,
     );
     expect("claim" in (await claimKey(database.db, k, "other body"))).toBe(true);
+  });
+
+  test("the worker's periodic cleanup runs as soon as it starts", async () => {
+    const k = id();
+    await claimKey(database.db, k, "h");
+    await database.db.execute(
+      sql`update idempotency_keys set status = 201, response = 'x', expires_at = now() - interval '1 second' where key = ${k.key}`,
+    );
+    const stop = startIdempotencyKeyCleanup(database.db);
+    try {
+      let left = 1;
+      for (let i = 0; i < 100 && left > 0; i++) {
+        await Bun.sleep(20);
+        left = await database.db.$count(idempotencyKeys, sql`key = ${k.key}`);
+      }
+      expect(left).toBe(0);
+    } finally {
+      stop();
+    }
   });
 });
