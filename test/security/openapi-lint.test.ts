@@ -28,7 +28,9 @@ afterAll(async () => {
 });
 
 async function run(command: string[]) {
-  const proc = Bun.spawn(command, { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  // tests talk to 127.0.0.1 only: no telemetry, no update check
+  const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
+  const proc = Bun.spawn(command, { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
   await proc.exited;
   return { stdout, stderr };
