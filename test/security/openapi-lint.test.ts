@@ -47,7 +47,7 @@ describe("the tools clients use", () => {
     const { stdout } = await run([bin("redocly"), "lint", "--extends", "recommended", "--format", "json", file]);
     const problems: { ruleId: string; severity: string; message: string }[] = JSON.parse(stdout).problems;
     expect(problems.filter((p) => p.severity === "error")).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   test("Spectral (spectral:oas): 0 errors", async () => {
     const ruleset = join(repoRoot, "test/security/fixtures/spectral.yaml");
@@ -55,7 +55,7 @@ describe("the tools clients use", () => {
     // severity 0 is error (1 warn, 2 info, 3 hint)
     const problems: { code: string; severity: number; message: string }[] = JSON.parse(stdout);
     expect(problems.filter((p) => p.severity === 0)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("what the document declares", () => {
