@@ -1,5 +1,6 @@
 // Issue 30, point 1: Idempotency-Key on every POST (design.md, "HTTP conventions").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
@@ -125,6 +126,24 @@ describe("a repeat with the same key", () => {
     expect(row!.response).not.toContain(token);
     const again = await a.admin.post(`/api/v1/vendors/${a.vendorId}/api-tokens`, { name: "sealed" }, withKey(k));
     expect(again.body.data.token).toBe(token);
+  });
+});
+
+describe("while the first is being processed", () => {
+  test("a repeat is 409 in the envelope, and nothing runs; a claim left by a dead request stays so", async () => {
+    const k = key();
+    const body = '{"name":"held"}';
+    // the claim an in-flight (or dead) first request holds, as the plugin would have made it
+    const hash = createHash("sha256").update(body).digest("base64url");
+    const scope = `organization:${a.organizationId}`;
+    await claimKey(database.db, { scope, method: "POST", path: `${a.P}/assistants`, key: k }, hash);
+    const repeat = await a.org.send("POST", `${a.P}/assistants`, body, {
+      "content-type": "application/json",
+      "idempotency-key": k,
+    });
+    expect(repeat.status).toBe(409);
+    expect(repeat.body).toMatchObject({ success: false, message: expect.stringContaining("Idempotency-Key") });
+    expect(await assistantsNamed(a, "held")).toBe(0);
   });
 });
 
