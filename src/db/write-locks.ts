@@ -16,17 +16,18 @@ export function createWriteLocks(sql: Sql, { holders = 3, maxHoldMs = 30_000 } =
       release = resolve;
     });
     const timer = setTimeout(release, maxHoldMs);
-    const locked = Promise.withResolvers<void>();
-    void limit(() =>
-      sql.begin(async (tx) => {
-        await tx`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-        locked.resolve();
-        await released;
-      }),
-    )
-      .catch(locked.reject)
-      .finally(() => clearTimeout(timer));
-    await locked.promise;
+    // settles once the lock is held (or could not be taken); the transaction lives on until release
+    await new Promise<void>((resolve, reject) => {
+      void limit(() =>
+        sql.begin(async (tx) => {
+          await tx`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+          resolve();
+          await released;
+        }),
+      )
+        .catch(reject)
+        .finally(() => clearTimeout(timer));
+    });
     return release;
   };
 }
