@@ -13,12 +13,15 @@ import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { readJsonBody } from "./api/json-body";
-import { jsonRequestBodiesOnly } from "./api/openapi-json-only";
+import { publishableDocument } from "./api/openapi-document";
+import { finishIdempotentRequest, idempotency } from "./api/idempotency";
+import { etags } from "./api/etags";
+import { createWriteLocks } from "./db/write-locks";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
 import { consoleRoutes } from "./console/serve";
-import { AppError, databaseUnavailable } from "./errors";
+import { AppError, databaseUnavailable, describeError } from "./errors";
 
 const unsupportedBody = () =>
   new AppError("BAD_REQUEST", "request bodies must be JSON (Content-Type: application/json)", [
@@ -46,7 +49,12 @@ function infoOf(request: Request): RequestInfo {
   return info;
 }
 
-function json(status: number, body: unknown, traceId: string, retryAfterSec?: number) {
+// Every answer the API builds passes here, so a POST holding an Idempotency-Key keeps exactly what was sent.
+async function json(request: Request, status: number, body: unknown, traceId: string, retryAfterSec?: number) {
+  const text = JSON.stringify(body);
+  await finishIdempotentRequest(request, status, text).catch((error) =>
+    log.warn("idempotency: the response could not be kept", { traceId, error: describeError(error) }),
+  );
   const headers: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
     "x-request-id": traceId,
@@ -54,87 +62,92 @@ function json(status: number, body: unknown, traceId: string, retryAfterSec?: nu
   if (retryAfterSec !== undefined) headers["retry-after"] = String(retryAfterSec);
   // a refused body was not read to its end: the connection cannot carry another request
   if (status === 413) headers.connection = "close";
-  return new Response(JSON.stringify(body), { status, headers });
+  return new Response(text, { status, headers });
 }
 
 /** The peer's address (no X-Forwarded-For: a client could write any). */
 const sourceOf = (server: Server<unknown> | null, request: Request) => server?.requestIP(request)?.address ?? null;
 
 export function createApp(deps: Deps) {
-  return (
-    new Elysia({ normalize: false })
-      .onRequest(({ request, server }) => {
-        infoOf(request);
-        const api = new URL(request.url).pathname.startsWith("/api/");
-        if (api && !deps.started()) throw databaseUnavailable("starting: waiting for the database");
-        // an address over its failed-authentication limit is refused before parsing or any database work
-        if (api) deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
-      })
-      // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
-      // are bounded while reading (413 / 400), before any validator walks the body.
-      .onParse(({ request, contentType }) => {
-        if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
-        return readJsonBody(request);
-      })
-      .onError(({ code, error, request, set, server }) => {
-        const { traceId } = infoOf(request);
-        const [status, body] = toErrorResponse(code, error, traceId);
-        if (status === 401) deps.tokens.failed(sourceOf(server, request));
-        set.status = status;
-        // a 503 (the database away) tells the client when to try again
-        const retryAfter = error instanceof AppError ? error.retryAfterSec : status === 503 ? 1 : undefined;
-        return json(status, body, traceId, retryAfter);
-      })
-      .mapResponse(({ request, responseValue, set }) => {
-        if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
-        const { traceId } = infoOf(request);
-        const body =
-          "success" in responseValue
-            ? { ...responseValue, traceId }
-            : new URL(request.url).pathname === "/swagger/json"
-              ? jsonRequestBodiesOnly(responseValue as Record<string, unknown>)
-              : responseValue;
-        return json(typeof set.status === "number" ? set.status : 200, body, traceId);
-      })
-      .onAfterResponse(({ request, set, path, route }) => {
-        const info = infoOf(request);
-        const status = typeof set.status === "number" ? set.status : 200;
-        const durationMs = performance.now() - info.start;
-        log.info("request", {
-          traceId: info.traceId,
-          method: request.method,
-          path,
-          status,
-          durationMs: Math.round(durationMs * 100) / 100,
-        });
-        // the route pattern, not the path: ids would make one series per resource
-        recordHttpRequest({ method: request.method, route: route || "unmatched", status, seconds: durationMs / 1000 });
-      })
-      .use(
-        swagger({
-          path: "/swagger",
-          documentation: {
-            info: {
-              title: "Voice AI Assistant Management Service",
-              version: "1.0",
-              description:
-                "Manage voice AI assistants and agents, LLM strategies, SIP credentials and phone numbers; inspect calls and hook deliveries.",
-            },
-            components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-            security: [{ bearer: [] }],
+  // conditional writes read the current representation through the app itself (src/api/etags.ts)
+  const readThrough = (request: Request): Promise<Response> => app.handle(request);
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ request, server }) => {
+      infoOf(request);
+      const api = new URL(request.url).pathname.startsWith("/api/");
+      if (api && !deps.started()) throw databaseUnavailable("starting: waiting for the database");
+      // an address over its failed-authentication limit is refused before parsing or any database work
+      if (api) deps.tokens.admit(sourceOf(server, request), request.headers.get("authorization"));
+    })
+    // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
+    // are bounded while reading (413 / 400), before any validator walks the body.
+    .onParse(({ request, contentType }) => {
+      if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
+      return readJsonBody(request);
+    })
+    // after the address check above; before parsing, so that a replay does no work at all
+    .use(idempotency(deps))
+    // before the mapResponse below: a read by id gets its ETag (or a 304) before the envelope is written
+    .use(etags({ readThrough, lock: createWriteLocks(deps.db.$client) }))
+    .onError(async ({ code, error, request, set, server }) => {
+      const { traceId } = infoOf(request);
+      const [status, body] = toErrorResponse(code, error, traceId);
+      if (status === 401) deps.tokens.failed(sourceOf(server, request));
+      set.status = status;
+      // a 503 (the database away) tells the client when to try again
+      const retryAfter = error instanceof AppError ? error.retryAfterSec : status === 503 ? 1 : undefined;
+      return json(request, status, body, traceId, retryAfter);
+    })
+    .mapResponse(async ({ request, responseValue, set }) => {
+      if (responseValue instanceof Response || typeof responseValue !== "object" || responseValue === null) return;
+      const { traceId } = infoOf(request);
+      const body =
+        "success" in responseValue
+          ? { ...responseValue, traceId }
+          : new URL(request.url).pathname === "/swagger/json"
+            ? publishableDocument(responseValue as Record<string, unknown>)
+            : responseValue;
+      return json(request, typeof set.status === "number" ? set.status : 200, body, traceId);
+    })
+    .onAfterResponse(({ request, set, path, route }) => {
+      const info = infoOf(request);
+      const status = typeof set.status === "number" ? set.status : 200;
+      const durationMs = performance.now() - info.start;
+      log.info("request", {
+        traceId: info.traceId,
+        method: request.method,
+        path,
+        status,
+        durationMs: Math.round(durationMs * 100) / 100,
+      });
+      // the route pattern, not the path: ids would make one series per resource
+      recordHttpRequest({ method: request.method, route: route || "unmatched", status, seconds: durationMs / 1000 });
+    })
+    .use(
+      swagger({
+        path: "/swagger",
+        documentation: {
+          info: {
+            title: "Voice AI Assistant Management Service",
+            version: "1.0",
+            description:
+              "Manage voice AI assistants and agents, LLM strategies, SIP credentials and phone numbers; inspect calls and hook deliveries.",
           },
-        }),
-      )
-      .use(healthRoutes(deps))
-      .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
-      .use(consoleRoutes(deps.config))
-      .use(tenancyRoutes(deps))
-      .use(assistantsRoutes(deps))
-      .use(agentsRoutes(deps))
-      .use(strategiesRoutes(deps))
-      .use(sipCredentialsRoutes(deps))
-      .use(phoneNumbersRoutes(deps))
-      .use(agentTasksRoutes(deps))
-      .use(hookDeliveriesRoutes(deps))
-  );
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
+    .use(consoleRoutes(deps.config))
+    .use(tenancyRoutes(deps))
+    .use(assistantsRoutes(deps))
+    .use(agentsRoutes(deps))
+    .use(strategiesRoutes(deps))
+    .use(sipCredentialsRoutes(deps))
+    .use(phoneNumbersRoutes(deps))
+    .use(agentTasksRoutes(deps))
+    .use(hookDeliveriesRoutes(deps));
+  return app;
 }

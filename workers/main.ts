@@ -9,6 +9,7 @@ import { log, setLogLevel } from "../src/log";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
 import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
+import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
@@ -44,6 +45,7 @@ const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: acti
 const reconciler = startReconciler({ db, config });
 exposeHookDeliveryStates(db);
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
+const stopKeyCleanup = startIdempotencyKeyCleanup(db);
 
 let stopping = false;
 let worker: Worker | null = null;
@@ -111,6 +113,7 @@ while (!stopping) {
 await Promise.all([dispatcher.stop(), reconciler.stop()]);
 await metrics.stop();
 stopCleanup();
+stopKeyCleanup();
 await closeDb();
 log.info("worker stopped");
 process.exit(0);

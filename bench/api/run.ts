@@ -1,7 +1,10 @@
-// bench/api: our read path against a bare postgres.js baseline, measured side by side with wrk.
+// bench/api: our read path against a bare postgres.js baseline, measured side by side with wrk, and the
+// cost of the HTTP conventions (issue 30) on our server alone.
 //   bun bench/api/run.ts [--seconds 10] [--connections 32]
 // Seeds 10,000 assistants (one tool and one hook each) into a scratch database, then loads
-// GET P/assistants/{id} and GET P/assistants?size=20 on both servers, one after the other.
+// GET P/assistants/{id} and GET P/assistants?size=20 on both servers, one after the other; then on ours:
+// GET by id answered 304 through If-None-Match, POST P/assistants plain, with a new Idempotency-Key per
+// request (claim + sealed response kept), and with one repeated key (every answer a replay).
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
@@ -63,21 +66,56 @@ async function startServer(args: string[], port: number) {
 }
 
 const luaFile = `/tmp/vas-bench-api-${process.pid}.lua`;
-await Bun.write(
-  luaFile,
-  `local ids = {${ids.map((id) => `"${id}"`).join(",")}}
+/** MODE: one (GET by id), etag (the same with If-None-Match: its ETag), list, post, post-key, replay. */
+async function writeLua(etags: string[]) {
+  const quoted = (values: string[]) => values.map((v) => JSON.stringify(v)).join(",");
+  await Bun.write(
+    luaFile,
+    `local ids = {${quoted(ids)}}
+local etags = {${quoted(etags)}}
 local prefix = os.getenv("PREFIX")
+local mode = os.getenv("MODE")
+local counter = 0
+-- every thread's Lua state starts alike: keys are told apart by the thread number setup() gives
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("thread", threads)
+end
 request = function()
+  local headers = { ["Authorization"] = "Bearer ${token}" }
+  if mode == "post" or mode == "post-key" or mode == "replay" then
+    headers["Content-Type"] = "application/json"
+    counter = counter + 1
+    if mode == "post-key" then headers["Idempotency-Key"] = string.format("bench-%d-%d-%d", os.time(), thread, counter) end
+    if mode == "replay" then headers["Idempotency-Key"] = "bench-replay" end
+    return wrk.format("POST", prefix, headers, '{"name":"bench"}')
+  end
   local path = prefix
-  if os.getenv("MODE") == "one" then path = prefix .. "/" .. ids[math.random(#ids)] end
-  return wrk.format("GET", path, { ["Authorization"] = "Bearer ${token}" })
+  if mode == "one" or mode == "etag" then
+    local i = math.random(#ids)
+    path = prefix .. "/" .. ids[i]
+    if mode == "etag" then headers["If-None-Match"] = etags[i] end
+  end
+  return wrk.format("GET", path, headers)
 end`,
-);
+  );
+}
 
 type Result = { rps: number; p50: number; p99: number; errors: number };
-function wrk(url: string, mode: "one" | "list", prefix: string): Result {
+type Mode = "one" | "etag" | "list" | "post" | "post-key" | "replay";
+function wrk(url: string, mode: Mode, prefix: string): Result {
   const run = Bun.spawnSync(
-    ["wrk", "-t2", `-c${values.connections}`, `-d${values.seconds}s`, "--latency", "-s", luaFile, url],
+    [
+      "wrk",
+      `-t${Math.min(2, Number(values.connections))}`,
+      `-c${values.connections}`,
+      `-d${values.seconds}s`,
+      "--latency",
+      "-s",
+      luaFile,
+      url,
+    ],
     {
       env: { ...process.env, MODE: mode, PREFIX: prefix },
     },
@@ -103,9 +141,25 @@ const cases = [
   { name: "GET P/assistants?size=20", mode: "list" as const, ours: `${P}?size=20`, base: `/assistants?org=${orgId}` },
 ];
 
+// the conventions' cost, on our server only (the baseline has no such thing)
+const oursOnly = [
+  { name: "GET P/assistants/{id}, If-None-Match: its ETag (304)", mode: "etag" as const },
+  { name: "POST P/assistants", mode: "post" as const },
+  { name: "POST P/assistants, a new Idempotency-Key each", mode: "post-key" as const },
+  { name: "POST P/assistants, one repeated key (replays)", mode: "replay" as const },
+];
+
 const ours = await startServer(["src/index.ts"], 3900);
 const baseline = await startServer(["bench/api/baseline-server.ts"], 3901);
+const etags = await Promise.all(
+  ids.map(async (id) => {
+    const res = await fetch(`http://127.0.0.1:3900${P}/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    return res.headers.get("etag") ?? "";
+  }),
+);
+await writeLua(etags);
 const rows: string[] = [];
+const own: Record<string, Result> = {};
 try {
   for (const c of cases) {
     say(`${c.name}: warming up`);
@@ -120,6 +174,15 @@ try {
       `| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(2)} | ${b.p99.toFixed(2)} | ${((a.rps / b.rps) * 100).toFixed(0)}% |`,
     );
   }
+  for (const c of oursOnly) {
+    say(`${c.name}: warming up`);
+    wrk("http://127.0.0.1:3900", c.mode, P);
+    say(`${c.name}: ours, ${values.seconds}s with ${values.connections} connections`);
+    const a = wrk("http://127.0.0.1:3900", c.mode, P);
+    if (a.errors) say(`non-2xx/3xx answers: ${a.errors}`);
+    own[c.mode] = a;
+    rows.push(`| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | – | – | – | – |`);
+  }
 } finally {
   ours.kill();
   baseline.kill();
@@ -130,3 +193,7 @@ console.log(
 );
 console.log("|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(row);
+const added = (mode: Mode) => (own[mode]!.p50 - own.post!.p50).toFixed(2);
+console.log(
+  `\nIdempotency-Key adds ${added("post-key")} ms at p50 to a POST (a replay: ${added("replay")} ms; target < 1 ms).`,
+);

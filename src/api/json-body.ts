@@ -19,10 +19,15 @@ export function refuseDeclaredOversize(request: Request) {
   if (declared > MAX_BODY_BYTES) throw tooLarge();
 }
 
+/** The body as text, within the size limit (413 otherwise). */
+export async function readBodyText(request: Request): Promise<string> {
+  refuseDeclaredOversize(request);
+  return readLimited(request);
+}
+
 /** The parsed body; null when it is empty. Throws AppError 413 or 400. */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  refuseDeclaredOversize(request);
-  const text = await readLimited(request);
+  const text = await readBodyText(request);
   // no body (a DELETE, say): the route's schema decides whether one was needed
   if (text.trim() === "") return null;
   const tooDeep = depthViolation(text, MAX_JSON_DEPTH);

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Integer, Strict, Uuid } from "./common";
+import { Integer, Nullable, Strict, Uuid } from "./common";
 
 const Hostname = t.String({
   minLength: 1,
@@ -12,8 +12,8 @@ const Hostname = t.String({
 // read-only: how the bridge that owns the credential is doing with its REGISTER (null before any bridge took it)
 const Registration = t.Object({
   state: t.Union([t.Literal("registered"), t.Literal("failing"), t.Literal("unregistered")]),
-  lastStatus: t.Nullable(Integer({ description: "status of the last REGISTER response (e.g. 200, 401, 408)" })),
-  lastError: t.Nullable(t.String()),
+  lastStatus: Nullable(Integer({ description: "status of the last REGISTER response (e.g. 200, 401, 408)" })),
+  lastError: Nullable(t.String()),
   updatedAt: t.String({ format: "date-time" }),
 });
 
@@ -40,7 +40,7 @@ export const SipCredentialModel = {
     activeAgentTasks: Integer({
       description: "read-only: calls on the credential now (offered or active agent tasks, all bridges)",
     }),
-    registration: t.Nullable(Registration),
+    registration: Nullable(Registration),
   }),
 };
 export type SipCredentialInput = typeof credentialWrite.static;

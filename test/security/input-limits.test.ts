@@ -2,15 +2,13 @@
 // bounded before any validator recurses (400 naming the field), free-form parameters have their own
 // size and depth limits, and none of it costs the API process memory: measured on a spawned API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../../src/api/json-body";
 import { MAX_PARAMETERS_BYTES, MAX_PARAMETERS_DEPTH } from "../../src/services/free-form-limits";
 import { createTenant, type Tenant } from "../helpers/api";
-import { freePort, reapWithParent } from "../helpers/temporal";
+import { spawnApi } from "../helpers/api-process";
 
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const MB = 1024 * 1024;
 let proc: ChildProcess;
 let url: string;
@@ -18,25 +16,9 @@ let tenant: Tenant;
 
 // the API as its own process, so its memory is its own
 beforeAll(async () => {
-  const port = await freePort();
-  proc = spawn("bun", ["src/index.ts"], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn" },
-    stdio: "ignore",
-  });
-  reapWithParent(proc.pid!);
-  url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i > 200) throw new Error("the API did not start");
-    await Bun.sleep(50);
-  }
+  const api = await spawnApi();
+  proc = api.proc;
+  url = api.url;
   tenant = await createTenant(url, "limits");
 }, 30_000);
 afterAll(() => void proc?.kill());

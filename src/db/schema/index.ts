@@ -8,3 +8,4 @@ export * from "./bridges";
 export * from "./call-records";
 export * from "./hooks";
 export * from "./relations";
+export * from "./idempotency";

@@ -1,0 +1,30 @@
+// The API as its own process (`bun src/index.ts`) on a free port against the run's database: for tests
+// that need several instances, or the memory of one.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { freePort, reapWithParent } from "./temporal";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+export type ApiProcess = { url: string; proc: ChildProcess; stop: () => void };
+
+export async function spawnApi(env: Record<string, string> = {}): Promise<ApiProcess> {
+  const port = await freePort();
+  const proc = spawn("bun", ["src/index.ts"], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn", ...env },
+    stdio: "ignore",
+  });
+  reapWithParent(proc.pid!);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (i > 400) throw new Error("the API did not start");
+    await Bun.sleep(50);
+  }
+  return { url, proc, stop: () => void proc.kill() };
+}
