@@ -18,8 +18,9 @@ export async function spawnApi(env: Record<string, string> = {}): Promise<ApiPro
   reapWithParent(proc.pid!);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
+    // it listens before its migrations are done: until then its API routes answer 503
+    const up = await fetch(`${url}/api/v1/vendors`).then(
+      (r) => r.status !== 503,
       () => false,
     );
     if (up) break;
