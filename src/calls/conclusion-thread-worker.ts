@@ -21,7 +21,7 @@ const pools = new Map<string, Db>();
 const dbOf = (url: string) => {
   let db = pools.get(url);
   if (!db) {
-    db = createDb(url, { max: 2 }).db;
+    db = createDb(url, { max: 2, name: "conclusions" }).db;
     pools.set(url, db);
   }
   return db;
