@@ -33,7 +33,7 @@ export function createDb(url: string, options: DbOptions = {}) {
   } as postgres.Options<Record<string, postgres.PostgresType>>);
   const probeTimeoutMs = Math.min(timeoutMs, 1_000);
   const availability = new DatabaseAvailability(options.name ?? "db", { probeEveryMs: 500, probeTimeoutMs }, () =>
-    probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, () => sockets.dropAll("probe deadline")),
+    probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, sockets.dropAll),
   );
   const client = withDeadlines(raw, { timeoutMs, availability, dropConnections: sockets.dropAll });
   const db = drizzle(client, { schema });

@@ -28,7 +28,7 @@ export type DeadlineGuard = {
   timeoutMs: number;
   availability: DatabaseAvailability;
   /** drops every connection of the handle (its sockets), so what waits on them fails now */
-  dropConnections(reason: string): void;
+  dropConnections(): void;
 };
 
 const unavailable = () => new DatabaseUnavailableError("database unavailable");
@@ -110,7 +110,7 @@ function giveUp(query: Query, error: Error) {
 function late(guard: DeadlineGuard, since: number) {
   if (guard.availability.answeredSince(since)) return;
   guard.availability.failed(`no answer within ${guard.timeoutMs} ms`);
-  guard.dropConnections("statement deadline");
+  guard.dropConnections();
 }
 
 async function begin(target: Sql, guard: DeadlineGuard, args: unknown[]) {
@@ -149,17 +149,19 @@ function describe(error: unknown) {
 /** Sockets of one handle, so that they can all be dropped at once. */
 export function socketRegistry() {
   const sockets = new Set<Socket>();
+  // postgres.js removes every listener of a socket it is done with (ours too): closed ones are pruned here
+  const prune = () => {
+    for (const socket of sockets) if (socket.destroyed) sockets.delete(socket);
+  };
   return {
     add(socket: Socket) {
+      prune();
       sockets.add(socket);
-      socket.once("close", () => sockets.delete(socket));
-      // postgres.js drops its listeners when it is done with a socket: an error on one it let go of
-      // (ours below, a late reset) must not become an uncaught exception
-      socket.on("error", () => {});
       return socket;
     },
-    dropAll(reason: string) {
-      for (const socket of sockets) socket.destroy(new DatabaseUnavailableError(reason));
+    /** Without an error: an 'error' event on a socket whose listeners are gone would be uncaught. */
+    dropAll() {
+      for (const socket of sockets) if (!socket.destroyed) socket.destroy();
       sockets.clear();
     },
   };
