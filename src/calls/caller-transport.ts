@@ -13,6 +13,8 @@ export const endReasons = [
   "bridge-error",
   "bridge-shutdown",
   "media-timeout",
+  // hung up through the API (POST agent-tasks/{id}/hangup)
+  "canceled",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
+import type { CallDirection } from "../db/schema";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -18,6 +19,10 @@ import { activateCallTask, bareConcludedEvent, markCallStarted, openCallTask, ty
 import { ConclusionSpool } from "./conclusion-spool";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-writer";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
+import { endedReasonOf } from "./ended-reason";
+import { GreetOnSilence } from "./greet-on-silence";
+import { runningCalls } from "./running-calls";
+import { callVariables, renderTemplate } from "./templates";
 import type { FrameTicker } from "./frame-ticker";
 import type { CallAssistant } from "./load-assistant";
 
@@ -29,20 +34,43 @@ export type CallDeps = {
   conclusions?: ConclusionWriter;
 };
 
-/** `reserved`: the call's task already exists as `offered` (SIP reserves it before answering). */
+export type CallStart = {
+  /** the call's task already exists as `offered` under this callId (SIP reserves it before answering) */
+  reservedCallId?: string;
+  direction?: CallDirection;
+  /** the call's own variables for its templates (the built-ins are added) */
+  variables?: Record<string, string>;
+  /** from the answer; default MAX_CALL_MS */
+  maxCallMs?: number;
+  /** outbound: the callee speaks first, or the assistant greets after this much silence */
+  greetAfterSilenceMs?: number;
+};
+
 export function startCall(
   deps: CallDeps,
   assistant: CallAssistant,
   transport: CallerTransport,
-  reserved?: { callId: string },
+  start: CallStart = {},
 ): CallHandle {
   const { config } = deps;
+  const callId = start.reservedCallId ?? randomUUID();
+  const direction = start.direction ?? "inbound";
+  const { calledNumber, callingNumber } = transport.descriptor;
+  const variables = callVariables(start.variables ?? {}, {
+    callerNumber: callingNumber ?? null,
+    calledNumber: calledNumber ?? null,
+    callId,
+    direction,
+    now: Date.now(),
+  });
   const task: CallTask = {
-    callId: reserved?.callId ?? randomUUID(),
+    callId,
     organizationId: assistant.organizationId,
     assistantId: assistant.id,
     transport: transport.descriptor,
     bridgeId: config.bridge.instanceId,
+    direction,
+    variables,
   };
   const tools = toolWebhooksFromExtensions(assistant.extensions);
   const session = new CallSession({
@@ -51,7 +79,7 @@ export function startCall(
     tools,
     toolTimeoutMs: config.bridge.toolTimeoutMs,
     toolGuard: createOutboundGuard(config.outbound),
-    maxCallMs: config.bridge.maxCallMs,
+    maxCallMs: start.maxCallMs ?? config.bridge.maxCallMs,
     recording: { dir: recordingDir(config), ...config.bridge.recording },
     ticker: deps.ticker,
   });
@@ -65,6 +93,10 @@ export function startCall(
     transport: task.transport.type,
     sampleRate: transport.sampleRate,
   });
+  const opening =
+    start.greetAfterSilenceMs === undefined
+      ? null
+      : new GreetOnSilence(transport.sampleRate, start.greetAfterSilenceMs);
   const done = runCall(deps, {
     assistant,
     task,
@@ -73,18 +105,25 @@ export function startCall(
     transport,
     sampleRate: transport.sampleRate,
     setupDone,
-    reserved: reserved !== undefined,
+    reserved: start.reservedCallId !== undefined,
+    opening,
   });
+  void session.ended.then(() => opening?.stop());
 
   recordCallActive(task.transport.type, done);
-  return {
+  const handle: CallHandle = {
     callId: task.callId,
-    callerAudio: (samples, ulaw) => session.callerAudio(samples, ulaw),
+    callerAudio: (samples, ulaw) => {
+      opening?.feed(samples);
+      session.callerAudio(samples, ulaw);
+    },
     callerHangup: () => session.end("caller-hangup"),
     callerDtmf: (digits) => session.callerDtmf(digits),
     end: (reason) => session.end(reason),
     done,
   };
+  runningCalls.add(handle);
+  return handle;
 }
 
 type RunningCall = {
@@ -97,6 +136,8 @@ type RunningCall = {
   /** stops the call-setup timer (accepted -> voice ready) */
   setupDone: () => void;
   reserved: boolean;
+  /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
+  opening: GreetOnSilence | null;
 };
 
 /**
@@ -107,7 +148,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const { task, session } = call;
   const { db, config } = deps;
   try {
-    await (call.reserved ? activateCallTask(db, task.callId) : openCallTask(db, task));
+    await (call.reserved ? activateCallTask(db, task.callId, task.variables) : openCallTask(db, task));
     void connectVoice(deps, call);
   } catch (error) {
     session.end("bridge-error", `the call could not be recorded: ${describeError(error)}`);
@@ -143,18 +184,21 @@ async function runCall(deps: CallDeps, call: RunningCall) {
 }
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
-async function connectVoice(deps: CallDeps, { assistant, tools, session, sampleRate, setupDone }: RunningCall) {
+async function connectVoice(deps: CallDeps, call: RunningCall) {
+  const { assistant, tools, session, sampleRate, setupDone, opening, task } = call;
   try {
     if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
+    const greeting = assistant.greeting ? renderTemplate(assistant.greeting, task.variables) : null;
     const voice = await createVoiceSession(assistant.strategy, {
-      instructions: assistant.systemPrompt ?? "",
-      greeting: assistant.greeting,
+      instructions: renderTemplate(assistant.systemPrompt ?? "", task.variables),
+      greeting: opening ? null : greeting,
       tools: tools.map((w) => w.tool),
       sampleRate,
       config: deps.config,
     });
     setupDone();
     session.attachVoice(voice);
+    if (opening && greeting) opening.ready(() => voice.greet(greeting));
   } catch (error) {
     session.end("voice-unavailable", (error as Error).message);
   }
@@ -167,7 +211,7 @@ async function concludedEvent(config: Config, task: CallTask, outcome: CallOutco
     config,
   });
   return {
-    ...bareConcludedEvent(task, outcome.startedAt, outcome.endedAt),
+    ...bareConcludedEvent(task, outcome.startedAt, endedReasonOf(outcome.reason), outcome.endedAt),
     shortSummary,
     summary,
     messages: outcome.messages,

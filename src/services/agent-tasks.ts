@@ -21,6 +21,13 @@ const columns = {
   phoneNumberId: agentTasks.phoneNumberId,
   transport: agentTasks.transport,
   status: agentTasks.status,
+  direction: agentTasks.direction,
+  endedReason: agentTasks.endedReason,
+  sipStatus: agentTasks.sipStatus,
+  variables: agentTasks.variables,
+  transferredTo: agentTasks.transferredTo,
+  campaignId: agentTasks.campaignId,
+  analysis: agentTasks.analysis,
   error: agentTasks.error,
   startedAt: agentTasks.startedAt,
   endedAt: agentTasks.endedAt,
@@ -88,6 +95,7 @@ export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuer
   if (query.status) filters.push(eq(agentTasks.status, query.status));
   for (const id of [query.assistantId, query.agentId]) if (id) filters.push(eq(agentTasks.assistantId, id));
   if (query.transport) filters.push(sql`${agentTasks.transport}->>'type' = ${query.transport}`);
+  if (query.direction) filters.push(eq(agentTasks.direction, query.direction));
   if (query.createdAfter) filters.push(gte(agentTasks.createdAt, new Date(query.createdAfter)));
   if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);

@@ -98,14 +98,16 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     await closeUnanswered(ctx, task, {
       status: cancelled ? "completed" : "failed",
       error: why,
-      event: bareConcludedEvent({ callId, transport }, null),
+      event: bareConcludedEvent({ callId, transport }, null, cancelled ? "hangup" : "failed"),
     });
     return;
   }
 
   const rtp = media;
   rtp.start();
-  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), { callId });
+  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), {
+    reservedCallId: callId,
+  });
   ctx.track(call);
   recordCredentialCall(ctx.credentialId, call.done);
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
