@@ -4,33 +4,22 @@
 import { randomUUID } from "node:crypto";
 import type { Invitation } from "sip.js";
 import { SessionState } from "sip.js";
-import { bareConcludedEvent, concludeCallTask } from "../calls/call-lifecycle";
+import { bareConcludedEvent } from "../calls/call-lifecycle";
 import type { CallHandle } from "../calls/caller-transport";
-import { startCall, type CallDeps } from "../calls/run-call";
+import { startCall } from "../calls/run-call";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
-import { recordCredentialCall, recordRtpCall } from "../metrics/metrics";
-import type { CallMedia, OpenMedia } from "../media/call-media";
-import { DigitCollector } from "../media/dtmf";
+import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipCallMedia } from "./answered-call";
 import { callerIdentity } from "./caller-identity";
-import { recordCallerQuality } from "./caller-quality";
+import { closeUnanswered } from "./close-unanswered";
 import { reserveAgentTask } from "./reserve-task";
 import { negotiate, parseSdp } from "./sdp";
 import { routeCall } from "./route-call";
 import { sipCallerTransport } from "./sip-caller-transport";
 import { originalUserHeader } from "./sip-transport";
 
-export type InboundContext = {
-  deps: CallDeps;
-  /** RTP in this event loop or on the media thread */
-  openMedia: OpenMedia;
-  credentialId: string;
-  rtpTimeoutMs: number;
-  /** RTP sessions by sip.js session id, for the description handler factory. */
-  media: Map<string, CallMedia>;
-  track(call: CallHandle): void;
-};
+export type InboundContext = SipCallContext;
 
 export async function handleInvite(ctx: InboundContext, invitation: Invitation): Promise<void> {
   const received = performance.now();
@@ -72,30 +61,22 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const reservedMs = since();
 
   let call: CallHandle | null = null;
-  const digits = new DigitCollector((d) => call?.callerDtmf(d));
-  let media: CallMedia | null = null;
+  let media: SipCallMedia | null = null;
   try {
     if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
-    media = await ctx.openMedia(
-      {
-        onAudio: (pcm, ulaw) => call?.callerAudio(pcm, ulaw),
-        onDigit: (digit) => digits.push(digit),
-        onTimeout: () => call?.end("media-timeout"),
-      },
-      { timeoutMs: ctx.rtpTimeoutMs },
-    );
-    ctx.media.set(invitation.id, media);
+    media = await openSipCallMedia(ctx, () => call);
+    ctx.media.set(invitation.id, media.rtp);
     if (invitation.state !== SessionState.Initial) throw new Error("the caller cancelled");
     // a CANCEL landing while the answer is being built must not leave the reservation waiting
     await Promise.race([invitation.accept(), untilTerminated(invitation)]);
   } catch (error) {
-    void media?.close();
+    void media?.rtp.close();
     ctx.media.delete(invitation.id);
     const cancelled = callerCancelled;
     if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
     const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
     log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
-    await closeUnanswered(ctx, task, {
+    await closeUnanswered(ctx.deps.db, task, {
       status: cancelled ? "completed" : "failed",
       error: why,
       event: bareConcludedEvent({ callId, transport }, null, cancelled ? "hangup" : "failed"),
@@ -103,30 +84,12 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     return;
   }
 
-  const rtp = media;
+  const rtp = media.rtp;
   rtp.start();
-  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), {
-    reservedCallId: callId,
-  });
-  ctx.track(call);
-  recordCredentialCall(ctx.credentialId, call.done);
+  const transportOut = sipCallerTransport(invitation, rtp, transport);
+  call = startCall(ctx.deps, route.assistant, transportOut, { reservedCallId: callId });
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
-  const answered = call;
-  invitation.stateChange.addListener((state) => {
-    if (state === SessionState.Terminated) answered.callerHangup(); // their BYE, or ours coming back
-  });
-  if ((invitation.state as SessionState) === SessionState.Terminated) answered.callerHangup(); // ended before we listened
-  void answered.done.finally(async () => {
-    digits.flush();
-    const caller = rtp.callerQuality;
-    ctx.media.delete(invitation.id);
-    if (caller) void recordCallerQuality(ctx.deps.db, callId, caller);
-    const stats = await rtp.close();
-    recordRtpCall(stats);
-    // our frames skipped after stalls are loss the caller heard, next to theirs (and what the
-    // caller's RTCP said it saw: jitter, loss, round trip)
-    log.info("call", { ...fields, callId, event: "media", ...stats, caller });
-  });
+  superviseAnsweredCall(ctx, invitation, media, call, fields);
 }
 
 class UnusableOffer extends Error {
@@ -152,23 +115,6 @@ function untilTerminated(invitation: Invitation): Promise<never> {
     invitation.stateChange.addListener(check);
     check(invitation.state);
   });
-}
-
-/** A reserved slot must not stay taken: a transient database error (deadlock, failover) is retried. */
-async function closeUnanswered(
-  ctx: InboundContext,
-  task: Parameters<typeof concludeCallTask>[1],
-  conclusion: Parameters<typeof concludeCallTask>[2],
-) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await concludeCallTask(ctx.deps.db, task, conclusion);
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      log.warn("call", { callId: conclusion.event.callId, event: "close_retry", attempt, error: describeError(error) });
-      await Bun.sleep(100 * attempt);
-    }
-  }
 }
 
 function refuse(invitation: Invitation, statusCode: number, fields: Record<string, unknown>) {

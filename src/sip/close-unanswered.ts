@@ -1,0 +1,23 @@
+// A SIP call that never got to run (refused after its slot was reserved, cancelled, an outbound call
+// that was not answered) is closed here: its slot must not stay taken, so a transient database error
+// (deadlock, failover) is retried.
+import { concludeCallTask } from "../calls/call-lifecycle";
+import type { Db } from "../db/client";
+import { describeError } from "../errors";
+import { log } from "../log";
+
+export async function closeUnanswered(
+  db: Db,
+  task: Parameters<typeof concludeCallTask>[1],
+  conclusion: Parameters<typeof concludeCallTask>[2],
+): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await concludeCallTask(db, task, conclusion);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      log.warn("call", { callId: conclusion.event.callId, event: "close_retry", attempt, error: describeError(error) });
+      await Bun.sleep(100 * attempt);
+    }
+  }
+}
