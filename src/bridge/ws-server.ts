@@ -15,6 +15,7 @@ import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
 import { BridgeReaper } from "../calls/bridge-reaper";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
+import { hearHangups } from "../calls/running-calls";
 import { ConclusionSpool } from "../calls/conclusion-spool";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
 import { startCall, type CallDeps } from "../calls/run-call";
@@ -39,6 +40,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = await hearRevocations(client, tokens);
+  const hangups = await hearHangups(client);
   const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   const deps: CallDeps = { db, config, conclusions };
   const calls = new Set<CallHandle>();
@@ -176,6 +178,7 @@ export async function startBridge(config: Config, options: { port?: number } = {
       );
       server.stop(true);
       await revocations.unlisten();
+      await hangups.unlisten();
       await closeDb();
     },
   };

@@ -27,10 +27,15 @@ export async function openCallTask(db: Db, task: CallTask) {
 }
 
 /** A call reserved before it was answered (SIP, under maxAgentTasks) is now answered. */
-export async function activateCallTask(db: Db, callId: string, variables: Record<string, string>) {
+export async function activateCallTask(
+  db: Db,
+  callId: string,
+  variables: Record<string, string>,
+  sipStatus: number | null = null,
+) {
   const rows = await db
     .update(agentTasks)
-    .set({ status: "active", variables })
+    .set({ status: "active", variables, ...(sipStatus !== null && { sipStatus }) })
     .where(and(eq(agentTasks.callId, callId), eq(agentTasks.status, "offered")))
     .returning({ id: agentTasks.id });
   // closed meanwhile, e.g. by a bridge that took the credential over from one it thought dead

@@ -44,6 +44,8 @@ export type CallStart = {
   maxCallMs?: number;
   /** outbound: the callee speaks first, or the assistant greets after this much silence */
   greetAfterSilenceMs?: number;
+  /** outbound: the INVITE's final response (200) */
+  sipStatus?: number;
 };
 
 export function startCall(
@@ -106,6 +108,7 @@ export function startCall(
     sampleRate: transport.sampleRate,
     setupDone,
     reserved: start.reservedCallId !== undefined,
+    sipStatus: start.sipStatus ?? null,
     opening,
   });
   void session.ended.then(() => opening?.stop());
@@ -136,6 +139,7 @@ type RunningCall = {
   /** stops the call-setup timer (accepted -> voice ready) */
   setupDone: () => void;
   reserved: boolean;
+  sipStatus: number | null;
   /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
   opening: GreetOnSilence | null;
 };
@@ -148,7 +152,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const { task, session } = call;
   const { db, config } = deps;
   try {
-    await (call.reserved ? activateCallTask(db, task.callId, task.variables) : openCallTask(db, task));
+    await (call.reserved ? activateCallTask(db, task.callId, task.variables, call.sipStatus) : openCallTask(db, task));
     void connectVoice(deps, call);
   } catch (error) {
     session.end("bridge-error", `the call could not be recorded: ${describeError(error)}`);

@@ -1,4 +1,6 @@
 // The calls this process runs, by callId: an API hang-up (NOTIFY) reaches the call wherever it runs.
+import type { Sql } from "postgres";
+import { CALL_HANGUP_CHANNEL } from "../db/schema";
 import type { CallHandle } from "./caller-transport";
 
 class RunningCalls {
@@ -17,3 +19,14 @@ class RunningCalls {
 }
 
 export const runningCalls = new RunningCalls();
+
+/**
+ * Every bridge process listens: the one running the call ends it as `canceled` (POST
+ * agent-tasks/{id}/hangup); `also` gets every callId (the SIP stack cancels a call still ringing).
+ */
+export function hearHangups(client: Sql, also?: (callId: string) => void) {
+  return client.listen(CALL_HANGUP_CHANNEL, (callId) => {
+    runningCalls.get(callId)?.end("canceled");
+    also?.(callId);
+  });
+}

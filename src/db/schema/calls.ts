@@ -76,3 +76,8 @@ export const agentTasks = pgTable(
     index("agent_tasks_bridge_status_idx").on(t.bridgeId, t.status),
   ],
 );
+
+/** NOTIFY channel: an outbound call was offered; the payload is the bridge that is to place it. */
+export const OUTBOUND_CALLS_CHANNEL = "outbound_calls";
+/** NOTIFY channel: a running call is to be hung up (POST agent-tasks/{id}/hangup); the payload is its callId. */
+export const CALL_HANGUP_CHANNEL = "call_hangup";
