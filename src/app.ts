@@ -10,6 +10,7 @@ import { tenancyRoutes } from "./api/tenancy";
 import { agentsRoutes, assistantsRoutes } from "./api/assistants";
 import { strategiesRoutes } from "./api/strategies";
 import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
+import { callsRoutes } from "./api/calls";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { readJsonBody } from "./api/json-body";
@@ -148,6 +149,7 @@ export function createApp(deps: Deps) {
     .use(sipCredentialsRoutes(deps))
     .use(phoneNumbersRoutes(deps))
     .use(agentTasksRoutes(deps))
+    .use(callsRoutes(deps))
     .use(hookDeliveriesRoutes(deps));
   return app;
 }

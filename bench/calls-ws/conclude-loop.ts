@@ -74,12 +74,14 @@ try {
           assistantId,
           transport: { type: "websocket" },
           bridgeId: "bench",
+          direction: "inbound",
+          variables: {},
         };
         await db.insert(agentTasks).values({ ...task, status: "active" });
         const path = join(dir, `${task.callId}.wav`);
         writeFileSync(path, wav);
         const event = {
-          ...bareConcludedEvent(task, 1),
+          ...bareConcludedEvent(task, 1, "hangup"),
           messages: Array.from({ length: 40 }, (_, k) => ({
             type: "text" as const,
             role: "USER" as const,

@@ -2,7 +2,9 @@ import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
 import { AgentTaskModel } from "../models/agent-tasks";
-import { errorResponses } from "../models/common";
+import { t } from "elysia";
+import { Envelope, errorResponses } from "../models/common";
+import { ok } from "../models/envelope";
 import * as tasks from "../services/agent-tasks";
 
 export const agentTasksRoutes = (deps: Deps) => {
@@ -24,21 +26,36 @@ export const agentTasksRoutes = (deps: Deps) => {
         return { ...task, recording: task.recording && { ...task.recording, path } };
       },
     },
-  }).get(
-    "/:agentTaskId/recording",
-    async ({ access, params }) => {
-      const id = assertUuid(params.agentTaskId, "agent task");
-      const { contentType, audio } = await tasks.getAgentTaskRecording(deps.db, access.scope, id, retentionDays);
-      // a recording is personal data: no shared cache keeps it
-      return new Response(audio, { headers: { "content-type": contentType, "cache-control": "private, no-store" } });
-    },
-    {
-      response: errorResponses,
-      detail: {
-        tags: ["Agent tasks"],
-        summary: "The call's recording (audio/wav), while the retention period keeps it",
-        responses: { 200: { description: "the audio", content: { "audio/wav": {} } } },
+  })
+    .post(
+      "/:agentTaskId/hangup",
+      async ({ access, params }) =>
+        ok(await tasks.hangupAgentTask(deps.db, access.scope, assertUuid(params.agentTaskId, "agent task"))),
+      {
+        params: t.Object({ vendorId: t.String(), organizationId: t.String(), agentTaskId: t.String() }),
+        response: { 200: Envelope(AgentTaskModel.out), ...errorResponses },
+        detail: {
+          tags: ["Agent tasks"],
+          summary: "Hang up a running call (CANCEL while an outbound call rings)",
+          description: "200 with the task (ended, unless its bridge takes longer than 2 s); 409 when it already ended.",
+        },
       },
-    },
-  );
+    )
+    .get(
+      "/:agentTaskId/recording",
+      async ({ access, params }) => {
+        const id = assertUuid(params.agentTaskId, "agent task");
+        const { contentType, audio } = await tasks.getAgentTaskRecording(deps.db, access.scope, id, retentionDays);
+        // a recording is personal data: no shared cache keeps it
+        return new Response(audio, { headers: { "content-type": contentType, "cache-control": "private, no-store" } });
+      },
+      {
+        response: errorResponses,
+        detail: {
+          tags: ["Agent tasks"],
+          summary: "The call's recording (audio/wav), while the retention period keeps it",
+          responses: { 200: { description: "the audio", content: { "audio/wav": {} } } },
+        },
+      },
+    );
 };

@@ -15,6 +15,7 @@ import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
 import { BridgeReaper } from "../calls/bridge-reaper";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
+import { hearHangups } from "../calls/running-calls";
 import { ConclusionSpool } from "../calls/conclusion-spool";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
 import { startCall, type CallDeps } from "../calls/run-call";
@@ -55,6 +56,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = hearRevocations(client, tokens);
+  const hangups = hearHangups(client);
   const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   const deps: CallDeps = { db, availability, config, conclusions };
   const calls = new Set<CallHandle>();
@@ -218,6 +220,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
       );
       server.stop(true);
       await revocations.unlisten();
+      await hangups.unlisten();
       await closeDb();
     },
   };

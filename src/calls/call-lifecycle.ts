@@ -2,7 +2,7 @@
 // transaction (emitCallEvent is an outbox), so a hook fires exactly when the change is committed.
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentTasks, type AgentTaskStatus, type Transport } from "../db/schema";
+import { agentTasks, type AgentTaskStatus, type CallDirection, type EndedReason, type Transport } from "../db/schema";
 import { emitCallEvent } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
@@ -14,6 +14,9 @@ export type CallTask = {
   assistantId: string;
   transport: Transport;
   bridgeId: string;
+  direction: CallDirection;
+  /** every variable the call's templates saw */
+  variables: Record<string, string>;
 };
 
 const openStatuses: AgentTaskStatus[] = ["offered", "active"];
@@ -24,10 +27,15 @@ export async function openCallTask(db: Db, task: CallTask) {
 }
 
 /** A call reserved before it was answered (SIP, under maxAgentTasks) is now answered. */
-export async function activateCallTask(db: Db, callId: string) {
+export async function activateCallTask(
+  db: Db,
+  callId: string,
+  variables: Record<string, string>,
+  sipStatus: number | null = null,
+) {
   const rows = await db
     .update(agentTasks)
-    .set({ status: "active" })
+    .set({ status: "active", variables, ...(sipStatus !== null && { sipStatus }) })
     .where(and(eq(agentTasks.callId, callId), eq(agentTasks.status, "offered")))
     .returning({ id: agentTasks.id });
   // closed meanwhile, e.g. by a bridge that took the credential over from one it thought dead
@@ -51,18 +59,31 @@ export async function markCallStarted(db: Db, task: CallTask, startedAt: number)
     await emitCallEvent(tx, {
       organizationId: task.organizationId,
       assistantId: task.assistantId,
-      event: { type: "call_started", callId: task.callId, startedAt, transport: task.transport },
+      event: {
+        type: "call_started",
+        callId: task.callId,
+        startedAt,
+        transport: task.transport,
+        direction: task.direction,
+      },
     });
   });
 }
 
 /** call_concluded with only what the task row knows; a call's own conclusion adds its history to it. */
 export function bareConcludedEvent(
-  task: Pick<CallTask, "callId" | "transport">,
+  task: Pick<CallTask, "callId" | "transport"> & {
+    direction?: CallDirection;
+    variables?: Record<string, string> | null;
+  },
   startedAt: number | null,
+  endedReason: EndedReason | null,
   endedAt = Date.now(),
 ): CallConcludedPayload {
   return {
+    direction: task.direction ?? "inbound",
+    endedReason,
+    variables: task.variables ?? null,
     type: "call_concluded",
     callId: task.callId,
     startedAt,
@@ -78,6 +99,8 @@ export function bareConcludedEvent(
 export type Conclusion = {
   status: Extract<AgentTaskStatus, "completed" | "failed">;
   error: string | null;
+  /** the final SIP response of an outbound INVITE (the task's endedReason is the event's) */
+  sipStatus?: number | null;
   /** without its recording when `recorded` is given */
   event: CallConcludedPayload;
   /** the event serialized with its recording (built off the event loop), and the recording itself */
@@ -90,11 +113,17 @@ export async function concludeCallTask(
   task: Pick<CallTask, "callId" | "organizationId"> & { assistantId: string | null },
   conclusion: Conclusion,
 ) {
-  const { status, error, event, recorded } = conclusion;
+  const { status, error, event, recorded, sipStatus } = conclusion;
   return db.transaction(async (tx) => {
     const closed = await tx
       .update(agentTasks)
-      .set({ status, error, endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt) })
+      .set({
+        status,
+        error,
+        endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt),
+        endedReason: event.endedReason,
+        ...(sipStatus !== undefined && { sipStatus }),
+      })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))
       .returning({ id: agentTasks.id });
     if (closed.length > 0) await storeConcludedCall(tx, event, recorded?.recording ?? null);
@@ -131,7 +160,7 @@ export async function recoverOrphanedTasks(
       ),
     );
   for (const task of orphans) {
-    const event = bareConcludedEvent(task, task.startedAt?.getTime() ?? null);
+    const event = bareConcludedEvent(task, task.startedAt?.getTime() ?? null, "bridge-lost");
     await concludeCallTask(db, task, { status: "failed", error: scope.error ?? "bridge restarted", event });
     log.info("call", { callId: task.callId, event: "recovered", bridgeId });
   }

@@ -15,6 +15,8 @@ export const endReasons = [
   "media-timeout",
   // the call could not be recorded because the database is away: refused, the caller may try again
   "database-unavailable",
+  // hung up through the API (POST agent-tasks/{id}/hangup)
+  "canceled",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
 import type { DatabaseAvailability } from "../db/availability";
+import type { CallDirection } from "../db/schema";
 import type { Db } from "../db/client";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -21,6 +22,10 @@ import { startBudget, type StartBudget } from "./start-budget";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-writer";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
+import { endedReasonOf } from "./ended-reason";
+import { GreetOnSilence } from "./greet-on-silence";
+import { runningCalls } from "./running-calls";
+import { callVariables, renderTemplate } from "./templates";
 import type { FrameTicker } from "./frame-ticker";
 import type { CallAssistant } from "./load-assistant";
 
@@ -34,9 +39,18 @@ export type CallDeps = {
   conclusions?: ConclusionWriter;
 };
 
-export type StartOptions = {
-  /** the call's task already exists as `offered` (SIP reserves it before answering) */
-  reserved?: { callId: string };
+export type CallStart = {
+  /** the call's task already exists as `offered` under this callId (SIP reserves it before answering) */
+  reservedCallId?: string;
+  direction?: CallDirection;
+  /** the call's own variables for its templates (the built-ins are added) */
+  variables?: Record<string, string>;
+  /** from the answer; default MAX_CALL_MS */
+  maxCallMs?: number;
+  /** outbound: the callee speaks first, or the assistant greets after this much silence */
+  greetAfterSilenceMs?: number;
+  /** outbound: the INVITE's final response (200) */
+  sipStatus?: number;
   /** what is left of the time the caller may wait to learn whether the call is served */
   budget?: StartBudget;
 };
@@ -45,15 +59,27 @@ export function startCall(
   deps: CallDeps,
   assistant: CallAssistant,
   transport: CallerTransport,
-  { reserved, budget = startBudget(deps.availability) }: StartOptions = {},
+  start: CallStart = {},
 ): CallHandle {
   const { config } = deps;
+  const callId = start.reservedCallId ?? randomUUID();
+  const direction = start.direction ?? "inbound";
+  const { calledNumber, callingNumber } = transport.descriptor;
+  const variables = callVariables(start.variables ?? {}, {
+    callerNumber: callingNumber ?? null,
+    calledNumber: calledNumber ?? null,
+    callId,
+    direction,
+    now: Date.now(),
+  });
   const task: CallTask = {
-    callId: reserved?.callId ?? randomUUID(),
+    callId,
     organizationId: assistant.organizationId,
     assistantId: assistant.id,
     transport: transport.descriptor,
     bridgeId: config.bridge.instanceId,
+    direction,
+    variables,
   };
   const tools = toolWebhooksFromExtensions(assistant.extensions);
   const session = new CallSession({
@@ -62,7 +88,7 @@ export function startCall(
     tools,
     toolTimeoutMs: config.bridge.toolTimeoutMs,
     toolGuard: createOutboundGuard(config.outbound),
-    maxCallMs: config.bridge.maxCallMs,
+    maxCallMs: start.maxCallMs ?? config.bridge.maxCallMs,
     recording: { dir: recordingDir(config), ...config.bridge.recording },
     ticker: deps.ticker,
   });
@@ -76,6 +102,10 @@ export function startCall(
     transport: task.transport.type,
     sampleRate: transport.sampleRate,
   });
+  const opening =
+    start.greetAfterSilenceMs === undefined
+      ? null
+      : new GreetOnSilence(transport.sampleRate, start.greetAfterSilenceMs);
   const done = runCall(deps, {
     assistant,
     task,
@@ -84,19 +114,27 @@ export function startCall(
     transport,
     sampleRate: transport.sampleRate,
     setupDone,
-    reserved: reserved !== undefined,
-    budget,
+    reserved: start.reservedCallId !== undefined,
+    sipStatus: start.sipStatus ?? null,
+    opening,
+    budget: start.budget ?? startBudget(deps.availability),
   });
+  void session.ended.then(() => opening?.stop());
 
   recordCallActive(task.transport.type, done);
-  return {
+  const handle: CallHandle = {
     callId: task.callId,
-    callerAudio: (samples, ulaw) => session.callerAudio(samples, ulaw),
+    callerAudio: (samples, ulaw) => {
+      opening?.feed(samples);
+      session.callerAudio(samples, ulaw);
+    },
     callerHangup: () => session.end("caller-hangup"),
     callerDtmf: (digits) => session.callerDtmf(digits),
     end: (reason) => session.end(reason),
     done,
   };
+  runningCalls.add(handle);
+  return handle;
 }
 
 type RunningCall = {
@@ -110,6 +148,9 @@ type RunningCall = {
   setupDone: () => void;
   reserved: boolean;
   budget: StartBudget;
+  sipStatus: number | null;
+  /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
+  opening: GreetOnSilence | null;
 };
 
 /**
@@ -120,7 +161,9 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const { task, session } = call;
   const { db, config } = deps;
   try {
-    const recorded = call.reserved ? activateCallTask(db, task.callId) : openCallTask(db, task);
+    const recorded = call.reserved
+      ? activateCallTask(db, task.callId, task.variables, call.sipStatus)
+      : openCallTask(db, task);
     await call.budget.bound(recorded, "recording the call");
     void connectVoice(deps, call);
   } catch (error) {
@@ -159,18 +202,21 @@ async function runCall(deps: CallDeps, call: RunningCall) {
 }
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
-async function connectVoice(deps: CallDeps, { assistant, tools, session, sampleRate, setupDone }: RunningCall) {
+async function connectVoice(deps: CallDeps, call: RunningCall) {
+  const { assistant, tools, session, sampleRate, setupDone, opening, task } = call;
   try {
     if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
+    const greeting = assistant.greeting ? renderTemplate(assistant.greeting, task.variables) : null;
     const voice = await createVoiceSession(assistant.strategy, {
-      instructions: assistant.systemPrompt ?? "",
-      greeting: assistant.greeting,
+      instructions: renderTemplate(assistant.systemPrompt ?? "", task.variables),
+      greeting: opening ? null : greeting,
       tools: tools.map((w) => w.tool),
       sampleRate,
       config: deps.config,
     });
     setupDone();
     session.attachVoice(voice);
+    if (opening && greeting) opening.ready(() => voice.greet(greeting));
   } catch (error) {
     session.end("voice-unavailable", (error as Error).message);
   }
@@ -183,7 +229,7 @@ async function concludedEvent(config: Config, task: CallTask, outcome: CallOutco
     config,
   });
   return {
-    ...bareConcludedEvent(task, outcome.startedAt, outcome.endedAt),
+    ...bareConcludedEvent(task, outcome.startedAt, endedReasonOf(outcome.reason), outcome.endedAt),
     shortSummary,
     summary,
     messages: outcome.messages,

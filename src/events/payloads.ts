@@ -1,5 +1,5 @@
 // The call event payloads of the spec (Events section), defined once for the bridge and the hooks.
-import type { Transport } from "../db/schema";
+import type { CallDirection, EndedReason, Transport } from "../db/schema";
 
 export type MessageRole = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL_CALL" | "TOOL_CALL_RESULT" | "UNKNOWN";
 type SpokenRole = Extract<MessageRole, "USER" | "ASSISTANT" | "SYSTEM" | "UNKNOWN">;
@@ -29,6 +29,7 @@ export type CallStartedPayload = {
   callId: string;
   startedAt: number | null;
   transport: Transport | null;
+  direction: CallDirection;
 };
 
 export type CallConcludedPayload = {
@@ -41,6 +42,10 @@ export type CallConcludedPayload = {
   callRecording: string | null;
   transport: Transport | null;
   messages: CallMessage[];
+  direction: CallDirection;
+  endedReason: EndedReason | null;
+  /** every variable the call's templates saw; omitted when it had none (a call that never ran) */
+  variables?: Record<string, string> | null;
 };
 
 export type CallEventPayload = CallStartedPayload | CallConcludedPayload;

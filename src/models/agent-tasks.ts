@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
-import { agentTaskStatuses } from "../db/schema";
+import { agentTaskStatuses, callDirections, endedReasons } from "../db/schema";
 
 const transportTypes = ["sip", "websocket"] as const;
 const DateTime = (description: string) => t.String({ format: "date-time", description });
@@ -18,6 +18,15 @@ const task = {
     callingNumber: t.Optional(t.String()),
   }),
   status: Enum(agentTaskStatuses),
+  direction: Enum(callDirections),
+  endedReason: Nullable(Enum(endedReasons)),
+  sipStatus: Nullable(Integer({ description: "the final SIP response of an outbound INVITE" })),
+  variables: Nullable(
+    t.Record(t.String(), t.String(), { description: "every variable the call's templates saw, built-ins included" }),
+  ),
+  transferredTo: Nullable(t.String()),
+  campaignId: Nullable(Uuid),
+  analysis: Nullable(t.Record(t.String(), t.Unknown())),
   error: Nullable(t.String()),
   startedAt: Nullable(t.Date()),
   endedAt: Nullable(t.Date()),
@@ -38,6 +47,7 @@ export const AgentTaskModel = {
       assistantId: t.Optional(Uuid),
       agentId: t.Optional(Uuid),
       transport: t.Optional(Enum(transportTypes)),
+      direction: t.Optional(Enum(callDirections)),
       createdAfter: t.Optional(DateTime("only tasks created at or after this time")),
       createdBefore: t.Optional(DateTime("only tasks created before this time")),
     },

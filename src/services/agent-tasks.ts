@@ -1,7 +1,8 @@
-// Agent tasks are written by the call bridge; the API only reads them, with what a finished call left
-// (messages, summary, recording) while the retention period keeps it.
+// Agent tasks are written by the call bridge; the API reads them, with what a finished call left
+// (messages, summary, recording) while the retention period keeps it, and asks a bridge to hang one up.
 import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
-import { agentTasks, assistants, callRecordings, callRecords } from "../db/schema";
+import { CALL_HANGUP_CHANNEL, agentTasks, assistants, callRecordings, callRecords } from "../db/schema";
+import { conflict } from "../errors";
 import type { DbOrTx } from "../db/client";
 import type { CallMessage } from "../events/payloads";
 import type { AgentTaskQuery } from "../models/agent-tasks";
@@ -21,6 +22,13 @@ const columns = {
   phoneNumberId: agentTasks.phoneNumberId,
   transport: agentTasks.transport,
   status: agentTasks.status,
+  direction: agentTasks.direction,
+  endedReason: agentTasks.endedReason,
+  sipStatus: agentTasks.sipStatus,
+  variables: agentTasks.variables,
+  transferredTo: agentTasks.transferredTo,
+  campaignId: agentTasks.campaignId,
+  analysis: agentTasks.analysis,
   error: agentTasks.error,
   startedAt: agentTasks.startedAt,
   endedAt: agentTasks.endedAt,
@@ -41,6 +49,31 @@ const byId = (scope: OrgScope, id: string) =>
 /** Rows the cleanup has not reached yet but whose retention is over are already gone for readers. */
 const kept = (createdAt: typeof callRecords.createdAt | typeof callRecordings.createdAt, retentionDays: number) =>
   gt(createdAt, sql`now() - make_interval(days => ${retentionDays})`);
+
+export function getAgentTask(db: DbOrTx, scope: OrgScope, id: string) {
+  return single(select(db).where(byId(scope, id)), "agent task");
+}
+
+// how long a hang-up waits for the bridge to close the task, so the answer usually shows it ended
+const hangupWaitMs = 2000;
+
+/**
+ * Asks whichever bridge runs the call to end it (NOTIFY: every bridge listens; the one running or
+ * dialling it ends it, CANCEL while it rings). 409 when it already ended. A bridge that died with
+ * the call leaves it to the reaper.
+ */
+export async function hangupAgentTask(db: DbOrTx, scope: OrgScope, id: string) {
+  const task = await getAgentTask(db, scope, id);
+  if (task.status === "completed" || task.status === "failed") throw conflict("the call has already ended");
+  await db.execute(sql`select pg_notify(${CALL_HANGUP_CHANNEL}, ${task.callId})`);
+  const until = performance.now() + hangupWaitMs;
+  while (performance.now() < until) {
+    await Bun.sleep(50);
+    const now = await getAgentTask(db, scope, id);
+    if (now.status === "completed" || now.status === "failed") return now;
+  }
+  return getAgentTask(db, scope, id);
+}
 
 /** The task with its messages, summary and recording descriptor (null when absent or expired). */
 export async function getAgentTaskDetail(db: DbOrTx, scope: OrgScope, id: string, retentionDays: number) {
@@ -88,6 +121,7 @@ export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuer
   if (query.status) filters.push(eq(agentTasks.status, query.status));
   for (const id of [query.assistantId, query.agentId]) if (id) filters.push(eq(agentTasks.assistantId, id));
   if (query.transport) filters.push(sql`${agentTasks.transport}->>'type' = ${query.transport}`);
+  if (query.direction) filters.push(eq(agentTasks.direction, query.direction));
   if (query.createdAfter) filters.push(gte(agentTasks.createdAt, new Date(query.createdAfter)));
   if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);

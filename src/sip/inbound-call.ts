@@ -4,35 +4,23 @@
 import { randomUUID } from "node:crypto";
 import type { Invitation } from "sip.js";
 import { SessionState } from "sip.js";
-import { bareConcludedEvent, type CallTask } from "../calls/call-lifecycle";
-import type { PendingEnd } from "../calls/conclusion-spool";
-import { startBudget } from "../calls/start-budget";
+import { bareConcludedEvent } from "../calls/call-lifecycle";
 import type { CallHandle } from "../calls/caller-transport";
-import { conclusionWriterOf, startCall, type CallDeps } from "../calls/run-call";
+import { startCall } from "../calls/run-call";
+import { startBudget } from "../calls/start-budget";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
-import { recordCredentialCall, recordRtpCall } from "../metrics/metrics";
-import type { CallMedia, OpenMedia } from "../media/call-media";
-import { DigitCollector } from "../media/dtmf";
+import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipCallMedia } from "./answered-call";
 import { callerIdentity } from "./caller-identity";
-import { recordCallerQuality } from "./caller-quality";
+import { closeUnanswered } from "./close-unanswered";
 import { reserveAgentTask } from "./reserve-task";
 import { negotiate, parseSdp } from "./sdp";
 import { routeCall } from "./route-call";
 import { sipCallerTransport } from "./sip-caller-transport";
 import { originalUserHeader } from "./sip-transport";
 
-export type InboundContext = {
-  deps: CallDeps;
-  /** RTP in this event loop or on the media thread */
-  openMedia: OpenMedia;
-  credentialId: string;
-  rtpTimeoutMs: number;
-  /** RTP sessions by sip.js session id, for the description handler factory. */
-  media: Map<string, CallMedia>;
-  track(call: CallHandle): void;
-};
+export type InboundContext = SipCallContext;
 
 export async function handleInvite(ctx: InboundContext, invitation: Invitation): Promise<void> {
   const received = performance.now();
@@ -74,73 +62,45 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   });
   const reserved = await budget.bound(reservation, "reserving a slot").catch((error: unknown) => {
     // the reservation may still commit after we gave up on it: its slot is freed once the database answers
-    const event = bareConcludedEvent({ callId, transport }, null);
-    void closeUnanswered(ctx, { ...task, transport }, { status: "failed", error: "database unavailable", event });
+    const event = bareConcludedEvent({ callId, transport }, null, "failed");
+    void closeUnanswered(db, task, { status: "failed", error: "database unavailable", event }).catch((e) =>
+      log.error("call", { callId, event: "close_failed", error: describeError(e) }),
+    );
     throw error;
   });
   if (!reserved) return refuse(invitation, 486, { ...fields, reason: "maxAgentTasks reached" });
   const reservedMs = since();
 
   let call: CallHandle | null = null;
-  const digits = new DigitCollector((d) => call?.callerDtmf(d));
-  let media: CallMedia | null = null;
+  let media: SipCallMedia | null = null;
   try {
     if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
-    media = await ctx.openMedia(
-      {
-        onAudio: (pcm, ulaw) => call?.callerAudio(pcm, ulaw),
-        onDigit: (digit) => digits.push(digit),
-        onTimeout: () => call?.end("media-timeout"),
-      },
-      { timeoutMs: ctx.rtpTimeoutMs },
-    );
-    ctx.media.set(invitation.id, media);
+    media = await openSipCallMedia(ctx, () => call);
+    ctx.media.set(invitation.id, media.rtp);
     if (invitation.state !== SessionState.Initial) throw new Error("the caller cancelled");
     // a CANCEL landing while the answer is being built must not leave the reservation waiting
     await Promise.race([invitation.accept(), untilTerminated(invitation)]);
   } catch (error) {
-    void media?.close();
+    void media?.rtp.close();
     ctx.media.delete(invitation.id);
     const cancelled = callerCancelled;
     if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
     const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
     log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
-    await closeUnanswered(
-      ctx,
-      { ...task, transport },
-      {
-        status: cancelled ? "completed" : "failed",
-        error: why,
-        event: bareConcludedEvent({ callId, transport }, null),
-      },
-    );
+    await closeUnanswered(ctx.deps.db, task, {
+      status: cancelled ? "completed" : "failed",
+      error: why,
+      event: bareConcludedEvent({ callId, transport }, null, cancelled ? "hangup" : "failed"),
+    });
     return;
   }
 
-  const rtp = media;
+  const rtp = media.rtp;
   rtp.start();
-  call = startCall(ctx.deps, route.assistant, sipCallerTransport(invitation, rtp, transport), {
-    reserved: { callId },
-  });
-  ctx.track(call);
-  recordCredentialCall(ctx.credentialId, call.done);
+  const transportOut = sipCallerTransport(invitation, rtp, transport);
+  call = startCall(ctx.deps, route.assistant, transportOut, { reservedCallId: callId });
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
-  const answered = call;
-  invitation.stateChange.addListener((state) => {
-    if (state === SessionState.Terminated) answered.callerHangup(); // their BYE, or ours coming back
-  });
-  if ((invitation.state as SessionState) === SessionState.Terminated) answered.callerHangup(); // ended before we listened
-  void answered.done.finally(async () => {
-    digits.flush();
-    const caller = rtp.callerQuality;
-    ctx.media.delete(invitation.id);
-    if (caller) void recordCallerQuality(ctx.deps.db, callId, caller);
-    const stats = await rtp.close();
-    recordRtpCall(stats);
-    // our frames skipped after stalls are loss the caller heard, next to theirs (and what the
-    // caller's RTCP said it saw: jitter, loss, round trip)
-    log.info("call", { ...fields, callId, event: "media", ...stats, caller });
-  });
+  superviseAnsweredCall(ctx, invitation, media, call, fields);
 }
 
 class UnusableOffer extends Error {
@@ -165,18 +125,6 @@ function untilTerminated(invitation: Invitation): Promise<never> {
     };
     invitation.stateChange.addListener(check);
     check(invitation.state);
-  });
-}
-
-/** A reserved slot must not stay taken: a transient database error (deadlock, failover) is retried. */
-/** Closes a task that never got its call, through the spool: written when the database is back if it is away now. */
-function closeUnanswered(ctx: InboundContext, task: Omit<CallTask, "bridgeId">, conclusion: PendingEnd["conclusion"]) {
-  const bridgeId = ctx.deps.config.bridge.instanceId;
-  return conclusionWriterOf(ctx.deps).conclude({
-    task: { ...task, bridgeId },
-    startedAt: null,
-    conclusion,
-    recording: null,
   });
 }
 

@@ -8,7 +8,8 @@ import type { CallHandle } from "../calls/caller-transport";
 import type { CallDeps } from "../calls/run-call";
 import { createSecretBox } from "../crypto/secrets";
 import { createDb } from "../db/client";
-import { SIP_CREDENTIALS_CHANNEL } from "../db/schema";
+import { OUTBOUND_CALLS_CHANNEL, SIP_CREDENTIALS_CHANNEL } from "../db/schema";
+import { hearHangups } from "../calls/running-calls";
 import { describeError } from "../errors";
 import { coalescingRunner } from "../lib/coalescing-runner";
 import { log } from "../log";
@@ -19,7 +20,10 @@ import { openInProcess } from "../media/rtp-session";
 import { createOutboundGuard } from "../net/outbound-guard";
 import type { CredentialAgent } from "./credential-agent";
 import { loadWantedCredentials } from "./credential-sync";
+import type { SipCallContext } from "./answered-call";
 import { handleInvite } from "./inbound-call";
+import { OutboundCall } from "./outbound-call";
+import { OutboundDialer } from "./outbound-dialer";
 import { LeaseKeeper } from "./leases";
 import { listenAlways } from "../db/listen";
 import { isDatabaseUnavailable } from "../db/unavailable";
@@ -78,15 +82,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
         .catch((e) => log.warn("sip registration state not saved", { credentialId, error: describeError(e) }));
     },
     onInvite(agent: CredentialAgent, invitation: Invitation) {
-      const context = {
-        deps,
-        openMedia,
-        credentialId: agent.credential.id,
-        rtpTimeoutMs: config.bridge.rtpTimeoutMs,
-        media: agent.media,
-        track: (call: CallHandle) => agent.track(call),
-      };
-      handleInvite(context, invitation).catch((error) => {
+      handleInvite(callContext(agent), invitation).catch((error) => {
         const credentialId = agent.credential.id;
         // the database away: the trunk may try again (or another route) in a moment
         if (isDatabaseUnavailable(error)) {
@@ -98,6 +94,23 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       });
     },
   });
+  function callContext(agent: CredentialAgent): SipCallContext {
+    return {
+      deps,
+      openMedia,
+      credentialId: agent.credential.id,
+      rtpTimeoutMs: config.bridge.rtpTimeoutMs,
+      media: agent.media,
+      track: (call: CallHandle) => agent.track(call),
+    };
+  }
+  // outbound calls assigned to this bridge, placed by the credential's user agent
+  const dialer = new OutboundDialer(db, bridgeId, (task) => {
+    const agent = agents.get(task.credentialId);
+    return agent ? new OutboundCall(callContext(agent), agent, task) : null;
+  });
+  // not before the first sync has built the user agents the calls go out through
+  let synced = false;
   endpoint.router = (request, from) => {
     const decision = routeRequest(agents.routable(), request, from);
     return "agent" in decision ? { client: decision.agent.transport } : decision;
@@ -110,6 +123,8 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       const beat = await leases.beat();
       const beatMs = performance.now() - started;
       await agents.apply(await loadWantedCredentials(db, unseal), beat);
+      synced = true;
+      dialer.request(); // a NOTIFY missed (reconnect) is caught here
       // claims, take-overs and user agents wait for this sync (renewals do not): worth a line when slow
       const tookMs = Math.round(performance.now() - started);
       if (tookMs > sip.leaseMs / 3)
@@ -130,6 +145,13 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   }, beatEveryMs);
   // a change made while the connection was down went unheard: a sync at every (re)connect
   const listener = listenAlways(client, SIP_CREDENTIALS_CHANNEL, sync.request, sync.request);
+  // calls assigned while the connection was down are found by the dialer's per-heartbeat poll
+  const outbound = listenAlways(client, OUTBOUND_CALLS_CHANNEL, (bridge) => {
+    if (bridge === bridgeId && synced) dialer.request();
+  });
+  const hangups = hearHangups(client, (callId) => {
+    dialer.hangup(callId).catch((e) => log.warn("hang-up failed", { callId, error: describeError(e) }));
+  });
   sync.request();
   log.info("sip listening", { port: sip.port, transport: sip.transport, publicHost: sip.publicHost, bridgeId });
 
@@ -145,7 +167,8 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       clearInterval(heartbeat);
       agents.halt();
       await Promise.all([sync.stop(), renewal.stop()]);
-      await listener.unlisten();
+      await Promise.all([listener.unlisten(), outbound.unlisten(), hangups.unlisten()]);
+      await dialer.stop();
       await agents.stop();
       await mediaThread?.stop();
       await leases.releaseAll().catch(() => {});

@@ -46,6 +46,8 @@ export interface VoiceSession extends EventEmitter<VoiceSessionEvents> {
   /** A user message as text (e.g. "The caller pressed 1"); the agent answers it. */
   sendText(text: string): void;
   submitToolResult(callId: string, output: string): void;
+  /** Speaks the greeting now, word for word (a call that let the callee speak first, then heard silence). */
+  greet(greeting: string): void;
   close(): void;
 }
 

@@ -85,6 +85,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     if (this.toolCalls.resolve(callId)) this.send({ type: "response.create" });
   }
 
+  greet(greeting: string) {
+    this.send(greetingResponse(greeting));
+  }
+
   close() {
     if (this.closedReason) return;
     this.closedReason = "closed";

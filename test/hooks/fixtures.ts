@@ -85,6 +85,7 @@ export function callStarted(overrides: Partial<CallStartedPayload> = {}): CallSt
     callId: randomUUID(),
     startedAt: Date.now(),
     transport: { type: "sip", calledNumber: "+4930123456", callingNumber: "+4917012345" },
+    direction: "inbound",
     ...overrides,
   };
 }
@@ -104,6 +105,8 @@ export function callConcluded(overrides: Partial<CallConcludedPayload> = {}): Ca
       { type: "text", role: "ASSISTANT", timestamp: t + 1_000, text: "Hello, how can I help?" },
       { type: "text", role: "USER", timestamp: t + 3_000, text: "A table for two, please." },
     ],
+    direction: "inbound",
+    endedReason: "hangup",
     ...overrides,
   };
 }

@@ -12,6 +12,8 @@ describe("serializePayload", () => {
     summary: "s",
     callRecording: null,
     transport: { type: "sip", calledNumber: "+49301", callingNumber: null as unknown as string },
+    direction: "inbound",
+    endedReason: "hangup",
     messages: [
       { type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: 30, callId: "t1", toolName: "book", text: "ok" },
       { type: "text", role: "USER", timestamp: 10, text: "first" },
@@ -44,10 +46,13 @@ describe("serializePayload", () => {
 
   test("a null transport disappears, array elements keep their positions", () => {
     expect(
-      JSON.parse(serializePayload({ type: "call_started", callId: "c", startedAt: null, transport: null })),
+      JSON.parse(
+        serializePayload({ type: "call_started", callId: "c", startedAt: null, transport: null, direction: "inbound" }),
+      ),
     ).toEqual({
       type: "call_started",
       callId: "c",
+      direction: "inbound",
     });
     expect(stripNulls({ a: [1, null, { b: null }] })).toEqual({ a: [1, null, {}] });
   });

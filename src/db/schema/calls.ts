@@ -6,6 +6,35 @@ import { ownedByOrganization } from "./tenancy";
 export const agentTaskStatuses = ["offered", "active", "completed", "failed"] as const;
 export type AgentTaskStatus = (typeof agentTaskStatuses)[number];
 export type Transport = { type: "sip" | "websocket"; calledNumber?: string; callingNumber?: string };
+export const callDirections = ["inbound", "outbound"] as const;
+export type CallDirection = (typeof callDirections)[number];
+/** Why a call ended, as the API and call_concluded show it (design.md, "Agent tasks gain"). */
+export const endedReasons = [
+  "hangup",
+  "assistant-ended",
+  "busy",
+  "no-answer",
+  "unreachable",
+  "declined",
+  "failed",
+  "canceled",
+  "voicemail",
+  "transferred",
+  "max-duration",
+  "bridge-lost",
+] as const;
+export type EndedReason = (typeof endedReasons)[number];
+export const voicemailActions = ["hangup", "leave_message", "continue"] as const;
+/** What the bridge needs to place an outbound call, written by the API with the offered task. */
+export type OutboundDial = {
+  /** E.164 number or sip: URI, as given */
+  to: string;
+  /** the caller id (the phone number's phoneNumber) */
+  from: string;
+  ringTimeoutMs: number;
+  maxDurationMs: number;
+  voicemail: { action: (typeof voicemailActions)[number]; message?: string };
+};
 
 export const agentTasks = pgTable(
   "agent_tasks",
@@ -28,6 +57,18 @@ export const agentTasks = pgTable(
     callerJitterMs: real("caller_jitter_ms"),
     callerPacketsLost: integer("caller_packets_lost"),
     roundTripMs: real("round_trip_ms"),
+    direction: text("direction").$type<CallDirection>().notNull().default("inbound"),
+    endedReason: text("ended_reason").$type<EndedReason>(),
+    // the final SIP response of an outbound INVITE
+    sipStatus: integer("sip_status"),
+    // every variable the call's templates saw (the given ones until the call renders them)
+    variables: jsonb("variables").$type<Record<string, string>>(),
+    transferredTo: text("transferred_to"),
+    // no foreign key yet: campaigns come with their own table (design.md, "Campaigns")
+    campaignId: uuid("campaign_id"),
+    analysis: jsonb("analysis").$type<Record<string, unknown>>(),
+    // outbound only: what to dial, read by the bridge that places the call
+    dial: jsonb("dial").$type<OutboundDial>(),
   },
   (t) => [
     index("agent_tasks_org_created_idx").on(t.organizationId, t.createdAt),
@@ -35,3 +76,8 @@ export const agentTasks = pgTable(
     index("agent_tasks_bridge_status_idx").on(t.bridgeId, t.status),
   ],
 );
+
+/** NOTIFY channel: an outbound call was offered; the payload is the bridge that is to place it. */
+export const OUTBOUND_CALLS_CHANNEL = "outbound_calls";
+/** NOTIFY channel: a running call is to be hung up (POST agent-tasks/{id}/hangup); the payload is its callId. */
+export const CALL_HANGUP_CHANNEL = "call_hangup";

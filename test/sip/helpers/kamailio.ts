@@ -9,17 +9,20 @@ import { freePort, reapWithParent } from "../../helpers/temporal";
 
 export type Trunk = { host: string; port: number; stop(): Promise<void>; output(): string };
 
-const template = readFileSync(new URL("../fixtures/kamailio.cfg", import.meta.url), "utf8");
+const templateOf = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8");
 
 /**
  * users: name => password; dids: number => "user" (DID in the Request-URI) or "user;contact". `host`
- * is the loopback address it listens on (a second trunk gets a source address of its own).
+ * is the loopback address it listens on (a second trunk gets a source address of its own). `config`:
+ * the fixture (kamailio-outbound.cfg: the trunk our outbound calls go through, dids => "host:port").
  */
 export async function startKamailio(
   users: Record<string, string>,
   dids: Record<string, string>,
   host = "127.0.0.1",
+  config = "kamailio.cfg",
 ): Promise<Trunk> {
+  const template = templateOf(config);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "vas-kamailio-"));
   const init = [

@@ -15,6 +15,7 @@ import { startKamailio, type Trunk } from "./kamailio";
 export type SipAssistantSpec = {
   numberId: string;
   greeting?: string;
+  systemPrompt?: string;
   fake?: FakeRealtimeOptions;
   tools?: { name: string; serverUrl: string }[];
 };
@@ -114,7 +115,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
         });
         const created = await org.post(`${P}/assistants`, {
           name: "phone desk",
-          systemPrompt: "You answer the phone.",
+          systemPrompt: spec.systemPrompt ?? "You answer the phone.",
           llmAudioContentGenerationStrategyId: strategy.body.data.id,
           telephoneNumberId: spec.numberId,
           ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
@@ -156,9 +157,9 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     async otherVendor(name: string, on: Trunk = trunk) {
       return tenantHelpers(await createTenant(api.url, name), on);
     },
-    /** Another Kamailio, listening on another loopback address (stopped with the world). */
-    async startTrunk(users: Record<string, string>, dids: Record<string, string>, host: string) {
-      const other = await startKamailio(users, dids, host);
+    /** Another Kamailio, listening on another loopback address (stopped with the world); `config` as startKamailio's. */
+    async startTrunk(users: Record<string, string>, dids: Record<string, string>, host: string, config?: string) {
+      const other = await startKamailio(users, dids, host, config);
       trunks.push(other);
       return other;
     },

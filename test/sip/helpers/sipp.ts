@@ -29,7 +29,7 @@ export function fixture(name: string) {
   return new URL(`../fixtures/${name}`, import.meta.url).pathname;
 }
 
-function writeScenario(dir: string, options: SippOptions): string {
+export function writeScenario(dir: string, options: Pick<SippOptions, "scenario" | "vars" | "extraHeaders">): string {
   let xml = readFileSync(fixture(options.scenario), "utf8");
   xml = xml.replace(/^(\s*)__EXTRA__\n/m, (_m, indent: string) =>
     (options.extraHeaders ?? []).map((h) => `${indent}${h}\n`).join(""),

@@ -1,0 +1,113 @@
+// POST P/calls: an outbound call is an agent task offered under the credential's maxAgentTasks,
+// assigned to the bridge that holds the credential's lease, which a NOTIFY wakes to place it. The
+// count, the lease read and the insert run in one transaction under the same advisory lock as an
+// inbound reservation (reserve_agent_task), so inbound and outbound share the cap exactly.
+import { randomUUID } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { OUTBOUND_CALLS_CHANNEL, agentTasks, assistants, sipCredentials, sipPhoneNumbers } from "../db/schema";
+import type { OutboundDial } from "../db/schema";
+import { AppError, badRequest, notFound, tooManyRequests } from "../errors";
+import type { CallInput } from "../models/calls";
+import type { OutboundGuard } from "../net/outbound-guard";
+import { credentialLock } from "../sip/reserve-task";
+import type { OrgScope } from "./auth";
+
+// a slot frees when a call ends: minutes, but often sooner
+const retryAfterFullSec = 5;
+// a bridge claims a free lease within a heartbeat or two
+const retryAfterNoBridgeSec = 5;
+
+const e164 = /^\+[1-9][0-9]{1,14}$/;
+const sipUri = /^sip:(?:[^@\s<>]+@)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(?:;[^\s<>]*)?$/;
+
+/** `to` as dialled: an E.164 number, or a sip: URI whose host the outbound guard lets us reach. */
+export function checkDestination(guard: OutboundGuard, to: string, field = "to"): string {
+  if (e164.test(to)) return to;
+  const uri = sipUri.exec(to);
+  if (!uri) throw badRequest(field, "must be an E.164 number with its + (+15551230000) or a sip: URI");
+  const port = uri[2] === undefined ? null : Number(uri[2]);
+  if (port !== null && (port < 1 || port > 65535)) throw badRequest(field, "the sip: URI's port is out of range");
+  const refusal = guard.configuredHostRefusal(uri[1]!.replace(/^\[|\]$/g, ""));
+  if (refusal) throw badRequest(field, `not an allowed destination: ${refusal}`);
+  return to;
+}
+
+export type CallDefaults = { maxCallMs: number };
+
+/** Offers the call and returns its agent task's id. */
+export async function placeOutboundCall(
+  db: Db,
+  guard: OutboundGuard,
+  scope: OrgScope,
+  input: CallInput,
+  defaults: CallDefaults,
+): Promise<string> {
+  if ((input.assistantId === undefined) === (input.agentId === undefined))
+    throw badRequest(input.assistantId ? "agentId" : "assistantId", "give exactly one of assistantId and agentId");
+  const to = checkDestination(guard, input.to);
+  const kind = input.assistantId ? "assistant" : "agent";
+  const [owner] = await db
+    .select({ id: assistants.id, telephoneNumberId: assistants.telephoneNumberId })
+    .from(assistants)
+    .where(
+      and(
+        eq(assistants.id, (input.assistantId ?? input.agentId)!),
+        eq(assistants.organizationId, scope.organizationId),
+        eq(assistants.kind, kind),
+      ),
+    );
+  if (!owner) throw notFound(kind);
+  const phoneNumberId = input.phoneNumberId ?? owner.telephoneNumberId;
+  if (!phoneNumberId) throw badRequest("phoneNumberId", `the ${kind} has no telephoneNumberId: give the caller id`);
+  const [number] = await db
+    .select({ phoneNumber: sipPhoneNumbers.phoneNumber, credentialId: sipPhoneNumbers.credentialId })
+    .from(sipPhoneNumbers)
+    .where(and(eq(sipPhoneNumbers.id, phoneNumberId), eq(sipPhoneNumbers.organizationId, scope.organizationId)));
+  if (!number) throw notFound("phone number");
+  if (!number.credentialId) throw new AppError("CONFLICT", "the phone number has no SIP credential");
+
+  const dial: OutboundDial = {
+    to,
+    from: number.phoneNumber,
+    ringTimeoutMs: (input.ringTimeoutSeconds ?? 30) * 1000,
+    maxDurationMs: input.maxDurationSeconds === undefined ? defaults.maxCallMs : input.maxDurationSeconds * 1000,
+    voicemail: input.voicemail ?? { action: "continue" },
+  };
+  const credentialId = number.credentialId;
+  return db.transaction(async (tx) => {
+    await tx.execute(credentialLock(credentialId));
+    const [state] = await tx.execute<{ open: number; cap: number; bridge: string | null }>(sql`
+      select
+        (select count(*) from ${agentTasks} where credential_id = ${credentialId} and status in ('offered', 'active'))::int as open,
+        (select max_agent_tasks from ${sipCredentials} where id = ${credentialId}) as cap,
+        (select owner_bridge_id from sip_registrations where credential_id = ${credentialId} and lease_expires_at > now()) as bridge`);
+    if (!state || state.open >= state.cap)
+      throw tooManyRequests("the SIP credential is at maxAgentTasks", retryAfterFullSec);
+    if (!state.bridge)
+      throw new AppError(
+        "UNAVAILABLE",
+        "no bridge holds the SIP credential: retry shortly",
+        undefined,
+        retryAfterNoBridgeSec,
+      );
+    const [row] = await tx
+      .insert(agentTasks)
+      .values({
+        organizationId: scope.organizationId,
+        callId: randomUUID(),
+        assistantId: owner.id,
+        credentialId,
+        phoneNumberId,
+        transport: { type: "sip", calledNumber: to, callingNumber: number.phoneNumber },
+        status: "offered",
+        direction: "outbound",
+        bridgeId: state.bridge,
+        variables: input.variables ?? {},
+        dial,
+      })
+      .returning({ id: agentTasks.id });
+    await tx.execute(sql`select pg_notify(${OUTBOUND_CALLS_CHANNEL}, ${state.bridge})`);
+    return row!.id;
+  });
+}

@@ -1,0 +1,66 @@
+// What an inbound and an outbound SIP call share: the RTP session that feeds the call (audio, digits,
+// RTP time-out), and, once the call is answered, its supervision: the peer's BYE ends it, and when it
+// has ended its RTP closes and its quality is recorded.
+import type { Session } from "sip.js";
+import { SessionState } from "sip.js";
+import type { CallHandle } from "../calls/caller-transport";
+import type { CallDeps } from "../calls/run-call";
+import { log } from "../log";
+import type { CallMedia, OpenMedia } from "../media/call-media";
+import { DigitCollector } from "../media/dtmf";
+import { recordCredentialCall, recordRtpCall } from "../metrics/metrics";
+import { recordCallerQuality } from "./caller-quality";
+
+export type SipCallContext = {
+  deps: CallDeps;
+  /** RTP in this event loop or on the media thread */
+  openMedia: OpenMedia;
+  credentialId: string;
+  rtpTimeoutMs: number;
+  /** RTP sessions by sip.js session id, for the description handler factory. */
+  media: Map<string, CallMedia>;
+  track(call: CallHandle): void;
+};
+
+export type SipCallMedia = { rtp: CallMedia; digits: DigitCollector };
+
+/** The call's RTP, feeding whatever call `current` returns (none until it is answered). */
+export async function openSipCallMedia(ctx: SipCallContext, current: () => CallHandle | null): Promise<SipCallMedia> {
+  const digits = new DigitCollector((d) => current()?.callerDtmf(d));
+  const rtp = await ctx.openMedia(
+    {
+      onAudio: (pcm, ulaw) => current()?.callerAudio(pcm, ulaw),
+      onDigit: (digit) => digits.push(digit),
+      onTimeout: () => current()?.end("media-timeout"),
+    },
+    { timeoutMs: ctx.rtpTimeoutMs },
+  );
+  return { rtp, digits };
+}
+
+/** An answered call: its end follows the session's, and its media is closed and measured after it. */
+export function superviseAnsweredCall(
+  ctx: SipCallContext,
+  session: Session,
+  { rtp, digits }: SipCallMedia,
+  call: CallHandle,
+  fields: Record<string, unknown>,
+) {
+  ctx.track(call);
+  recordCredentialCall(ctx.credentialId, call.done);
+  session.stateChange.addListener((state) => {
+    if (state === SessionState.Terminated) call.callerHangup(); // their BYE, or ours coming back
+  });
+  if ((session.state as SessionState) === SessionState.Terminated) call.callerHangup(); // ended before we listened
+  void call.done.finally(async () => {
+    digits.flush();
+    const caller = rtp.callerQuality;
+    ctx.media.delete(session.id);
+    if (caller) void recordCallerQuality(ctx.deps.db, call.callId, caller);
+    const stats = await rtp.close();
+    recordRtpCall(stats);
+    // our frames skipped after stalls are loss the caller heard, next to theirs (and what the
+    // caller's RTCP said it saw: jitter, loss, round trip)
+    log.info("call", { ...fields, callId: call.callId, event: "media", ...stats, caller });
+  });
+}

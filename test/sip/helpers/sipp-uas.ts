@@ -1,0 +1,90 @@
+// SIPp as the callee of an outbound call: one UAS scenario from test/sip/fixtures on a free port,
+// taking one call, with its message trace once it exits.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, reapWithParent } from "../../helpers/temporal";
+import { writeScenario, type SippResult } from "./sipp";
+
+export type SippUas = { port: number; result: Promise<SippResult>; stop(): void };
+
+/** `port`: where the trunk routes the callee's number (default: a free one). */
+export async function startSippUas(
+  scenario: string,
+  vars: Record<string, string | number> = {},
+  port?: number,
+): Promise<SippUas> {
+  const dir = mkdtempSync(join(tmpdir(), "vas-sipp-uas-"));
+  port ??= await freePort();
+  const args = [
+    "-sf",
+    writeScenario(dir, { scenario, vars }),
+    "-i",
+    "127.0.0.1",
+    "-p",
+    String(port),
+    "-m",
+    "1",
+    "-nostdin",
+    "-timeout",
+    "90s",
+    "-timeout_error",
+    "-trace_msg",
+    "-message_file",
+    join(dir, "messages.log"),
+    "-trace_err",
+    "-error_file",
+    join(dir, "errors.log"),
+  ];
+  const child = spawn("sipp", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  reapWithParent(child.pid!, "KILL");
+  let output = "";
+  child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));
+  child.stderr!.on("data", (d) => (output = (output + d).slice(-20_000)));
+  const result = new Promise<SippResult>((resolve) =>
+    child.once("exit", (code) => {
+      const read = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8") : "");
+      const messages = read("messages.log");
+      output += read("errors.log");
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code, logs: [], output, messages });
+    }),
+  );
+  await Bun.sleep(300); // SIPp binds its port before it reads the scenario's first recv
+  return { port, result, stop: () => child.kill("SIGKILL") };
+}
+
+/** What the UAS writes after the ACK of its 200: wait for our BYE, or send its own after `talkMs`. */
+export const uasEnding = {
+  awaitBye: `<recv request="BYE" timeout="60000" />
+  <send>
+    <![CDATA[
+      SIP/2.0 200 OK
+      [last_Via:]
+      [last_From:]
+      [last_To:]
+      [last_Call-ID:]
+      [last_CSeq:]
+      Content-Length: 0
+
+    ]]>
+  </send>`,
+  byeAfter: (talkMs: number) => `<pause milliseconds="${talkMs}" />
+  <send retrans="500">
+    <![CDATA[
+      BYE [next_url] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      [routes]
+      From: <sip:callee@[local_ip]:[local_port]>;tag=[pid]SIPpTag01[call_number]
+      To: [$caller]
+      [last_Call-ID:]
+      CSeq: 2 BYE
+      Contact: <sip:callee@[local_ip]:[local_port];transport=[transport]>
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <recv response="200" />`,
+};
