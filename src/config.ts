@@ -78,6 +78,8 @@ function bridgeConfig(env: Env) {
     instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
     maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),
     toolTimeoutMs: int(env, "TOOL_TIMEOUT_MS", 10_000),
+    // a knowledge_base tool's search (the customer's service or ours): the caller is waiting
+    knowledgeTimeoutMs: int(env, "KNOWLEDGE_TIMEOUT_MS", 3_000),
     // call ends not yet written (spool/<instance>) and recordings of calls in progress live under it
     dataDir: str(env, "BRIDGE_DATA_DIR", ".data/bridge"),
     // every bridge beats this often; one silent for heartbeatTtlMs is lost and its calls are concluded

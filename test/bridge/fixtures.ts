@@ -65,6 +65,8 @@ export type AssistantSpec = {
   fake?: FakeRealtimeOptions;
   greeting?: string;
   tools?: ToolSpec[];
+  /** more extensions, as the API takes them (a knowledge_base, say) */
+  extensions?: unknown[];
   strategy?: { type: string } | null;
   tenant?: Tenant;
   kind?: "assistants" | "agents";
@@ -98,15 +100,18 @@ export async function createAssistant(
     systemPrompt: "You are the Acme front desk.",
     ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
     ...(strategyId && { llmAudioContentGenerationStrategyId: strategyId }),
-    extensions: (spec.tools ?? []).map((tool) => ({
-      type: "tool_webhook",
-      parameters: {
-        name: tool.name,
-        serverUrl: tool.serverUrl,
-        schema: toolSchema(tool.name),
-        ...(tool.headers && { headers: tool.headers }),
-      },
-    })),
+    extensions: [
+      ...(spec.tools ?? []).map((tool) => ({
+        type: "tool_webhook",
+        parameters: {
+          name: tool.name,
+          serverUrl: tool.serverUrl,
+          schema: toolSchema(tool.name),
+          ...(tool.headers && { headers: tool.headers }),
+        },
+      })),
+      ...(spec.extensions ?? []),
+    ],
     callEventHooks: ["call_started", "call_concluded"].map((type) => ({
       type,
       parameters: { url: `${world.hooks.url}/hooks` },
