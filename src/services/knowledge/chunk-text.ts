@@ -42,7 +42,8 @@ function chunkSection({ heading, paragraphs }: Section): string[] {
   const room = Math.max(200, MAX_CHUNK_CHARS - prefix.length);
   // a heading with no text under it is still worth finding
   if (paragraphs.length === 0) return heading ? [heading] : [];
-  const pieces = paragraphs.flatMap((p) => splitLong(p, room));
+  // pieces of a long paragraph leave room for the overlap carried into the next chunk
+  const pieces = paragraphs.flatMap((p) => splitLong(p, room - OVERLAP_CHARS - 2));
   const bodies: string[] = [];
   let current = "";
   for (const piece of pieces) {
