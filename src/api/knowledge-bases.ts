@@ -85,6 +85,7 @@ export const knowledgeBasesRoutes = (deps: Deps) =>
           tags: [TAG],
           summary: "Add a document (JSON, or a text/plain, text/markdown or text/html body with ?title=)",
           description: `Up to ${MAX_DOCUMENT_BYTES} bytes. HTML loses its tags, scripts and styles; the text is cut into chunks on headings and paragraphs.`,
+          "x-text-bodies": true,
           requestBody: {
             required: true,
             content: {
