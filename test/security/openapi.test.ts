@@ -71,8 +71,8 @@ test("the published phone number pattern agrees with the service on every input 
 
 test("request bodies are listed as application/json only, and other content types are refused", async () => {
   const types = new Set<string>();
+  // the one exception: a knowledge document may be uploaded as text (docs/knowledge.md)
   for (const [path, operations] of Object.entries<any>(doc.paths))
-    // the one exception: a knowledge document may be uploaded as text (docs/knowledge.md)
     for (const operation of Object.values<any>(operations))
       for (const type of Object.keys(operation.requestBody?.content ?? {}))
         if (!path.endsWith("/knowledge-bases/{knowledgeBaseId}/documents")) types.add(type);
