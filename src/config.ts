@@ -137,6 +137,11 @@ export function loadConfig(env: Env = process.env) {
       reconcileIntervalMs: int(env, "HOOK_RECONCILE_INTERVAL_MS", 60_000),
     },
     bridge: bridgeConfig(env),
+    // hybrid knowledge search (docs/knowledge.md): an OpenAI-compatible /embeddings endpoint
+    knowledge: {
+      embeddingsUrl: env.EMBEDDINGS_URL || null,
+      embeddingsModel: str(env, "EMBEDDINGS_MODEL", "text-embedding-3-small"),
+    },
     voice: {
       openaiApiKey: env.OPENAI_API_KEY || null,
       realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),
