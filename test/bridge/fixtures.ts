@@ -1,6 +1,7 @@
 // One bridge per test file with everything it talks to being real: the API (to create tenants and
 // assistants), Postgres, a hook receiver, the fake chat completions endpoint for summaries, and per
 // test a fake realtime provider (behind one OPENAI_REALTIME_URL, picked by the strategy's `model`).
+import { expect } from "bun:test";
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
@@ -164,6 +165,8 @@ export function orderLookupExchange(toolCallId: string | undefined) {
       callId: toolCallId,
       toolName: "lookup_order",
       text: "Order 42 ships tomorrow.",
+      // how long the tool took (ms)
+      durationMs: expect.any(Number),
     },
   ];
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { extensions } from "../../src/db/schema";
-import { startApiWithTwoTenants, type TestApi, type Tenant } from "../helpers/api";
+import { createTenant, startApiWithTwoTenants, type TestApi, type Tenant } from "../helpers/api";
 
 let api: TestApi;
 let a: Tenant;
@@ -79,4 +79,13 @@ test("another tenant's knowledge base cannot be used; one in use cannot be delet
   expect((await a.org.delete(`${a.P}/knowledge-bases/${kb}`)).status).toBe(409);
   await a.org.delete(`${a.P}/assistants/${assistant.body.data.id}`);
   expect((await a.org.delete(`${a.P}/knowledge-bases/${kb}`)).status).toBe(200);
+});
+
+test("deleting an organization deletes its knowledge bases with the assistants that use them", async () => {
+  const tenant = await createTenant(api.url, "doomed");
+  const kb = (await tenant.org.post(`${tenant.P}/knowledge-bases`, { name: "kb" })).body.data.id;
+  await tenant.org.post(`${tenant.P}/knowledge-bases/${kb}/documents`, { title: "t", content: "text" });
+  expect((await tenant.org.post(`${tenant.P}/assistants`, withKb({ knowledgeBaseId: kb }))).status).toBe(201);
+  expect((await tenant.vendor.delete(tenant.P)).status).toBe(200);
+  expect((await tenant.admin.get(`${tenant.P}/knowledge-bases/${kb}`)).status).toBe(404);
 });

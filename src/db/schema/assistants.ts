@@ -61,8 +61,9 @@ export const extensions = pgTable(
     parameters: jsonb("parameters").$type<Record<string, unknown>>().notNull(),
     // a knowledge_base extension's write-only authToken, encrypted like a hook secret, never in parameters
     secretEncrypted: text("secret_encrypted"),
-    // a knowledge_base extension's built-in knowledge base: deleting one in use is refused (409)
-    knowledgeBaseId: uuid("knowledge_base_id").references(() => knowledgeBases.id, { onDelete: "restrict" }),
+    // a knowledge_base extension's built-in knowledge base: deleting one in use is refused (409); "no action", not
+    // "restrict", so that deleting an organization (which cascades to both) is checked at the statement's end
+    knowledgeBaseId: uuid("knowledge_base_id").references(() => knowledgeBases.id, { onDelete: "no action" }),
   },
   (t) => [index("extensions_assistant_idx").on(t.assistantId, t.position)],
 );
