@@ -13,7 +13,8 @@ import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { callsRoutes } from "./api/calls";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
-import { readJsonBody } from "./api/json-body";
+import { knowledgeBasesRoutes } from "./api/knowledge-bases";
+import { isDocumentUpload, readBodyText, readJsonBody } from "./api/json-body";
 import { publishableDocument } from "./api/openapi-document";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
 import { etags } from "./api/etags";
@@ -28,6 +29,8 @@ const unsupportedBody = () =>
   new AppError("BAD_REQUEST", "request bodies must be JSON (Content-Type: application/json)", [
     { field: "body", message: "not JSON" },
   ]);
+
+const DOCUMENT_TYPES = ["text/plain", "text/markdown", "text/html"];
 
 type RequestInfo = { traceId: string; start: number };
 const requests = new WeakMap<Request, RequestInfo>();
@@ -82,8 +85,13 @@ export function createApp(deps: Deps) {
     })
     // the API speaks JSON only; a form or text body is refused rather than coerced. Size and depth
     // are bounded while reading (413 / 400), before any validator walks the body.
-    .onParse(({ request, contentType }) => {
-      if (contentType && !contentType.toLowerCase().startsWith("application/json")) throw unsupportedBody();
+    // The one exception: a knowledge document may be uploaded as text, Markdown or HTML (the route
+    // gets the text and the content type: src/api/knowledge-documents.ts).
+    .onParse(async ({ request, contentType }) => {
+      const type = contentType?.toLowerCase() ?? "";
+      if (isDocumentUpload(request) && DOCUMENT_TYPES.some((t) => type.startsWith(t)))
+        return { text: await readBodyText(request), contentType: type.split(";")[0]!.trim() };
+      if (contentType && !type.startsWith("application/json")) throw unsupportedBody();
       return readJsonBody(request);
     })
     // after the address check above; before parsing, so that a replay does no work at all
@@ -150,6 +158,7 @@ export function createApp(deps: Deps) {
     .use(phoneNumbersRoutes(deps))
     .use(agentTasksRoutes(deps))
     .use(callsRoutes(deps))
-    .use(hookDeliveriesRoutes(deps));
+    .use(hookDeliveriesRoutes(deps))
+    .use(knowledgeBasesRoutes(deps));
   return app;
 }

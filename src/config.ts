@@ -78,6 +78,8 @@ function bridgeConfig(env: Env) {
     instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
     maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),
     toolTimeoutMs: int(env, "TOOL_TIMEOUT_MS", 10_000),
+    // a knowledge_base tool's search (the customer's service or ours): the caller is waiting
+    knowledgeTimeoutMs: int(env, "KNOWLEDGE_TIMEOUT_MS", 3_000),
     // call ends not yet written (spool/<instance>) and recordings of calls in progress live under it
     dataDir: str(env, "BRIDGE_DATA_DIR", ".data/bridge"),
     // every bridge beats this often; one silent for heartbeatTtlMs is lost and its calls are concluded
@@ -135,6 +137,11 @@ export function loadConfig(env: Env = process.env) {
       reconcileIntervalMs: int(env, "HOOK_RECONCILE_INTERVAL_MS", 60_000),
     },
     bridge: bridgeConfig(env),
+    // hybrid knowledge search (docs/knowledge.md): an OpenAI-compatible /embeddings endpoint
+    knowledge: {
+      embeddingsUrl: env.EMBEDDINGS_URL || null,
+      embeddingsModel: str(env, "EMBEDDINGS_MODEL", "text-embedding-3-small"),
+    },
     voice: {
       openaiApiKey: env.OPENAI_API_KEY || null,
       realtimeUrl: str(env, "OPENAI_REALTIME_URL", "wss://api.openai.com/v1/realtime"),

@@ -1,5 +1,6 @@
 // Builds the API's dependencies from a Config and starts listening. Used by start:api, start and tests.
 import { sql } from "drizzle-orm";
+import { reportEmbeddings } from "./services/knowledge/embeddings-check";
 import type { Config } from "./config";
 import { createDb } from "./db/client";
 import { createApp } from "./app";
@@ -31,7 +32,10 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
   // Revocations made by other API instances reach this one's token cache here.
   const listener = hearRevocations(client, tokens);
   let started = options.started === undefined;
-  void options.started?.then(() => (started = true));
+  void (options.started ?? Promise.resolve()).then(() => {
+    started = true;
+    void reportEmbeddings(db, config);
+  });
   const app = createApp({
     db,
     config,

@@ -496,6 +496,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/knowledge-bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List knowledge bases (sortable by id, name, createdAt, updatedAt) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-bases"];
+        put?: never;
+        /** Create a knowledge base */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-bases"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/knowledge-bases/{knowledgeBaseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a knowledge base */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseId"];
+        /**
+         * Replace a knowledge base
+         * @description Takes the full object: a field left out is cleared or reset to its default.
+         */
+        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseId"];
+        post?: never;
+        /** Delete a knowledge base */
+        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/knowledge-bases/{knowledgeBaseId}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a knowledge base's documents (sortable by id, title, createdAt) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdDocuments"];
+        put?: never;
+        /**
+         * Add a document (JSON, or a text/plain, text/markdown or text/html body with ?title=)
+         * @description Up to 5242880 bytes. HTML loses its tags, scripts and styles; the text is cut into chunks on headings and paragraphs.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/knowledge-bases/{knowledgeBaseId}/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a document and its chunks */
+        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdDocumentsByDocumentId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/knowledge-bases/{knowledgeBaseId}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search a knowledge base: what the knowledge_base tool would hand the LLM, best first */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7424,6 +7519,1400 @@ export interface operations {
                                 successRate: number | null;
                             }[];
                         };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-bases": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description read-only: how many documents it holds */
+                            documents: number;
+                            /** @description read-only: how many searchable chunks its documents were cut into */
+                            chunks: number;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-bases": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description read-only: how many documents it holds */
+                            documents: number;
+                            /** @description read-only: how many searchable chunks its documents were cut into */
+                            chunks: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description read-only: how many documents it holds */
+                            documents: number;
+                            /** @description read-only: how many searchable chunks its documents were cut into */
+                            chunks: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description read-only: how many documents it holds */
+                            documents: number;
+                            /** @description read-only: how many searchable chunks its documents were cut into */
+                            chunks: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdDocuments": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            source: string | null;
+                            chunks: number;
+                            /** @description size of the document's text as sent */
+                            bytes: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdDocuments": {
+        parameters: {
+            query?: {
+                /** @description the title of a text/plain, text/markdown or text/html body */
+                title?: string;
+                /** @description its source, for a text/plain, text/markdown or text/html body */
+                source?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    /** @description the text; Markdown headings are chunk boundaries */
+                    content: string;
+                    source?: string | null;
+                };
+                "text/plain": string;
+                "text/markdown": string;
+                "text/html": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            source: string | null;
+                            chunks: number;
+                            /** @description size of the document's text as sent */
+                            bytes: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdDocumentsByDocumentId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdKnowledge-basesByKnowledgeBaseIdSearch": {
+        parameters: {
+            query: {
+                /** @description the question */
+                q: string;
+                /** @description 1..20 (default 3) */
+                maxResults?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+                knowledgeBaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            documentId: string;
+                            title: string;
+                            source: string | null;
+                            /** @description the matching chunk's text as stored: what the tool hands the LLM */
+                            content: string;
+                            score: number;
+                        }[];
                     };
                 };
             };

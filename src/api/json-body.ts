@@ -7,22 +7,31 @@ import { AppError, fieldName, type FieldError } from "../errors";
 /** Documented in docs/api.md and docs/security.md. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
+/** A knowledge document may be larger than any other body (docs/knowledge.md). */
+export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+const DOCUMENTS_PATH = /^\/api\/v1\/vendors\/[^/]+\/organizations\/[^/]+\/knowledge-bases\/[^/]+\/documents\/?$/;
 
-const tooLarge = () =>
-  new AppError("PAYLOAD_TOO_LARGE", `request body larger than ${MAX_BODY_BYTES} bytes`, [
-    { field: "body", message: `at most ${MAX_BODY_BYTES} bytes` },
+/** The only route whose body may be plain text, Markdown or HTML, and up to MAX_DOCUMENT_BYTES. */
+export const isDocumentUpload = (request: Request) =>
+  request.method === "POST" && DOCUMENTS_PATH.test(new URL(request.url).pathname);
+
+const limitOf = (request: Request) => (isDocumentUpload(request) ? MAX_DOCUMENT_BYTES : MAX_BODY_BYTES);
+
+const tooLarge = (limit: number) =>
+  new AppError("PAYLOAD_TOO_LARGE", `request body larger than ${limit} bytes`, [
+    { field: "body", message: `at most ${limit} bytes` },
   ]);
 
 /** 413 before reading when the declared length is over the limit. */
 export function refuseDeclaredOversize(request: Request) {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > limitOf(request)) throw tooLarge(limitOf(request));
 }
 
 /** The body as text, within the size limit (413 otherwise). */
 export async function readBodyText(request: Request): Promise<string> {
   refuseDeclaredOversize(request);
-  return readLimited(request);
+  return readLimited(request, limitOf(request));
 }
 
 /** The parsed body; null when it is empty. Throws AppError 413 or 400. */
@@ -41,7 +50,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
-async function readLimited(request: Request): Promise<string> {
+async function readLimited(request: Request, limit: number): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -50,9 +59,9 @@ async function readLimited(request: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel();
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(value);
   }

@@ -46,7 +46,9 @@ export function publishableDocument(generated: Doc): Doc {
   doc.servers = [{ url: "/", description: "this service" }];
   addHttpConventions(doc);
   for (const { operation } of operationsOf(doc)) {
-    if (isObject(operation.requestBody)) jsonOnly(operation.requestBody.content);
+    // a knowledge document may also be sent as text (src/api/knowledge-bases.ts marks that operation)
+    if (isObject(operation.requestBody) && !operation["x-text-bodies"]) jsonOnly(operation.requestBody.content);
+    delete operation["x-text-bodies"];
     // an operation without parameters has no use for an empty list
     if (Array.isArray(operation.parameters) && operation.parameters.length === 0) delete operation.parameters;
     describeResponses(operation);

@@ -73,8 +73,8 @@ export class CallMessages {
     });
   }
 
-  toolResult(callId: string, toolName: string, text: string, at: number) {
-    this.add({ type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: at, callId, toolName, text });
+  toolResult(callId: string, toolName: string, text: string, at: number, durationMs: number) {
+    this.add({ type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: at, callId, toolName, text, durationMs });
   }
 
   /**

@@ -13,7 +13,8 @@ import { createTurnQueue } from "../lib/turn-queue";
 import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
 import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engine";
-import type { ToolWebhook } from "../voice/tools";
+import type { CallTool } from "../voice/tools";
+import type { KnowledgeSearch } from "./knowledge-tool";
 import { CallMessages } from "./call-messages";
 import type { CallerTransport, EndReason } from "./caller-transport";
 import { sharedTicker, type FrameTicker } from "./frame-ticker";
@@ -33,8 +34,12 @@ export type CallOutcome = {
 export type CallSessionOptions = {
   callId: string;
   transport: CallerTransport;
-  tools: ToolWebhook[];
+  tools: CallTool[];
   toolTimeoutMs: number;
+  /** KNOWLEDGE_TIMEOUT_MS; 3 s when left out */
+  knowledgeTimeoutMs?: number;
+  /** our knowledge bases' search (knowledge_base tools with a knowledgeBaseId); none when left out */
+  knowledgeSearch?: KnowledgeSearch;
   /** every tool server is reached through it */
   toolGuard: OutboundGuard;
   maxCallMs: number;
@@ -42,6 +47,8 @@ export type CallSessionOptions = {
   recording: { dir: string; format: RecordingFormat; maxBytes: number };
   ticker?: FrameTicker;
 };
+
+const noSearch: KnowledgeSearch = () => Promise.reject(new Error("no knowledge base search in this call"));
 
 // the agent's goodbye should play out, but a response that never finishes must not hold the call
 const hangupGraceMs = 15_000;
@@ -243,17 +250,19 @@ export class CallSession {
       name: event.name,
       arguments: event.arguments,
     });
-    const { tools, toolTimeoutMs, toolGuard } = this.options;
+    const { tools, toolTimeoutMs, toolGuard, knowledgeTimeoutMs = 3_000, knowledgeSearch = noSearch } = this.options;
     const request = {
       callId: this.callId,
       event,
       tools,
       timeoutMs: toolTimeoutMs,
+      knowledgeTimeoutMs,
+      knowledgeSearch,
       transport: this.transport.descriptor,
       guard: toolGuard,
     };
-    const running = runToolCall(request).then((output) => {
-      this.messages.toolResult(event.callId, event.name, output, Date.now());
+    const running = runToolCall(request).then(({ output, durationMs }) => {
+      this.messages.toolResult(event.callId, event.name, output, Date.now(), durationMs);
       if (!this.ending)
         this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });
       if (!this.ending) this.voice?.submitToolResult(event.callId, output);

@@ -17,8 +17,12 @@ export async function loadCallAssistant(db: Db, kind: AssistantKind, id: string)
       strategyType: llmStrategies.type,
       strategyParameters: llmStrategies.parameters,
       // the tools in the same round trip: one query less for every call that starts
-      extensions: sql<{ type: string; parameters: Record<string, unknown> }[]>`coalesce((
-        select json_agg(json_build_object('type', ${extensions.type}, 'parameters', ${extensions.parameters}) order by ${extensions.position})
+      // secretEncrypted: a knowledge_base extension's sealed authToken, opened only when the call starts
+      extensions: sql<
+        { type: string; parameters: Record<string, unknown>; secretEncrypted: string | null }[]
+      >`coalesce((
+        select json_agg(json_build_object('type', ${extensions.type}, 'parameters', ${extensions.parameters},
+          'secretEncrypted', ${extensions.secretEncrypted}) order by ${extensions.position})
         from ${extensions} where ${extensions.assistantId} = ${assistants.id}), '[]'::json)`,
     })
     .from(assistants)

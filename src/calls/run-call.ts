@@ -12,7 +12,9 @@ import { createOutboundGuard } from "../net/outbound-guard";
 import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
 import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
-import { toolWebhooksFromExtensions, type ToolWebhook } from "../voice/tools";
+import { knowledgeToolsFromExtensions, toolWebhooksFromExtensions, type CallTool } from "../voice/tools";
+import { createSecretBox } from "../crypto/secrets";
+import { searchKnowledgeBase } from "../services/knowledge/search";
 import type { CallConcludedPayload } from "../events/payloads";
 import { CallMessages } from "./call-messages";
 import { CallSession, type CallOutcome } from "./call-session";
@@ -81,12 +83,18 @@ export function startCall(
     direction,
     variables,
   };
-  const tools = toolWebhooksFromExtensions(assistant.extensions);
+  const secrets = createSecretBox(config.encryptionKey);
+  const tools: CallTool[] = [
+    ...toolWebhooksFromExtensions(assistant.extensions),
+    ...knowledgeToolsFromExtensions(assistant.extensions, (sealed) => secrets.decrypt(sealed)),
+  ];
   const session = new CallSession({
     callId: task.callId,
     transport,
     tools,
     toolTimeoutMs: config.bridge.toolTimeoutMs,
+    knowledgeTimeoutMs: config.bridge.knowledgeTimeoutMs,
+    knowledgeSearch: (id, query, max) => searchKnowledgeBase(deps.db, id, query, max),
     toolGuard: createOutboundGuard(config.outbound),
     maxCallMs: start.maxCallMs ?? config.bridge.maxCallMs,
     recording: { dir: recordingDir(config), ...config.bridge.recording },
@@ -140,7 +148,7 @@ export function startCall(
 type RunningCall = {
   assistant: CallAssistant;
   task: CallTask;
-  tools: ToolWebhook[];
+  tools: CallTool[];
   session: CallSession;
   transport: CallerTransport;
   sampleRate: number;

@@ -4,27 +4,37 @@ import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { recordToolWebhook, recordUnknownTool } from "../metrics/metrics";
 import type { ToolCallEvent } from "../voice/engine";
-import type { ToolWebhook } from "../voice/tools";
-import { callToolWebhook, toolFailureMessage } from "./tool-webhook";
+import { isKnowledgeTool, type CallTool } from "../voice/tools";
+import { runKnowledgeTool, type KnowledgeSearch } from "./knowledge-tool";
+import { callToolWebhook, toolFailureMessage, type ToolWebhookResult } from "./tool-webhook";
 
 export type ToolCallRequest = {
   callId: string;
   event: ToolCallEvent;
-  tools: ToolWebhook[];
+  tools: CallTool[];
   timeoutMs: number;
+  /** KNOWLEDGE_TIMEOUT_MS: knowledge_base tools' own time-out */
+  knowledgeTimeoutMs: number;
+  /** our knowledge bases' search, for knowledge_base tools with a knowledgeBaseId */
+  knowledgeSearch: KnowledgeSearch;
   transport: Transport;
   guard: OutboundGuard;
 };
 
-/** The text the LLM gets back; never throws (failures become the generic error string). */
+/** What the LLM gets back and how long the tool took (the call's tool_result message carries it). */
+export type ToolCallOutcome = { output: string; durationMs: number };
+
+/** Never throws: failures become the generic error string. */
 export async function runToolCall({
   callId,
   event,
   tools,
   timeoutMs,
+  knowledgeTimeoutMs,
+  knowledgeSearch,
   transport,
   guard,
-}: ToolCallRequest): Promise<string> {
+}: ToolCallRequest): Promise<ToolCallOutcome> {
   const fields = { callId, tool: event.name, toolCallId: event.callId };
   log.info("call", { ...fields, event: "tool_call" });
   const webhook = tools.find((w) => w.tool.name === event.name);
@@ -36,20 +46,32 @@ export async function runToolCall({
       error: "the LLM called a tool that is not configured",
     });
     recordUnknownTool();
-    return toolFailureMessage;
+    return { output: toolFailureMessage, durationMs: 0 };
   }
-  // the headers stay out of the log: they often carry the tool server's credentials
-  const { serverUrl, headers } = webhook;
-  const result = await callToolWebhook({
-    serverUrl,
-    headers,
-    name: event.name,
-    callId,
-    transport,
-    parameters: event.arguments,
-    timeoutMs,
-    guard,
-  });
+  // the headers and an authToken stay out of the log: they carry the tool server's credentials
+  let result: ToolWebhookResult;
+  if (isKnowledgeTool(webhook)) {
+    const query = typeof event.arguments.query === "string" ? event.arguments.query : "";
+    result = await runKnowledgeTool({
+      tool: webhook,
+      query,
+      callId,
+      guard,
+      timeoutMs: knowledgeTimeoutMs,
+      search: knowledgeSearch,
+    });
+  } else {
+    result = await callToolWebhook({
+      serverUrl: webhook.serverUrl,
+      headers: webhook.headers,
+      name: event.name,
+      callId,
+      transport,
+      parameters: event.arguments,
+      timeoutMs,
+      guard,
+    });
+  }
   recordToolWebhook(result);
   log.info("call", {
     ...fields,
@@ -59,5 +81,5 @@ export async function runToolCall({
     durationMs: result.durationMs,
     error: result.error,
   });
-  return result.output;
+  return { output: result.output, durationMs: result.durationMs };
 }

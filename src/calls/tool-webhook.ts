@@ -33,23 +33,51 @@ const MAX_OUTPUT_BYTES = 256 * 1024;
 
 export async function callToolWebhook(request: ToolWebhookRequest): Promise<ToolWebhookResult> {
   const { serverUrl, headers = {}, name, callId, transport, parameters, guard, timeoutMs = 10_000 } = request;
-  // the body is always JSON, whatever content type the configuration says
+  const answer = await postToolJson({
+    url: serverUrl,
+    headers,
+    body: { type: "tool_webhook", name, callId, transport, parameters },
+    guard,
+    timeoutMs,
+  });
+  if (!answer.ok) return answer;
+  return { output: answer.body, ok: true, status: answer.status, durationMs: answer.durationMs };
+}
+
+export type ToolPost = {
+  url: string;
+  /** static headers; a content-type among them is replaced: the body is always JSON */
+  headers: Record<string, string>;
+  body: unknown;
+  guard: OutboundGuard;
+  timeoutMs: number;
+  maxResponseBytes?: number;
+};
+
+/** A 2xx answer's text and content type, or the failure the LLM gets (the reason only in `error`, for the log). */
+export type ToolAnswer =
+  | { ok: true; body: string; status: number; durationMs: number }
+  | (ToolWebhookResult & { ok: false });
+
+/** POSTs JSON to a tenant's tool server through the outbound guard: what tool webhooks and knowledge_base url tools share. */
+export async function postToolJson(post: ToolPost): Promise<ToolAnswer> {
+  const { url, headers, body: payload, guard, timeoutMs, maxResponseBytes = MAX_OUTPUT_BYTES } = post;
   const staticHeaders = Object.fromEntries(
     Object.entries(headers).filter(([key]) => key.toLowerCase() !== "content-type"),
   );
   const badHeaders = headersRefusal(staticHeaders);
   if (badHeaders) return { output: toolFailureMessage, ok: false, status: null, durationMs: 0, error: badHeaders };
-  const body = Buffer.from(JSON.stringify({ type: "tool_webhook", name, callId, transport, parameters }));
+  const body = Buffer.from(JSON.stringify(payload));
   const res = await guardedExchange(guard, {
-    url: serverUrl,
+    url,
     method: "POST",
     headers: { ...staticHeaders, "content-type": "application/json", "content-length": String(body.length) },
     body,
     timeoutMs,
-    maxResponseBytes: MAX_OUTPUT_BYTES,
+    maxResponseBytes,
   });
   const { statusCode: status, durationMs } = res;
-  const failed = (error?: string): ToolWebhookResult => ({
+  const failed = (error?: string): ToolAnswer => ({
     output: toolFailureMessage,
     ok: false,
     status,
@@ -64,7 +92,7 @@ export async function callToolWebhook(request: ToolWebhookRequest): Promise<Tool
       status !== null && status >= 300 && status < 400 ? `redirect not followed (status ${status})` : undefined,
     );
   }
-  if (res.truncated) return failed(`response larger than ${MAX_OUTPUT_BYTES} bytes`);
+  if (res.truncated) return failed(`response larger than ${maxResponseBytes} bytes`);
   if (!res.complete) return failed(`response body not complete within ${timeoutMs} ms`);
-  return { output: res.body.toString("utf8"), ok: true, status, durationMs };
+  return { ok: true, body: res.body.toString("utf8"), status, durationMs };
 }

@@ -21,6 +21,8 @@ export type ToolResultMessage = {
   callId: string;
   toolName: string;
   text: string;
+  /** how long the tool took (ms) */
+  durationMs?: number;
 };
 export type CallMessage = TextMessage | AudioMessage | ToolCallMessage | ToolResultMessage;
 

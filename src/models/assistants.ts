@@ -15,6 +15,32 @@ export const ToolWebhookParameters = t.Object(
   Strict,
 );
 
+/** parameters of a `knowledge_base` extension (docs/knowledge.md): exactly one of url and knowledgeBaseId. */
+export const KnowledgeBaseParameters = t.Object(
+  {
+    name: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: "^[a-zA-Z0-9_-]+$",
+        description: "default search_knowledge_base",
+      }),
+    ),
+    description: t.Optional(t.String({ maxLength: 2000 })),
+    url: t.Optional(HttpUrl),
+    knowledgeBaseId: t.Optional(Uuid),
+    maxResults: t.Optional(t.Integer({ minimum: 1, maximum: 20, description: "default 3" })),
+    authToken: OptionalNullable(
+      t.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: "write-only, only with url: sent as a bearer token; omit to keep, null to remove",
+      }),
+    ),
+  },
+  Strict,
+);
+
 /** parameters of `call_started` and `call_concluded` hooks; other hook types are stored as given. */
 export const CallHookParameters = t.Object(
   {

@@ -5,6 +5,7 @@ import {
   assistants,
   callEventHooks,
   extensions,
+  knowledgeBases,
   llmStrategies,
   sipPhoneNumbers,
   type AssistantKind,
@@ -130,7 +131,7 @@ export async function createAssistant(
       .insert(assistants)
       .values({ organizationId: scope.organizationId, kind, ...scalarFields(input) })
       .returning({ id: assistants.id });
-    await writeChildren(tx, secrets, row!.id, input, new Set(), new Map());
+    await writeChildren(tx, secrets, row!.id, input, new Map(), new Map());
     return row!.id;
   });
   return getAssistant(db, scope, kind, id);
@@ -160,7 +161,7 @@ export async function updateAssistant(
       .set({ ...scalarFields(input), updatedAt: new Date() })
       .where(eq(assistants.id, id));
     const storedExtensions = await tx
-      .select({ id: extensions.id })
+      .select({ id: extensions.id, secretEncrypted: extensions.secretEncrypted })
       .from(extensions)
       .where(eq(extensions.assistantId, id));
     const storedHooks = await tx
@@ -172,7 +173,7 @@ export async function updateAssistant(
       secrets,
       id,
       input,
-      new Set(storedExtensions.map((e) => e.id)),
+      new Map(storedExtensions.map((e) => [e.id, e.secretEncrypted])),
       new Map(storedHooks.map((h) => [h.id, h.secretEncrypted])),
     );
   });
@@ -206,6 +207,16 @@ function scalarFields(input: AssistantInput) {
 
 async function checkReferences(tx: DbOrTx, scope: OrgScope, selfId: string | null, input: AssistantInput) {
   const org = scope.organizationId;
+  for (const [i, ext] of (input.extensions ?? []).entries()) {
+    const kbId = ext.type === "knowledge_base" ? ext.parameters.knowledgeBaseId : undefined;
+    if (typeof kbId !== "string") continue;
+    const [found] = await tx
+      .select({ id: knowledgeBases.id })
+      .from(knowledgeBases)
+      .where(and(eq(knowledgeBases.id, kbId), eq(knowledgeBases.organizationId, org)));
+    if (!found)
+      throw badRequest(`extensions[${i}].parameters.knowledgeBaseId`, "no such knowledge base in this organization");
+  }
   if (input.llmAudioContentGenerationStrategyId) {
     const [found] = await tx
       .select({ id: llmStrategies.id })
@@ -239,16 +250,19 @@ async function writeChildren(
   secrets: SecretBox,
   assistantId: string,
   input: AssistantInput,
-  storedExtensions: Set<string>,
+  storedExtensions: Map<string, string | null>,
   storedHooks: Map<string, string | null>,
 ) {
-  const ext = planList("extensions", input.extensions ?? [], storedExtensions);
+  const ext = planList("extensions", input.extensions ?? [], new Set(storedExtensions.keys()));
   const hooks = planList("callEventHooks", input.callEventHooks ?? [], new Set(storedHooks.keys()));
 
   if (ext.remove.length) await tx.delete(extensions).where(inArray(extensions.id, ext.remove));
   if (hooks.remove.length) await tx.delete(callEventHooks).where(inArray(callEventHooks.id, hooks.remove));
   for (const { id, item, position } of ext.update)
-    await tx.update(extensions).set(extensionRow(item, position)).where(eq(extensions.id, id));
+    await tx
+      .update(extensions)
+      .set(extensionRow(secrets, item, position, storedExtensions.get(id) ?? null))
+      .where(eq(extensions.id, id));
   for (const { id, item, position } of hooks.update)
     await tx
       .update(callEventHooks)
@@ -257,17 +271,37 @@ async function writeChildren(
   if (ext.create.length)
     await tx
       .insert(extensions)
-      .values(ext.create.map(({ item, position }) => ({ assistantId, ...extensionRow(item, position) })));
+      .values(
+        ext.create.map(({ item, position }) => ({ assistantId, ...extensionRow(secrets, item, position, null) })),
+      );
   if (hooks.create.length)
     await tx
       .insert(callEventHooks)
       .values(hooks.create.map(({ item, position }) => ({ assistantId, ...hookRow(secrets, item, position, null) })));
 }
 
-function extensionRow(item: ExtensionInput, position: number) {
+function extensionRow(secrets: SecretBox, item: ExtensionInput, position: number, storedSecret: string | null) {
   // a tool's name is its parameters.name unless given explicitly
   const name = item.name ?? (item.type === "tool_webhook" ? (item.parameters.name as string) : null);
-  return { position, type: item.type, name, parameters: item.parameters };
+  if (item.type !== "knowledge_base")
+    return {
+      position,
+      type: item.type,
+      name,
+      parameters: item.parameters,
+      secretEncrypted: null,
+      knowledgeBaseId: null,
+    };
+  // a knowledge_base's authToken is write-only like a hook secret; its knowledge base a real reference (409 on delete)
+  const { authToken, ...parameters } = item.parameters;
+  const secretEncrypted =
+    parameters.url === undefined || authToken === null
+      ? null
+      : authToken === undefined
+        ? storedSecret
+        : secrets.encrypt(String(authToken));
+  const knowledgeBaseId = typeof parameters.knowledgeBaseId === "string" ? parameters.knowledgeBaseId : null;
+  return { position, type: item.type, name, parameters, secretEncrypted, knowledgeBaseId };
 }
 
 // The secret is write-only: kept encrypted beside the parameters, never inside them. Omitted keeps it,

@@ -7,7 +7,15 @@ import { headerProblems } from "../net/outbound-headers";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { freeFormErrors } from "./free-form-limits";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
-import { CallHookParameters, ToolWebhookParameters, type ExtensionInput, type HookInput } from "../models/assistants";
+import {
+  CallHookParameters,
+  KnowledgeBaseParameters,
+  ToolWebhookParameters,
+  type ExtensionInput,
+  type HookInput,
+} from "../models/assistants";
+
+const KNOWLEDGE_TOOL_NAME = "search_knowledge_base";
 
 function schemaErrors(schema: TSchema, value: unknown, prefix: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -43,11 +51,25 @@ function destinationErrors(
 export function validateExtensions(extensions: ExtensionInput[], guard: OutboundGuard) {
   const errors: FieldError[] = [];
   const toolNames = new Set<string>();
+  // the name the LLM sees must be unambiguous, and end_call is the call's own tool
+  const checkName = (name: string, field: string) => {
+    if (name === END_CALL_TOOL_NAME) errors.push({ field, message: `${name} is reserved` });
+    else if (toolNames.has(name)) errors.push({ field, message: `another tool is named ${name}` });
+    toolNames.add(name);
+  };
   extensions.forEach((ext, i) => {
     const prefix = `extensions[${i}].parameters`;
     const limitErrors = freeFormErrors(ext.parameters, prefix);
     errors.push(...limitErrors);
-    if (ext.type !== "tool_webhook" || limitErrors.length > 0) return;
+    if (limitErrors.length > 0) return;
+    if (ext.type === "knowledge_base") {
+      const knowledgeErrors = knowledgeBaseErrors(ext.parameters, prefix, guard);
+      errors.push(...knowledgeErrors);
+      if (knowledgeErrors.length === 0)
+        checkName((ext.parameters.name as string | undefined) ?? KNOWLEDGE_TOOL_NAME, `${prefix}.name`);
+      return;
+    }
+    if (ext.type !== "tool_webhook") return;
     const shapeErrors = schemaErrors(ToolWebhookParameters, ext.parameters, prefix);
     errors.push(...shapeErrors);
     if (shapeErrors.length > 0) return;
@@ -61,13 +83,21 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
       ),
     );
     errors.push(...toolSchemaErrors(ext.parameters.schema as string, `${prefix}.schema`));
-    // the name the LLM sees must be unambiguous, and end_call is the call's own tool
-    const name = ext.parameters.name as string;
-    if (name === END_CALL_TOOL_NAME) errors.push({ field: `${prefix}.name`, message: `${name} is reserved` });
-    else if (toolNames.has(name)) errors.push({ field: `${prefix}.name`, message: `another tool is named ${name}` });
-    toolNames.add(name);
+    checkName(ext.parameters.name as string, `${prefix}.name`);
   });
   return errors;
+}
+
+/** A knowledge_base extension: its shape, exactly one of url / knowledgeBaseId, a url the guard reaches. */
+function knowledgeBaseErrors(p: Record<string, unknown>, prefix: string, guard: OutboundGuard): FieldError[] {
+  const shapeErrors = schemaErrors(KnowledgeBaseParameters, p, prefix);
+  if (shapeErrors.length > 0) return shapeErrors;
+  const hasUrl = p.url !== undefined;
+  if (hasUrl === (p.knowledgeBaseId !== undefined))
+    return [{ field: `${prefix}.url`, message: "give exactly one of url and knowledgeBaseId" }];
+  if (!hasUrl && p.authToken !== undefined && p.authToken !== null)
+    return [{ field: `${prefix}.authToken`, message: "only with url" }];
+  return hasUrl ? destinationErrors(guard, p.url as string, `${prefix}.url`, undefined, prefix) : [];
 }
 
 export function validateHooks(hooks: HookInput[], guard: OutboundGuard) {

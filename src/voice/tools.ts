@@ -30,7 +30,21 @@ export function parseToolArguments(raw: string, toolName: string): Record<string
 
 export type ToolWebhook = { tool: VoiceTool; serverUrl: string; headers: Record<string, string> };
 
-type Extension = { type: string; parameters: Record<string, unknown> };
+/** A knowledge_base extension: the customer's search service (`url`) or one of our knowledge bases. */
+export type KnowledgeTool = {
+  tool: VoiceTool;
+  maxResults: number;
+  knowledge: { url: string; authToken: string | null } | { knowledgeBaseId: string };
+};
+
+/** Every tool an extension gives the LLM. */
+export type CallTool = ToolWebhook | KnowledgeTool;
+export const isKnowledgeTool = (tool: CallTool): tool is KnowledgeTool => "knowledge" in tool;
+
+export const KNOWLEDGE_TOOL_NAME = "search_knowledge_base";
+const DEFAULT_MAX_RESULTS = 3;
+
+type Extension = { type: string; parameters: Record<string, unknown>; secretEncrypted?: string | null };
 
 /** One stored tool_webhook extension as the LLM's tool, or why it cannot be used. */
 function readToolWebhook(p: Record<string, unknown>): ToolWebhook | string {
@@ -43,6 +57,55 @@ function readToolWebhook(p: Record<string, unknown>): ToolWebhook | string {
   const headers = isObject(p.headers) ? (p.headers as Record<string, string>) : {};
   // the extension's name is the one the LLM sees
   return { tool: { ...parsed.tool, name }, serverUrl, headers };
+}
+
+/** One stored knowledge_base extension as the LLM's tool; `openSecret` decrypts its authToken. */
+function readKnowledgeTool(ext: Extension, openSecret: (sealed: string) => string): KnowledgeTool | string {
+  const p = ext.parameters;
+  const name = typeof p.name === "string" ? p.name : KNOWLEDGE_TOOL_NAME;
+  const maxResults = typeof p.maxResults === "number" ? p.maxResults : DEFAULT_MAX_RESULTS;
+  const description =
+    typeof p.description === "string" && p.description
+      ? p.description
+      : "Search the knowledge base for facts that answer the caller's question. Use it before answering questions you have no facts for.";
+  const tool: VoiceTool = {
+    name,
+    description,
+    parameters: {
+      type: "object",
+      properties: { query: { type: "string", description: "What to look up, as a short question or keywords." } },
+      required: ["query"],
+    },
+  };
+  if (typeof p.url === "string")
+    return {
+      tool,
+      maxResults,
+      knowledge: { url: p.url, authToken: ext.secretEncrypted ? openSecret(ext.secretEncrypted) : null },
+    };
+  if (typeof p.knowledgeBaseId === "string")
+    return { tool, maxResults, knowledge: { knowledgeBaseId: p.knowledgeBaseId } };
+  return "url or knowledgeBaseId is required";
+}
+
+/** The knowledge_base extensions as tools; a broken one is skipped and logged (never its token). */
+export function knowledgeToolsFromExtensions(
+  extensions: Extension[],
+  openSecret: (sealed: string) => string,
+): KnowledgeTool[] {
+  const tools: KnowledgeTool[] = [];
+  for (const ext of extensions) {
+    if (ext.type !== "knowledge_base") continue;
+    let tool: KnowledgeTool | string;
+    try {
+      tool = readKnowledgeTool(ext, openSecret);
+    } catch (error) {
+      tool = `its authToken cannot be read: ${(error as Error).message}`;
+    }
+    if (typeof tool === "string") log.warn("knowledge tool skipped", { tool: ext.parameters.name, error: tool });
+    else tools.push(tool);
+  }
+  return tools;
 }
 
 /**

@@ -63,10 +63,9 @@ for (const kind of ["assistants", "agents"] as const) {
       const data = res.body.data;
       expect(data.extensions).toHaveLength(2);
       expect(data.extensions[0]).toMatchObject({ id: expect.any(String), type: "tool_webhook", name: "lookup_order" });
-      expect(data.extensions[1]).toMatchObject({
-        type: "knowledge_base",
-        parameters: { url: "https://kb.example.com", maxResults: 3, authToken: null },
-      });
+      // a knowledge_base's authToken is write-only (docs/knowledge.md): never answered, not even as null
+      expect(data.extensions[1]).toMatchObject({ type: "knowledge_base" });
+      expect(data.extensions[1].parameters).toEqual({ url: "https://kb.example.com", maxResults: 3 });
       expect(data.callEventHooks.map((h: { type: string }) => h.type)).toEqual([
         "call_started",
         "call_concluded",

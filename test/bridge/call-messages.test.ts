@@ -17,12 +17,20 @@ test("utterances are dated when they were said, and transcribed ones are text", 
   log.transcript({ role: "USER", text: "Hi.", final: false }, 2500);
   log.transcript({ role: "USER", text: "Hi.", final: true }, 2600);
   log.toolCall({ callId: "c1", name: "lookup", arguments: { id: 1 } }, 2700);
-  log.toolResult("c1", "lookup", "found", 2800);
+  log.toolResult("c1", "lookup", "found", 2800, 12);
   expect(log.finish(900)).toEqual([
     { type: "text", role: "ASSISTANT", timestamp: 1000, text: "Hello there." },
     { type: "text", role: "USER", timestamp: 2000, text: "Hi." },
     { type: "tool_call", role: "TOOL_CALL", timestamp: 2700, callId: "c1", toolName: "lookup", parameters: { id: 1 } },
-    { type: "tool_result", role: "TOOL_CALL_RESULT", timestamp: 2800, callId: "c1", toolName: "lookup", text: "found" },
+    {
+      type: "tool_result",
+      role: "TOOL_CALL_RESULT",
+      timestamp: 2800,
+      callId: "c1",
+      toolName: "lookup",
+      text: "found",
+      durationMs: 12,
+    },
   ]);
 });
 
@@ -90,6 +98,6 @@ test("a tool call that comes in the millisecond the agent's reply starts playing
   log.agentAudio(tone(160), 3000); // "Let me check." starts playing at 3000
   log.toolCall({ callId: "c1", name: "lookup", arguments: {} }, 3000); // the same response's call, same ms
   log.transcript({ role: "ASSISTANT", text: "Let me check.", final: true }, 3400); // added when it ends
-  log.toolResult("c1", "lookup", "found", 3500);
+  log.toolResult("c1", "lookup", "found", 3500, 12);
   expect(log.finish(900).map((m) => m.type)).toEqual(["text", "tool_call", "tool_result"]);
 });

@@ -1,6 +1,7 @@
 // One bridge per test file with everything it talks to being real: the API (to create tenants and
 // assistants), Postgres, a hook receiver, the fake chat completions endpoint for summaries, and per
 // test a fake realtime provider (behind one OPENAI_REALTIME_URL, picked by the strategy's `model`).
+import { expect } from "bun:test";
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
@@ -65,6 +66,8 @@ export type AssistantSpec = {
   fake?: FakeRealtimeOptions;
   greeting?: string;
   tools?: ToolSpec[];
+  /** more extensions, as the API takes them (a knowledge_base, say) */
+  extensions?: unknown[];
   strategy?: { type: string } | null;
   tenant?: Tenant;
   kind?: "assistants" | "agents";
@@ -98,15 +101,18 @@ export async function createAssistant(
     systemPrompt: "You are the Acme front desk.",
     ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
     ...(strategyId && { llmAudioContentGenerationStrategyId: strategyId }),
-    extensions: (spec.tools ?? []).map((tool) => ({
-      type: "tool_webhook",
-      parameters: {
-        name: tool.name,
-        serverUrl: tool.serverUrl,
-        schema: toolSchema(tool.name),
-        ...(tool.headers && { headers: tool.headers }),
-      },
-    })),
+    extensions: [
+      ...(spec.tools ?? []).map((tool) => ({
+        type: "tool_webhook",
+        parameters: {
+          name: tool.name,
+          serverUrl: tool.serverUrl,
+          schema: toolSchema(tool.name),
+          ...(tool.headers && { headers: tool.headers }),
+        },
+      })),
+      ...(spec.extensions ?? []),
+    ],
     callEventHooks: ["call_started", "call_concluded"].map((type) => ({
       type,
       parameters: { url: `${world.hooks.url}/hooks` },
@@ -159,6 +165,8 @@ export function orderLookupExchange(toolCallId: string | undefined) {
       callId: toolCallId,
       toolName: "lookup_order",
       text: "Order 42 ships tomorrow.",
+      // how long the tool took (ms)
+      durationMs: expect.any(Number),
     },
   ];
 }

@@ -37,7 +37,11 @@ afterAll(async () => {
   await Promise.all([worker?.kill(), tools?.close(), stt?.close(), tts?.close()]);
 });
 
-async function pipelineAssistant(greeting: string, parameters: Record<string, unknown> = {}) {
+async function pipelineAssistant(
+  greeting: string,
+  parameters: Record<string, unknown> = {},
+  moreExtensions: unknown[] = [],
+) {
   const { org, P } = world.tenant;
   const strategy = await org.post(`${P}/llm-generation-strategies`, {
     name: "pipeline",
@@ -55,6 +59,7 @@ async function pipelineAssistant(greeting: string, parameters: Record<string, un
         type: "tool_webhook",
         parameters: { name: "lookup_order", serverUrl: `${tools.url}/orders`, schema: toolSchema("lookup_order") },
       },
+      ...moreExtensions,
     ],
     callEventHooks: ["call_started", "call_concluded"].map((type) => ({
       type,
@@ -113,6 +118,48 @@ describe("a pipeline call", () => {
     expect(Object.fromEntries(stream.query)).toMatchObject({ encoding: "linear16", sample_rate: "16000" });
     expect(stream.control.filter((c) => c.type === "Finalize").length).toBeGreaterThanOrEqual(2);
     expect(tts.streams.at(-1)!.query.get("output_format")).toBe("pcm_16000");
+  }, 60_000);
+
+  test("a knowledge_base tool (one of our knowledge bases) answers the LLM's search", async () => {
+    const { org, P } = world.tenant;
+    const kb = (await org.post(`${P}/knowledge-bases`, { name: "visitors" })).body.data.id;
+    await org.post(`${P}/knowledge-bases/${kb}/documents`, {
+      title: "Visiting us",
+      content: "# Parking\n\nVisitors park for free behind the building.\n\n# Pets\n\nDogs are welcome.",
+    });
+    stt.transcripts.push("Where can I park?");
+    world.chat.reply = scriptedReplies([
+      {
+        text: "Let me look.",
+        toolCalls: [{ name: "search_knowledge_base", arguments: { query: "visitors parking" } }],
+      },
+    ]);
+    const assistantId = await pipelineAssistant("Hello, Acme here.", {}, [
+      { type: "knowledge_base", parameters: { knowledgeBaseId: kb, maxResults: 1 } },
+    ]);
+    const caller = await dialNative(world.bridge.url, {
+      assistantId,
+      sampleRate: "16000",
+      token: world.tenant.orgToken,
+    });
+    const ready = await caller.waitFor((e) => e.type === "ready");
+    caller.startStreaming();
+    await agentSaid(caller, "Hello, Acme here.");
+    await caller.say(await speech("Where can I park?", 16000));
+    // the fake LLM reads the whole result aloud: the call ends once the tool has answered
+    await caller.waitFor((e) => e.type === "tool_result", 15_000);
+    caller.sendJson({ type: "hangup" });
+    await caller.closed;
+    const messages = (await hookFor(world, ready.callId, "call_concluded")).messages as any[];
+    const result = messages.find((m) => m.type === "tool_result");
+    expect(result.toolName).toBe("search_knowledge_base");
+    expect(typeof result.durationMs).toBe("number");
+    expect(JSON.parse(result.text).results).toEqual([
+      expect.objectContaining({
+        title: "Visiting us",
+        content: "Parking\n\nVisitors park for free behind the building.",
+      }),
+    ]);
   }, 60_000);
 
   // the 200 ms bound is checked on the stream's clock in pipeline-session.test.ts; here wall time is

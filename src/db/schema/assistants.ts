@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { knowledgeBases } from "./knowledge";
 import { llmStrategies } from "./strategies";
 import { sipPhoneNumbers } from "./sip";
 import { id, organizations, ownedByOrganization, timestamps } from "./tenancy";
@@ -58,6 +59,11 @@ export const extensions = pgTable(
     ...listElement(),
     name: text("name"),
     parameters: jsonb("parameters").$type<Record<string, unknown>>().notNull(),
+    // a knowledge_base extension's write-only authToken, encrypted like a hook secret, never in parameters
+    secretEncrypted: text("secret_encrypted"),
+    // a knowledge_base extension's built-in knowledge base: deleting one in use is refused (409); "no action", not
+    // "restrict", so that deleting an organization (which cascades to both) is checked at the statement's end
+    knowledgeBaseId: uuid("knowledge_base_id").references(() => knowledgeBases.id, { onDelete: "no action" }),
   },
   (t) => [index("extensions_assistant_idx").on(t.assistantId, t.position)],
 );

@@ -2,6 +2,7 @@ export * from "./tenancy";
 export * from "./strategies";
 export * from "./sip";
 export * from "./sip-runtime";
+export * from "./knowledge";
 export * from "./assistants";
 export * from "./calls";
 export * from "./bridges";

@@ -1,0 +1,66 @@
+// Built-in knowledge bases: documents cut into chunks that Postgres full-text search ranks.
+import { bigserial, customType, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { id, ownedByOrganization, timestamps } from "./tenancy";
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+export const knowledgeBases = pgTable(
+  "knowledge_bases",
+  {
+    ...ownedByOrganization(),
+    name: text("name").notNull(),
+    description: text("description"),
+    ...timestamps,
+  },
+  (t) => [index("knowledge_bases_org_name_idx").on(t.organizationId, t.name)],
+);
+
+export const knowledgeDocuments = pgTable(
+  "knowledge_documents",
+  {
+    id: id(),
+    knowledgeBaseId: uuid("knowledge_base_id")
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    source: text("source"),
+    bytes: integer("bytes").notNull(),
+    chunks: integer("chunks").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("knowledge_documents_kb_idx").on(t.knowledgeBaseId, t.createdAt)],
+);
+
+export const knowledgeChunks = pgTable(
+  "knowledge_chunks",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    documentId: uuid("document_id")
+      .notNull()
+      .references(() => knowledgeDocuments.id, { onDelete: "cascade" }),
+    // denormalised: a search filters on it without joining the documents
+    knowledgeBaseId: uuid("knowledge_base_id").notNull(),
+    position: integer("position").notNull(),
+    content: text("content").notNull(),
+    // the document's title (weight B) and the chunk's text, 'english' stems; written on insert
+    tsv: tsvector("tsv").notNull(),
+  },
+  (t) => [
+    index("knowledge_chunks_tsv_idx").using("gin", t.tsv),
+    index("knowledge_chunks_document_idx").on(t.documentId, t.position),
+  ],
+);
+
+// How many chunks of a knowledge base hold each lexeme: a search ranks only the chunks that share
+// the question's rarer words (a bounded candidate set), and weighs each word by its rarity.
+export const knowledgeTerms = pgTable(
+  "knowledge_terms",
+  {
+    knowledgeBaseId: uuid("knowledge_base_id")
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+    lexeme: text("lexeme").notNull(),
+    chunks: integer("chunks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.knowledgeBaseId, t.lexeme] })],
+);

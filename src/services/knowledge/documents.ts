@@ -1,0 +1,88 @@
+// A knowledge base's documents: stored with their chunks and the base's word counts in one
+// transaction, so a search never sees half a document.
+import { and, eq, sql } from "drizzle-orm";
+import { knowledgeDocuments } from "../../db/schema";
+import type { Db, DbOrTx } from "../../db/client";
+import type { PageRequest } from "../../models/common";
+import type { OrgScope } from "../auth";
+import { parsePaging, selectPage } from "../paging";
+import { single } from "../rows";
+import { chunkText } from "./chunk-text";
+import { documentText, type DocumentFormat } from "./document-text";
+import { requireKnowledgeBase } from "./knowledge-bases";
+
+export type NewDocument = { title: string; source: string | null; content: string; format: DocumentFormat };
+
+const columns = {
+  id: knowledgeDocuments.id,
+  title: knowledgeDocuments.title,
+  source: knowledgeDocuments.source,
+  chunks: knowledgeDocuments.chunks,
+  bytes: knowledgeDocuments.bytes,
+  createdAt: knowledgeDocuments.createdAt,
+};
+const out = <T extends { createdAt: Date }>(row: T) => ({ ...row, createdAt: row.createdAt.toISOString() });
+const sortable = {
+  id: knowledgeDocuments.id,
+  title: knowledgeDocuments.title,
+  createdAt: knowledgeDocuments.createdAt,
+};
+
+export async function addDocument(db: Db, scope: OrgScope, knowledgeBaseId: string, input: NewDocument) {
+  const chunks = chunkText(documentText(input.content, input.format));
+  const bytes = Buffer.byteLength(input.content);
+  return db.transaction(async (tx) => {
+    await requireKnowledgeBase(tx, scope, knowledgeBaseId);
+    const [doc] = await tx
+      .insert(knowledgeDocuments)
+      .values({ knowledgeBaseId, title: input.title, source: input.source, bytes, chunks: chunks.length })
+      .returning(columns);
+    await tx.execute(sql`
+      insert into knowledge_chunks (document_id, knowledge_base_id, position, content, tsv)
+      select ${doc!.id}, ${knowledgeBaseId}, u.position - 1, u.content,
+        setweight(to_tsvector('english', ${input.title}), 'B') || to_tsvector('english', u.content)
+      from json_array_elements_text(${JSON.stringify(chunks)}::json) with ordinality as u(content, position)`);
+    // in lexeme order: two uploads into one base lock the shared rows in the same order
+    await tx.execute(sql`
+      insert into knowledge_terms (knowledge_base_id, lexeme, chunks)
+      select ${knowledgeBaseId}, l.lexeme, count(*) from knowledge_chunks c, unnest(c.tsv) l
+      where c.document_id = ${doc!.id} group by l.lexeme order by l.lexeme
+      on conflict (knowledge_base_id, lexeme) do update set chunks = knowledge_terms.chunks + excluded.chunks`);
+    return out(doc!);
+  });
+}
+
+export async function listDocuments(db: DbOrTx, scope: OrgScope, knowledgeBaseId: string, query: PageRequest) {
+  const paging = parsePaging(query, sortable, "createdAt,asc");
+  await requireKnowledgeBase(db, scope, knowledgeBaseId);
+  const where = eq(knowledgeDocuments.knowledgeBaseId, knowledgeBaseId);
+  return selectPage(db, knowledgeDocuments, where, paging, async (limit, offset, orderBy) =>
+    (
+      await db
+        .select(columns)
+        .from(knowledgeDocuments)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit)
+        .offset(offset)
+    ).map(out),
+  );
+}
+
+export async function deleteDocument(db: Db, scope: OrgScope, knowledgeBaseId: string, documentId: string) {
+  await db.transaction(async (tx) => {
+    await requireKnowledgeBase(tx, scope, knowledgeBaseId);
+    const byId = and(eq(knowledgeDocuments.knowledgeBaseId, knowledgeBaseId), eq(knowledgeDocuments.id, documentId));
+    await single(
+      tx.select({ id: knowledgeDocuments.id }).from(knowledgeDocuments).where(byId).for("update"),
+      "document",
+    );
+    await tx.execute(sql`
+      update knowledge_terms t set chunks = t.chunks - gone.n
+      from (select l.lexeme, count(*)::int as n from knowledge_chunks c, unnest(c.tsv) l
+            where c.document_id = ${documentId} group by l.lexeme) gone
+      where t.knowledge_base_id = ${knowledgeBaseId} and t.lexeme = gone.lexeme`);
+    await tx.delete(knowledgeDocuments).where(byId);
+    await tx.execute(sql`delete from knowledge_terms where knowledge_base_id = ${knowledgeBaseId} and chunks <= 0`);
+  });
+}
