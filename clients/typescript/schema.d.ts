@@ -382,6 +382,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/hangup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hang up a running call (CANCEL while an outbound call rings)
+         * @description 200 with the task (ended, unless its bridge takes longer than 2 s); 409 when it already ended.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdHangup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/recording": {
         parameters: {
             query?: never;
@@ -393,6 +413,23 @@ export interface paths {
         get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdRecording"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a call */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCalls"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6421,6 +6458,7 @@ export interface operations {
                 assistantId?: string;
                 agentId?: string;
                 transport?: "sip" | "websocket";
+                direction?: "inbound" | "outbound";
                 /** @description only tasks created at or after this time */
                 createdAfter?: string;
                 /** @description only tasks created before this time */
@@ -6462,6 +6500,17 @@ export interface operations {
                                 callingNumber?: string;
                             };
                             status: "offered" | "active" | "completed" | "failed";
+                            direction: "inbound" | "outbound";
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            sipStatus: number | null;
+                            variables: {
+                                [key: string]: string;
+                            } | null;
+                            transferredTo: string | null;
+                            campaignId: string | null;
+                            analysis: {
+                                [key: string]: unknown;
+                            } | null;
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;
@@ -6621,6 +6670,17 @@ export interface operations {
                                 callingNumber?: string;
                             };
                             status: "offered" | "active" | "completed" | "failed";
+                            direction: "inbound" | "outbound";
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            sipStatus: number | null;
+                            variables: {
+                                [key: string]: string;
+                            } | null;
+                            transferredTo: string | null;
+                            campaignId: string | null;
+                            analysis: {
+                                [key: string]: unknown;
+                            } | null;
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;
@@ -6755,6 +6815,181 @@ export interface operations {
             };
         };
     };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdHangup": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                agentTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            callId: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            credentialId: string | null;
+                            phoneNumberId: string | null;
+                            transport: {
+                                type: "sip" | "websocket";
+                                calledNumber?: string;
+                                callingNumber?: string;
+                            };
+                            status: "offered" | "active" | "completed" | "failed";
+                            direction: "inbound" | "outbound";
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            sipStatus: number | null;
+                            variables: {
+                                [key: string]: string;
+                            } | null;
+                            transferredTo: string | null;
+                            campaignId: string | null;
+                            analysis: {
+                                [key: string]: unknown;
+                            } | null;
+                            error: string | null;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdRecording": {
         parameters: {
             query?: never;
@@ -6775,6 +7010,205 @@ export interface operations {
                 };
                 content: {
                     "audio/wav": unknown;
+                };
+            };
+        };
+    };
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCalls: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    assistantId?: string;
+                    /** Format: uuid */
+                    agentId?: string;
+                    /** @description E.164 with its + (+15551230000), or a sip: URI whose host passes the outbound guard */
+                    to: string;
+                    /** Format: uuid */
+                    phoneNumberId?: string;
+                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /** @description default 30 */
+                    ringTimeoutSeconds?: number;
+                    /** @description default MAX_CALL_MS */
+                    maxDurationSeconds?: number;
+                    voicemail?: {
+                        action: "hangup" | "leave_message" | "continue";
+                        message?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            callId: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            credentialId: string | null;
+                            phoneNumberId: string | null;
+                            transport: {
+                                type: "sip" | "websocket";
+                                calledNumber?: string;
+                                callingNumber?: string;
+                            };
+                            status: "offered" | "active" | "completed" | "failed";
+                            direction: "inbound" | "outbound";
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            sipStatus: number | null;
+                            variables: {
+                                [key: string]: string;
+                            } | null;
+                            transferredTo: string | null;
+                            campaignId: string | null;
+                            analysis: {
+                                [key: string]: unknown;
+                            } | null;
+                            error: string | null;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
