@@ -84,6 +84,7 @@ describe("a full call in our wire format", () => {
     expect(started).toEqual({
       type: "call_started",
       callId,
+      direction: "inbound",
       startedAt: expect.any(Number),
       transport: { type: "websocket" },
     });
@@ -91,13 +92,16 @@ describe("a full call in our wire format", () => {
     expect(Object.keys(concluded).sort()).toEqual([
       "callId",
       "callRecording",
+      "direction",
       "endedAt",
+      "endedReason",
       "messages",
       "shortSummary",
       "startedAt",
       "summary",
       "transport",
       "type",
+      "variables",
     ]);
     expect(concluded).toMatchObject({
       type: "call_concluded",
@@ -418,7 +422,10 @@ describe("calls that cannot start", () => {
       expect(concluded).toEqual({
         type: "call_concluded",
         callId,
+        direction: "inbound",
         endedAt: expect.any(Number),
+        endedReason: "failed",
+        variables: expect.any(Object),
         transport: { type: "websocket" },
         messages: [],
       });

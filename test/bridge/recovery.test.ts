@@ -64,6 +64,9 @@ test("a restarted bridge fails and concludes the calls a crash left active", asy
     callId,
     startedAt: new Date(left.startedAt).getTime(),
     endedAt: new Date(task.endedAt).getTime(),
+    direction: "inbound",
+    endedReason: "bridge-lost",
+    variables: expect.any(Object),
     transport: { type: "websocket" },
     messages: [],
   });

@@ -117,7 +117,16 @@ describe("the delivered request", () => {
     // a tool call's parameters are the LLM's arguments, sent as they are; every other null is omitted
     const withoutParameters = body.messages.map(({ parameters: _, ...m }: Record<string, unknown>) => m);
     expect(JSON.stringify({ ...body, messages: withoutParameters })).not.toContain("null");
-    expect(Object.keys(body).sort()).toEqual(["callId", "messages", "shortSummary", "startedAt", "transport", "type"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "callId",
+      "direction",
+      "endedReason",
+      "messages",
+      "shortSummary",
+      "startedAt",
+      "transport",
+      "type",
+    ]);
     expect(body.transport).toEqual({ type: "sip", calledNumber: "+4930" });
     expect(body.messages.map((m: { type: string }) => m.type)).toEqual(["text", "audio", "tool_call", "tool_result"]);
     expect(body.messages[2]).toEqual({
