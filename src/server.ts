@@ -51,7 +51,8 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
           () => true,
           () => false,
         ),
-      temporal: () => isTemporalReachable(config, readyCheckMs),
+      // a new connection and a health check, each with the deadline: bounded together as well
+      temporal: () => within(isTemporalReachable(config, readyCheckMs), readyCheckMs, "readiness").catch(() => false),
     },
   });
   app.listen({ port: options.port ?? config.port, hostname: "0.0.0.0" });

@@ -33,7 +33,9 @@ export class ConclusionWriter {
     options: ConclusionWriterOptions = {},
   ) {
     this.retryBaseMs = options.retryBaseMs ?? 250;
-    this.retryMaxMs = options.retryMaxMs ?? 5_000;
+    // while the database is away an attempt fails at once (deadline-sql.ts): a retry every second costs
+    // nothing and lands the end within a second of its return
+    this.retryMaxMs = options.retryMaxMs ?? 1_000;
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? 5_000;
   }
 
