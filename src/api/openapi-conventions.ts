@@ -77,6 +77,12 @@ export function addHttpConventions(doc: Doc) {
   for (const { path, method, operation } of operationsOf(doc)) {
     const responses = (isObject(operation.responses) ? operation.responses : {}) as Doc;
     operation.responses = responses;
+    if (path.startsWith("/api/")) {
+      // every API route: the failed-authentication throttle, and the database away (or still migrating)
+      responses["429"] ??= errorResponse("429");
+      responses["503"] ??= errorResponse("503");
+      if (method === "post" || method === "put") responses["413"] ??= errorResponse("413");
+    }
     if (method === "post") {
       withParameter(operation, "IdempotencyKey");
       withHeader(responses, isSuccess, REPLAYED_HEADER, "IdempotentReplayed");

@@ -19,7 +19,7 @@ export const STATUS_TEXT: Record<string, string> = {
   "413": "Request body too large",
   "422": "The Idempotency-Key was already used with another request body",
   "429": "Too many failed authentication attempts",
-  "503": "A dependency is unavailable",
+  "503": "A dependency is unavailable (the database away, or the process still starting): retry after Retry-After",
 };
 
 /** Every operation of the document, with its path and method. */
