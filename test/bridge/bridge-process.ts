@@ -1,7 +1,10 @@
 // Real service processes (`bun src/bridge/main.ts`, `bun src/index.ts`, `bun src/start.ts`), for tests
 // that kill them with SIGKILL or put something between them and Postgres.
 import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { reapWithParent } from "../helpers/temporal";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -16,6 +19,7 @@ export type ServiceProcess = {
 /** Spawns `bun <script>` with `env` over the test's environment, collecting its log lines. */
 export function spawnService(script: string, env: Record<string, string>): ServiceProcess {
   const proc = spawn("bun", [script], {
+    cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,21 +1,14 @@
 // The API as its own process (`bun src/index.ts`) on a free port against the run's database: for tests
 // that need several instances, or the memory of one.
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { freePort, reapWithParent } from "./temporal";
-
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+import type { ChildProcess } from "node:child_process";
+import { spawnService } from "../bridge/bridge-process";
+import { freePort } from "./temporal";
 
 export type ApiProcess = { url: string; proc: ChildProcess; stop: () => void };
 
 export async function spawnApi(env: Record<string, string> = {}): Promise<ApiProcess> {
   const port = await freePort();
-  const proc = spawn("bun", ["src/index.ts"], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn", ...env },
-    stdio: "ignore",
-  });
-  reapWithParent(proc.pid!);
+  const { proc } = spawnService("src/index.ts", { PORT: String(port), LOG_LEVEL: "warn", ...env });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     // it listens before its migrations are done: until then its API routes answer 503
