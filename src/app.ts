@@ -14,6 +14,7 @@ import { callsRoutes } from "./api/calls";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { knowledgeBasesRoutes } from "./api/knowledge-bases";
+import { testScenariosRoutes, testSuitesRoutes } from "./api/test-scenarios";
 import { isDocumentUpload, readBodyText, readJsonBody } from "./api/json-body";
 import { publishableDocument } from "./api/openapi-document";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
@@ -159,6 +160,8 @@ export function createApp(deps: Deps) {
     .use(agentTasksRoutes(deps))
     .use(callsRoutes(deps))
     .use(hookDeliveriesRoutes(deps))
-    .use(knowledgeBasesRoutes(deps));
+    .use(knowledgeBasesRoutes(deps))
+    .use(testScenariosRoutes(deps))
+    .use(testSuitesRoutes(deps));
   return app;
 }

@@ -402,6 +402,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/to-scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a finished call into a scripted test scenario
+         * @description 201 with the scenario: the caller's utterances as turns, the call's tool calls and results as mocks, and one criterion that the call ends the same way. 409 while the call runs, or when its messages are no longer kept.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdTo-scenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/recording": {
         parameters: {
             query?: never;
@@ -623,6 +643,89 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List test scenarios (sortable by id, name, kind, createdAt, updatedAt)
+         * @description Scripted (turns) and simulated (persona, goal, facts) callers with tool mocks and criteria (judge, toolCalled, toolNotCalled, said, notSaid, endedReason, analysis, latency, noUnmockedTools).
+         */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios"];
+        put?: never;
+        /** Create a test scenario */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-scenarios/{scenarioId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test scenario */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
+        /**
+         * Replace a test scenario
+         * @description Takes the full object: a field left out is cleared or reset to its default.
+         */
+        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
+        post?: never;
+        /** Delete a test scenario */
+        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test suites (sortable by id, name, createdAt, updatedAt) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites"];
+        put?: never;
+        /** Create a test suite */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-suites/{suiteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test suite */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        /**
+         * Replace a test suite
+         * @description Takes the full object: a field left out is cleared or reset to its default.
+         */
+        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        post?: never;
+        /** Delete a test suite */
+        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7827,6 +7930,232 @@ export interface operations {
             };
         };
     };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdTo-scenario": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                agentTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdRecording": {
         parameters: {
             query?: never;
@@ -10600,6 +10929,2034 @@ export interface operations {
                             message: string;
                         }[];
                     };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    tags?: string[];
+                    kind: "scripted" | "simulated";
+                    /** @description scripted only */
+                    turns?: ({
+                        /** @description what the caller says */
+                        say: string;
+                    } | {
+                        /** @description the caller stays silent */
+                        silenceMs: number;
+                    })[];
+                    /** @description simulated only: who the caller is and how they talk */
+                    persona?: string;
+                    /** @description simulated only: what the caller wants */
+                    goal?: string;
+                    /** @description simulated only: what the caller knows and gives when asked */
+                    facts?: {
+                        [key: string]: string;
+                    };
+                    /** @description simulated only; default 12 */
+                    maxTurns?: number;
+                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /** @description default 300 */
+                    maxDurationSeconds?: number;
+                    toolMocks?: {
+                        tool: string;
+                        /** @description matched as a subset of the call's arguments */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description a string, or JSON sent as its text */
+                        output: unknown;
+                        delayMs?: number;
+                    }[];
+                    /** @description default mock */
+                    toolPolicy?: "mock" | "live";
+                    criteria: ({
+                        name: string;
+                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                        /** @description default true */
+                        required?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    tags?: string[];
+                    kind: "scripted" | "simulated";
+                    /** @description scripted only */
+                    turns?: ({
+                        /** @description what the caller says */
+                        say: string;
+                    } | {
+                        /** @description the caller stays silent */
+                        silenceMs: number;
+                    })[];
+                    /** @description simulated only: who the caller is and how they talk */
+                    persona?: string;
+                    /** @description simulated only: what the caller wants */
+                    goal?: string;
+                    /** @description simulated only: what the caller knows and gives when asked */
+                    facts?: {
+                        [key: string]: string;
+                    };
+                    /** @description simulated only; default 12 */
+                    maxTurns?: number;
+                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /** @description default 300 */
+                    maxDurationSeconds?: number;
+                    toolMocks?: {
+                        tool: string;
+                        /** @description matched as a subset of the call's arguments */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description a string, or JSON sent as its text */
+                        output: unknown;
+                        delayMs?: number;
+                    }[];
+                    /** @description default mock */
+                    toolPolicy?: "mock" | "live";
+                    criteria: ({
+                        name: string;
+                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                        /** @description default true */
+                        required?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description the suite's scenarios, in order */
+                    scenarioIds: string[];
+                    /** @description default 1 */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                suiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                suiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description the suite's scenarios, in order */
+                    scenarioIds: string[];
+                    /** @description default 1 */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                suiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Too many failed authentication attempts */

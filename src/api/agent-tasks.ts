@@ -6,6 +6,8 @@ import { t } from "elysia";
 import { Envelope, errorResponses } from "../models/common";
 import { ok } from "../models/envelope";
 import * as tasks from "../services/agent-tasks";
+import { ScenarioModel } from "../models/testing";
+import { scenarioFromCall } from "../services/testing/scenario-from-call";
 
 export const agentTasksRoutes = (deps: Deps) => {
   const retentionDays = deps.config.recordingRetentionDays;
@@ -38,6 +40,23 @@ export const agentTasksRoutes = (deps: Deps) => {
           tags: ["Agent tasks"],
           summary: "Hang up a running call (CANCEL while an outbound call rings)",
           description: "200 with the task (ended, unless its bridge takes longer than 2 s); 409 when it already ended.",
+        },
+      },
+    )
+    .post(
+      "/:agentTaskId/to-scenario",
+      async ({ access, params, status }) => {
+        const id = assertUuid(params.agentTaskId, "agent task");
+        return status(201, ok(await scenarioFromCall(deps.db, access.scope, id, retentionDays)));
+      },
+      {
+        params: t.Object({ vendorId: t.String(), organizationId: t.String(), agentTaskId: t.String() }),
+        response: { 201: Envelope(ScenarioModel.out), ...errorResponses },
+        detail: {
+          tags: ["Agent tasks"],
+          summary: "Turn a finished call into a scripted test scenario",
+          description:
+            "201 with the scenario: the caller's utterances as turns, the call's tool calls and results as mocks, and one criterion that the call ends the same way. 409 while the call runs, or when its messages are no longer kept.",
         },
       },
     )

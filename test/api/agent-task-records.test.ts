@@ -107,6 +107,25 @@ describe("a finished call through the API", () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("transport");
   });
+
+  test("POST …/to-scenario makes a scripted scenario of the call: its caller's words, ending the same way", async () => {
+    const { tenant } = world;
+    const task = (await tenant.org.get(`${tenant.P}/agent-tasks/${taskId}`)).body.data;
+    const said = (task.messages as any[]).filter((m) => m.type === "text" && m.role === "USER").map((m) => m.text);
+    expect(said.length).toBeGreaterThan(0);
+    const res = await tenant.org.post(`${tenant.P}/agent-tasks/${taskId}/to-scenario`);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      kind: "scripted",
+      turns: said.map((text) => ({ say: text })),
+      toolMocks: [],
+      criteria: [{ name: "ends the same way", type: "endedReason", in: [task.endedReason], required: true }],
+    });
+    const read = await tenant.org.get(`${tenant.P}/test-scenarios/${res.body.data.id}`);
+    expect(read.body.data).toEqual(res.body.data);
+    const other = await createTenant(world.api.url, "other");
+    expect((await other.org.post(`${other.P}/agent-tasks/${taskId}/to-scenario`)).status).toBe(404);
+  });
 });
 
 describe("retention", () => {

@@ -1,0 +1,189 @@
+// Test scenarios and suites (design.md, "Scenarios and suites"). The body is checked in two steps: the
+// schema below (shapes and ranges, what OpenAPI shows), then scenarioErrors (what depends on `kind` and
+// on each criterion's `type`), so that every message names its field.
+import { t, type TSchema } from "elysia";
+import { Value } from "@sinclair/typebox/value";
+import { endedReasons, testScenarioKinds } from "../db/schema";
+import type { FieldError } from "../errors";
+import { fieldName } from "../errors";
+import { CallVariables } from "./calls";
+import { Enum, Integer, NonEmpty, Nullable, OptionalNullable, Strict, Uuid } from "./common";
+
+export const criterionTypes = [
+  "judge",
+  "toolCalled",
+  "toolNotCalled",
+  "said",
+  "notSaid",
+  "endedReason",
+  "analysis",
+  "latency",
+  "noUnmockedTools",
+] as const;
+export type CriterionType = (typeof criterionTypes)[number];
+export const toolPolicies = ["mock", "live"] as const;
+
+const Text = (maxLength: number, description?: string) => t.String({ minLength: 1, maxLength, description });
+const ToolName = NonEmpty(64);
+const Arguments = t.Record(t.String(), t.Unknown(), { description: "matched as a subset of the call's arguments" });
+
+const Turn = t.Union([
+  t.Object({ say: Text(2000, "what the caller says") }, Strict),
+  t.Object({ silenceMs: Integer({ minimum: 100, maximum: 30_000, description: "the caller stays silent" }) }, Strict),
+]);
+
+const ToolMock = t.Object(
+  {
+    tool: ToolName,
+    arguments: t.Optional(Arguments),
+    output: t.Unknown({ description: "a string, or JSON sent as its text" }),
+    delayMs: t.Optional(Integer({ minimum: 0, maximum: 30_000 })),
+  },
+  Strict,
+);
+
+const criterionBase = {
+  name: NonEmpty(200),
+  type: Enum(criterionTypes),
+  required: t.Optional(t.Boolean({ description: "default true" })),
+};
+const by = Enum(["agent", "caller"]);
+/** Each criterion type's own fields (the table in design.md). */
+const criterionFields = {
+  judge: { question: Text(2000, "asked of the judge about the whole call") },
+  toolCalled: {
+    tool: ToolName,
+    arguments: t.Optional(Arguments),
+    minTimes: t.Optional(Integer({ minimum: 0, maximum: 100, description: "default 1" })),
+    maxTimes: t.Optional(Integer({ minimum: 0, maximum: 100 })),
+  },
+  toolNotCalled: { tool: ToolName },
+  said: { pattern: Text(500, "case-insensitive regular expression"), by },
+  notSaid: { pattern: Text(500, "case-insensitive regular expression"), by },
+  endedReason: { in: t.Array(Enum(endedReasons), { minItems: 1, maxItems: endedReasons.length }) },
+  analysis: {
+    path: t.String({ maxLength: 500, pattern: "^(/.*)?$", description: "JSON Pointer into analysis.data" }),
+    equals: t.Unknown(),
+  },
+  latency: { p95MaxMs: Integer({ minimum: 1, maximum: 60_000 }) },
+  noUnmockedTools: {},
+} satisfies Record<CriterionType, object>;
+const criterionSchemas = Object.fromEntries(
+  Object.entries(criterionFields).map(([type, fields]) => [type, t.Object({ ...criterionBase, ...fields }, Strict)]),
+) as unknown as Record<CriterionType, TSchema>;
+
+const Criterion = t.Object(criterionBase, {
+  additionalProperties: true,
+  description: `one of the types ${criterionTypes.join(", ")}, with that type's fields (docs/testing-assistants.md)`,
+});
+
+const scenarioWrite = t.Object(
+  {
+    name: NonEmpty(200),
+    description: OptionalNullable(t.String({ maxLength: 2000 })),
+    tags: t.Optional(t.Array(NonEmpty(100), { maxItems: 20 })),
+    kind: Enum(testScenarioKinds),
+    turns: t.Optional(t.Array(Turn, { minItems: 1, maxItems: 50, description: "scripted only" })),
+    persona: t.Optional(Text(4000, "simulated only: who the caller is and how they talk")),
+    goal: t.Optional(Text(4000, "simulated only: what the caller wants")),
+    facts: t.Optional(
+      t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 1000 }), {
+        maxProperties: 50,
+        description: "simulated only: what the caller knows and gives when asked",
+      }),
+    ),
+    maxTurns: t.Optional(Integer({ minimum: 1, maximum: 50, description: "simulated only; default 12" })),
+    variables: t.Optional(CallVariables),
+    maxDurationSeconds: t.Optional(Integer({ minimum: 10, maximum: 900, description: "default 300" })),
+    toolMocks: t.Optional(t.Array(ToolMock, { maxItems: 50 })),
+    toolPolicy: t.Optional(Enum(toolPolicies, { description: "default mock" })),
+    criteria: t.Array(Criterion, { minItems: 1, maxItems: 30 }),
+  },
+  Strict,
+);
+export type ScenarioInput = typeof scenarioWrite.static;
+
+const { name: _n, description: _d, tags: _t, kind: _k, ...definitionFields } = scenarioWrite.properties;
+const scenarioOut = t.Object({
+  id: Uuid,
+  name: t.String(),
+  description: Nullable(t.String()),
+  tags: t.Array(t.String()),
+  kind: Enum(testScenarioKinds),
+  ...definitionFields,
+  createdAt: t.String({ format: "date-time" }),
+  updatedAt: t.String({ format: "date-time" }),
+});
+
+export const ScenarioModel = { create: scenarioWrite, update: scenarioWrite, out: scenarioOut };
+
+const suiteWrite = t.Object(
+  {
+    name: NonEmpty(200),
+    scenarioIds: t.Array(Uuid, { minItems: 1, maxItems: 200, description: "the suite's scenarios, in order" }),
+    repeat: t.Optional(Integer({ minimum: 1, maximum: 10, description: "default 1" })),
+  },
+  Strict,
+);
+export type SuiteInput = typeof suiteWrite.static;
+export const SuiteModel = {
+  create: suiteWrite,
+  update: suiteWrite,
+  out: t.Object({
+    id: Uuid,
+    name: t.String(),
+    scenarioIds: t.Array(Uuid),
+    repeat: Integer(),
+    createdAt: t.String({ format: "date-time" }),
+    updatedAt: t.String({ format: "date-time" }),
+  }),
+};
+
+const onlyFor: Record<string, (typeof testScenarioKinds)[number]> = {
+  turns: "scripted",
+  persona: "simulated",
+  goal: "simulated",
+  facts: "simulated",
+  maxTurns: "simulated",
+};
+
+/** What the schema cannot say: fields that belong to the other kind, each criterion's own fields. */
+export function scenarioErrors(input: ScenarioInput): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [field, kind] of Object.entries(onlyFor))
+    if (input[field as keyof ScenarioInput] !== undefined && kind !== input.kind)
+      errors.push({ field, message: `only a ${kind} scenario has ${field}` });
+  const required = input.kind === "scripted" ? ["turns"] : ["persona", "goal"];
+  for (const field of required)
+    if (input[field as keyof ScenarioInput] === undefined)
+      errors.push({ field, message: `required for a ${input.kind} scenario` });
+  const names = new Set<string>();
+  input.criteria.forEach((criterion, i) => {
+    errors.push(...criterionErrors(criterion as Record<string, unknown>, `criteria[${i}]`));
+    if (names.has(criterion.name))
+      errors.push({ field: `criteria[${i}].name`, message: "another criterion of the scenario has this name" });
+    names.add(criterion.name);
+  });
+  return errors;
+}
+
+function criterionErrors(criterion: Record<string, unknown>, field: string): FieldError[] {
+  const type = criterion.type as CriterionType;
+  const errors: FieldError[] = [];
+  for (const issue of Value.Errors(criterionSchemas[type], criterion)) {
+    const name = issue.path ? `${field}.${fieldName(issue.path)}` : field;
+    if (!errors.some((e) => e.field === name)) errors.push({ field: name, message: issue.message });
+  }
+  if (errors.length) return errors;
+  if (type === "said" || type === "notSaid") {
+    try {
+      new RegExp(criterion.pattern as string, "i");
+    } catch (error) {
+      errors.push({ field: `${field}.pattern`, message: `not a regular expression: ${(error as Error).message}` });
+    }
+  }
+  const { minTimes = 1, maxTimes } = criterion as { minTimes?: number; maxTimes?: number };
+  if (type === "toolCalled" && maxTimes !== undefined && maxTimes < minTimes)
+    errors.push({ field: `${field}.maxTimes`, message: `must be at least minTimes (${minTimes})` });
+  return errors;
+}
