@@ -1,7 +1,8 @@
 // Test scenarios and suites (design.md, "Scenarios and suites"). The body is checked in two steps: the
 // schema below (shapes and ranges, what OpenAPI shows), then scenarioErrors (what depends on `kind` and
 // on each criterion's `type`), so that every message names its field.
-import { t, type TSchema } from "elysia";
+import { t, type Static, type TSchema } from "elysia";
+import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { endedReasons, testScenarioKinds } from "../db/schema";
 import type { FieldError } from "../errors";
@@ -68,6 +69,11 @@ const criterionFields = {
   latency: { p95MaxMs: Integer({ minimum: 1, maximum: 60_000 }) },
   noUnmockedTools: {},
 } satisfies Record<CriterionType, object>;
+type CriterionFields = typeof criterionFields;
+/** A stored criterion, its type's fields included (scenarioErrors checked them). */
+export type Criterion = {
+  [K in CriterionType]: Static<TObject<CriterionFields[K]>> & { type: K; name: string; required?: boolean };
+}[CriterionType];
 const criterionSchemas = Object.fromEntries(
   Object.entries(criterionFields).map(([type, fields]) => [type, t.Object({ ...criterionBase, ...fields }, Strict)]),
 ) as unknown as Record<CriterionType, TSchema>;
