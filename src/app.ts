@@ -15,6 +15,7 @@ import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { knowledgeBasesRoutes } from "./api/knowledge-bases";
 import { testScenariosRoutes, testSuitesRoutes } from "./api/test-scenarios";
+import { testRunsRoutes } from "./api/test-runs";
 import { isDocumentUpload, readBodyText, readJsonBody } from "./api/json-body";
 import { publishableDocument } from "./api/openapi-document";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
@@ -162,6 +163,7 @@ export function createApp(deps: Deps) {
     .use(hookDeliveriesRoutes(deps))
     .use(knowledgeBasesRoutes(deps))
     .use(testScenariosRoutes(deps))
-    .use(testSuitesRoutes(deps));
+    .use(testSuitesRoutes(deps))
+    .use(testRunsRoutes(deps));
   return app;
 }

@@ -4,7 +4,7 @@
 import { t, type Static, type TSchema } from "elysia";
 import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { endedReasons, testScenarioKinds } from "../db/schema";
+import { endedReasons, testModalities, testRunStatuses, testScenarioKinds, testVerdicts } from "../db/schema";
 import type { FieldError } from "../errors";
 import { fieldName } from "../errors";
 import { CallVariables } from "./calls";
@@ -193,3 +193,79 @@ function criterionErrors(criterion: Record<string, unknown>, field: string): Fie
     errors.push({ field: `${field}.maxTimes`, message: `must be at least minTimes (${minTimes})` });
   return errors;
 }
+
+const runWrite = t.Object(
+  {
+    assistantId: t.Optional(Uuid),
+    agentId: t.Optional(Uuid),
+    suiteId: t.Optional(Uuid),
+    scenarioIds: t.Optional(t.Array(Uuid, { minItems: 1, maxItems: 200 })),
+    scenarios: t.Optional(
+      t.Array(scenarioWrite, {
+        minItems: 1,
+        maxItems: 200,
+        description: "inline scenarios, not stored: tests as code",
+      }),
+    ),
+    modality: t.Optional(Enum(testModalities, { description: "default text" })),
+    repeat: t.Optional(Integer({ minimum: 1, maximum: 10, description: "overrides the suite's" })),
+    concurrency: t.Optional(Integer({ minimum: 1, maximum: 20, description: "default 4" })),
+    labels: t.Optional(
+      t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 500 }), {
+        maxProperties: 20,
+        description: "free-form, e.g. the commit under test",
+      }),
+    ),
+  },
+  Strict,
+);
+export type RunInput = typeof runWrite.static;
+
+const Timestamp = t.String({ format: "date-time" });
+export const RunModel = {
+  create: runWrite,
+  out: t.Object({
+    id: Uuid,
+    assistantId: Nullable(Uuid),
+    agentId: Nullable(Uuid),
+    suiteId: Nullable(Uuid),
+    modality: Enum(testModalities),
+    concurrency: Integer(),
+    status: Enum(testRunStatuses),
+    verdict: Nullable(Enum(testVerdicts)),
+    counts: t.Object({ total: Integer(), passed: Integer(), failed: Integer(), error: Integer(), pending: Integer() }),
+    labels: t.Record(t.String(), t.String()),
+    createdAt: Timestamp,
+    startedAt: Nullable(Timestamp),
+    endedAt: Nullable(Timestamp),
+  }),
+};
+
+export const ResultOut = t.Object({
+  id: Uuid,
+  scenarioId: Nullable(Uuid),
+  scenarioName: t.String(),
+  iteration: Integer({ minimum: 1 }),
+  status: Enum(["passed", "failed", "error"]),
+  criteria: t.Array(
+    t.Object({
+      name: t.String(),
+      type: Enum(criterionTypes),
+      required: t.Boolean(),
+      verdict: Enum(["pass", "fail", "notApplicable", "error"]),
+      reason: t.String(),
+    }),
+  ),
+  agentTaskId: Nullable(Uuid),
+  metrics: Nullable(
+    t.Object({
+      turns: Integer(),
+      durationMs: Integer(),
+      firstAudioMs: Nullable(t.Object({ p50: Integer(), p95: Integer() })),
+    }),
+  ),
+  hooks: t.Array(t.Record(t.String(), t.Unknown()), {
+    description: "the call_started / call_concluded payloads captured",
+  }),
+  error: Nullable(t.String()),
+});

@@ -1,6 +1,6 @@
 // Agent tasks are written by the call bridge; the API reads them, with what a finished call left
 // (messages, summary, recording) while the retention period keeps it, and asks a bridge to hang one up.
-import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { CALL_HANGUP_CHANNEL, agentTasks, assistants, callRecordings, callRecords } from "../db/schema";
 import { conflict } from "../errors";
 import type { DbOrTx } from "../db/client";
@@ -28,6 +28,7 @@ const columns = {
   variables: agentTasks.variables,
   transferredTo: agentTasks.transferredTo,
   campaignId: agentTasks.campaignId,
+  testRunId: agentTasks.testRunId,
   analysis: agentTasks.analysis,
   error: agentTasks.error,
   startedAt: agentTasks.startedAt,
@@ -122,6 +123,8 @@ export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuer
   for (const id of [query.assistantId, query.agentId]) if (id) filters.push(eq(agentTasks.assistantId, id));
   if (query.transport) filters.push(sql`${agentTasks.transport}->>'type' = ${query.transport}`);
   if (query.direction) filters.push(eq(agentTasks.direction, query.direction));
+  // test calls are listed only when asked for by their run
+  filters.push(query.testRunId ? eq(agentTasks.testRunId, query.testRunId) : isNull(agentTasks.testRunId));
   if (query.createdAfter) filters.push(gte(agentTasks.createdAt, new Date(query.createdAfter)));
   if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);

@@ -69,11 +69,14 @@ export const agentTasks = pgTable(
     analysis: jsonb("analysis").$type<Record<string, unknown>>(),
     // outbound only: what to dial, read by the bridge that places the call
     dial: jsonb("dial").$type<OutboundDial>(),
+    // a test call's run (design.md, "How a test call runs"); null for real calls
+    testRunId: uuid("test_run_id"),
   },
   (t) => [
     index("agent_tasks_org_created_idx").on(t.organizationId, t.createdAt),
     index("agent_tasks_active_credential_idx").on(t.credentialId, t.status),
     index("agent_tasks_bridge_status_idx").on(t.bridgeId, t.status),
+    index("agent_tasks_test_run_idx").on(t.testRunId),
   ],
 );
 

@@ -1,6 +1,8 @@
 // Testing an assistant before it goes live (design.md, "the third contract"): scenarios and suites.
-import { index, integer, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
-import { ownedByOrganization, timestamps } from "./tenancy";
+import { sql } from "drizzle-orm";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import type { AssistantKind } from "./assistants";
+import { id, ownedByOrganization, timestamps } from "./tenancy";
 
 export const testScenarioKinds = ["scripted", "simulated"] as const;
 export type TestScenarioKind = (typeof testScenarioKinds)[number];
@@ -50,3 +52,67 @@ export const testSuiteScenarios = pgTable(
     index("test_suite_scenarios_scenario_idx").on(t.scenarioId),
   ],
 );
+
+export const testModalities = ["text", "audio"] as const;
+export type TestModality = (typeof testModalities)[number];
+export const testRunStatuses = ["queued", "running", "completed", "canceled"] as const;
+export type TestRunStatus = (typeof testRunStatuses)[number];
+export const testVerdicts = ["passed", "failed", "flaky", "error"] as const;
+export type TestVerdict = (typeof testVerdicts)[number];
+export const testResultStatuses = ["pending", "running", "passed", "failed", "error"] as const;
+export type TestResultStatus = (typeof testResultStatuses)[number];
+
+/** A scenario as a run froze it at creation: later edits of the stored one do not change a run. */
+export type RunScenario = { scenarioId: string | null; name: string; kind: TestScenarioKind } & Record<string, unknown>;
+
+export const testRuns = pgTable(
+  "test_runs",
+  {
+    ...ownedByOrganization(),
+    // the assistant or agent under test (assistants holds both kinds); no foreign key: a run stays on
+    // record after its target is deleted, like a call
+    assistantId: uuid("assistant_id").notNull(),
+    targetKind: text("target_kind").$type<AssistantKind>().notNull(),
+    suiteId: uuid("suite_id"),
+    modality: text("modality").$type<TestModality>().notNull(),
+    concurrency: integer("concurrency").notNull(),
+    labels: jsonb("labels").$type<Record<string, string>>().notNull().default({}),
+    scenarios: jsonb("scenarios").$type<RunScenario[]>().notNull(),
+    status: text("status").$type<TestRunStatus>().notNull().default("queued"),
+    verdict: text("verdict").$type<TestVerdict>(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("test_runs_org_created_idx").on(t.organizationId, t.createdAt),
+    // the worker's starter finds the runs no workflow took yet
+    index("test_runs_queued_idx").on(t.status).where(sql`status = 'queued'`),
+  ],
+);
+
+export const testResults = pgTable(
+  "test_results",
+  {
+    id: id(),
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => testRuns.id, { onDelete: "cascade" }),
+    /** index into the run's scenarios */
+    position: integer("position").notNull(),
+    iteration: integer("iteration").notNull(),
+    status: text("status").$type<TestResultStatus>().notNull().default("pending"),
+    criteria: jsonb("criteria").$type<Record<string, unknown>[]>().notNull().default([]),
+    agentTaskId: uuid("agent_task_id"),
+    metrics: jsonb("metrics").$type<Record<string, unknown>>(),
+    hooks: jsonb("hooks").$type<Record<string, unknown>[]>().notNull().default([]),
+    transcript: jsonb("transcript").$type<Record<string, unknown>[]>().notNull().default([]),
+    error: text("error"),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+  },
+  (t) => [unique("test_results_run_position_iteration").on(t.runId, t.position, t.iteration)],
+);
+
+/** NOTIFY channel: a test run was queued; the worker starts its workflow. */
+export const TEST_RUNS_CHANNEL = "test_runs";
