@@ -10,6 +10,8 @@ CREATE TABLE "test_results" (
 	"hooks" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"transcript" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"error" text,
+	"call_secret_hash" text,
+	"call_id" uuid,
 	"started_at" timestamp with time zone,
 	"ended_at" timestamp with time zone,
 	CONSTRAINT "test_results_run_position_iteration" UNIQUE("run_id","position","iteration")

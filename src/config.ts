@@ -4,6 +4,8 @@ import { parseAllowCidrs } from "./net/outbound-guard";
 
 type Env = Record<string, string | undefined>;
 
+const DEFAULT_BRIDGE_PORT = 3001;
+
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -61,7 +63,7 @@ function recordingConfig(env: Env) {
 }
 
 function bridgeConfig(env: Env) {
-  const port = int(env, "BRIDGE_PORT", 3001);
+  const port = int(env, "BRIDGE_PORT", DEFAULT_BRIDGE_PORT);
   return {
     port,
     sip: sipConfig(env),
@@ -164,6 +166,12 @@ export function loadConfig(env: Env = process.env) {
     workerMetricsPort: int(env, "WORKER_METRICS_PORT", 9464),
     // how long a finished call's recording and messages stay readable through the API
     recordingRetentionDays: int(env, "RECORDING_RETENTION_DAYS", 30),
+    // testing an assistant (docs/testing-assistants.md): where the worker places test calls, and its models
+    testing: {
+      bridgeUrl: str(env, "BRIDGE_URL", `ws://127.0.0.1:${int(env, "BRIDGE_PORT", DEFAULT_BRIDGE_PORT)}`),
+      simulatorModel: str(env, "SIMULATOR_MODEL", "gpt-4o-mini"),
+      judgeModel: str(env, "JUDGE_MODEL", "gpt-4o-mini"),
+    },
     // the bridge's websocket URL as browsers reach it, for the console's Talk page (else derived from the page's host)
     consoleBridgeUrl: env.CONSOLE_BRIDGE_URL || null,
     logLevel: str(env, "LOG_LEVEL", "info"),

@@ -13,6 +13,8 @@ import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
+import { createTestRunActivities } from "./activities/test-runs";
+import { startTestRunStarter } from "./test-run-starter";
 import { loadWorkflowBundle } from "./workflow-bundle";
 import { Client } from "@temporalio/client";
 import { temporalConnectionOptions } from "../src/temporal/connection-options";
@@ -36,13 +38,17 @@ const {
   close: closeDb,
 } = createDb(config.databaseUrl, { max: 20, timeoutMs: config.databaseTimeoutMs, name: "worker" });
 const attempts = inFlight();
-const activities = createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts);
+const activities = {
+  ...createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts),
+  ...createTestRunActivities({ db, config }),
+};
 // up before anything waits for the database, so that an outage at start is visible on /metrics
 const metrics = await startMetricsServer(config.workerMetricsPort);
 log.info("worker metrics listening", { port: metrics.port });
 const workflowBundle = await loadWorkflowBundle();
 const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
+const testRuns = startTestRunStarter({ db, sql, config });
 exposeHookDeliveryStates(db);
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
@@ -59,7 +65,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     // of its first attempts, before the worker stops polling
     // (it does not wait for local activities itself: their workflow tasks would time out and re-send)
     void (async () => {
-      await Promise.all([dispatcher.stop(), reconciler.stop()]);
+      await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop()]);
       await attempts.idle(config.hooks.timeoutMs + 5_000);
       if (worker?.getState() === "RUNNING") worker.shutdown();
     })();
@@ -98,6 +104,7 @@ while (!stopping) {
     const target = { client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes };
     dispatcher.attach(target);
     reconciler.attach(target);
+    testRuns.attach(target);
     await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
@@ -105,12 +112,13 @@ while (!stopping) {
   } finally {
     dispatcher.attach(null);
     reconciler.attach(null);
+    testRuns.attach(null);
     worker = null;
     await connection?.close().catch(() => {});
   }
 }
 
-await Promise.all([dispatcher.stop(), reconciler.stop()]);
+await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop()]);
 await metrics.stop();
 stopCleanup();
 stopKeyCleanup();

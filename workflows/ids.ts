@@ -4,3 +4,6 @@ export const HOOK_DELIVERY_WORKFLOW = "hookDeliveryWorkflow";
 export function hookDeliveryWorkflowId(deliveryId: string, run: number): string {
   return `hook-delivery:${deliveryId}:${run}`;
 }
+
+/** One workflow per test run: starting it twice is refused by Temporal, so the starter may retry freely. */
+export const testRunWorkflowId = (runId: string) => `test-run-${runId}`;

@@ -53,6 +53,8 @@ export type FakeChatServer = {
   summary: { shortSummary: string; summary: string };
   /** What a `stream: true` request gets. */
   reply: (body: any) => StreamedReply;
+  /** When set, what a plain request's message is (else the summary as JSON): a judge's or a simulated caller's answer. */
+  complete: ((body: any) => { content: string | null; tool_calls?: unknown[] }) | null;
   /** Wait before the first streamed chunk (a model's time to first token). */
   firstTokenDelayMs: number;
   /** Characters per streamed text chunk (4, like tokens; a bench sends a sentence at once). */
@@ -72,6 +74,7 @@ export async function startFakeChatServer(
     mode: "ok",
     summary,
     reply: scriptedReplies([]),
+    complete: null,
     firstTokenDelayMs: 0,
     chunkChars: 4,
     close: async () => {},
@@ -95,13 +98,14 @@ export async function startFakeChatServer(
       const request = fake.requests.at(-1)!;
       if (request.body?.stream === true) return void streamReply(res, fake.reply(request.body), request, fake);
       const content = fake.mode === "not-json" ? "Here is your summary: it went well." : JSON.stringify(fake.summary);
+      const message = fake.complete?.(request.body) ?? { content };
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({
           id: "chatcmpl-fake",
           object: "chat.completion",
           created: Math.floor(Date.now() / 1000),
           model: req.headers["x-model"] ?? "fake",
-          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+          choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "stop" }],
         }),
       );
     });

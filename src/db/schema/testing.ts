@@ -108,6 +108,10 @@ export const testResults = pgTable(
     hooks: jsonb("hooks").$type<Record<string, unknown>[]>().notNull().default([]),
     transcript: jsonb("transcript").$type<Record<string, unknown>[]>().notNull().default([]),
     error: text("error"),
+    // sha256 of the secret the worker's test call presents to the bridge instead of an API token
+    callSecretHash: text("call_secret_hash"),
+    // the running call's callId, so a retried activity or a cancel can find it
+    callId: uuid("call_id"),
     startedAt: timestamp("started_at", { withTimezone: true }),
     endedAt: timestamp("ended_at", { withTimezone: true }),
   },

@@ -1,0 +1,36 @@
+// One test run: claim it, run its results at most `concurrency` at once, close it with its verdict.
+// The workflow holds ids only; the database holds the scenarios and decides (a canceled run starts
+// nothing more). A result whose worker died is retried by Temporal after its heartbeat stops, and the
+// activity then places its call again.
+// Deterministic code only: no Node, no Bun, no clock, no database here.
+import { proxyActivities } from "@temporalio/workflow";
+import type { TestRunActivities } from "../workers/activities/test-runs";
+
+export type TestRunInput = { runId: string };
+
+const { startTestRun, failTestResult, finishTestRun } = proxyActivities<TestRunActivities>({
+  startToCloseTimeout: "1 minute",
+  retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
+});
+const { runTestResult } = proxyActivities<TestRunActivities>({
+  // a scenario lasts at most 900 s, then the conclusion and the judge
+  startToCloseTimeout: "20 minutes",
+  // the activity beats every 5 s while its call runs: a dead worker is noticed within 30 s
+  heartbeatTimeout: "30 seconds",
+  retry: { initialInterval: "2s", maximumAttempts: 3 },
+});
+
+export async function testRunWorkflow({ runId }: TestRunInput): Promise<void> {
+  const plan = await startTestRun(runId);
+  if (!plan) return;
+  const queue = [...plan.resultIds];
+  const lane = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      // a result whose activity gave up is an error: the run still finishes
+      const resultId = id;
+      await runTestResult(resultId).catch((error: Error) => failTestResult(resultId, error.message));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(plan.concurrency, queue.length) }, lane));
+  await finishTestRun(runId);
+}
