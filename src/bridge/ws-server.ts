@@ -23,12 +23,14 @@ import { startBudget, type StartBudget } from "../calls/start-budget";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { untilDatabase } from "../db/until-available";
 import { authorizeCall } from "./authorize-call";
+import { authorizeTestCall } from "./authorize-test-call";
+import type { TestCallSetup } from "../calls/test-call-tools";
 import { nativeProtocol, nativeSampleRates } from "./protocol-native";
 import { twilioProtocol } from "./protocol-twilio";
 import { tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
 
 type Upgrade =
-  | { route: "native"; assistant: CallAssistant; sampleRate: number; budget: StartBudget }
+  | { route: "native"; assistant: CallAssistant; sampleRate: number; budget: StartBudget; test?: TestCallSetup }
   | { route: "twilio"; assistant: CallAssistant | null; source: string | null }
   /** upgraded only to be closed with 1013: the database is away, or this bridge is still starting */
   | { route: "refused" };
@@ -94,6 +96,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     const sampleRate = Number(q.get("sampleRate") ?? 16000);
     if (!(nativeSampleRates as readonly number[]).includes(sampleRate))
       throw badRequest("sampleRate", `must be one of ${nativeSampleRates.join(", ")}`);
+    const testResultId = q.get("testResultId");
+    if (testResultId !== null) {
+      const authorized = authorizeTestCall(db, testResultId, q.get("testSecret") ?? "");
+      const { assistant, test } = await budget.bound(authorized, "authorizing");
+      return { route: "native", assistant, sampleRate, budget, test };
+    }
     const assistant = await budget.bound(authorizeCall(db, tokens, credentials), "authorizing");
     return { route: "native", assistant, sampleRate, budget };
   }
@@ -110,8 +118,14 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
       return null;
     }
     if (data.route === "native")
-      return nativeProtocol(socket, data.sampleRate, (transport) =>
-        track(startCall(deps, data.assistant, transport, { budget: data.budget })),
+      return nativeProtocol(socket, data.sampleRate, (transport, start) =>
+        track(
+          startCall(deps, data.assistant, transport, {
+            budget: data.budget,
+            modality: start.modality,
+            test: data.test,
+          }),
+        ),
       );
     // the stream's start event names the assistant: the budget starts with it
     let budget = startBudget(availability);

@@ -2,7 +2,14 @@
 // transaction (emitCallEvent is an outbox), so a hook fires exactly when the change is committed.
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentTasks, type AgentTaskStatus, type CallDirection, type EndedReason, type Transport } from "../db/schema";
+import {
+  agentTasks,
+  testResults,
+  type AgentTaskStatus,
+  type CallDirection,
+  type EndedReason,
+  type Transport,
+} from "../db/schema";
 import { emitCallEvent } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
@@ -17,13 +24,21 @@ export type CallTask = {
   direction: CallDirection;
   /** every variable the call's templates saw */
   variables: Record<string, string>;
+  /** a test call's run and result (design.md, "How a test call runs"); absent for real calls */
+  testRunId?: string | null;
+  testResultId?: string;
 };
 
 const openStatuses: AgentTaskStatus[] = ["offered", "active"];
 
 /** The socket was accepted: the call exists, run by this bridge instance. */
-export async function openCallTask(db: Db, task: CallTask) {
-  await db.insert(agentTasks).values({ ...task, status: "active" });
+export async function openCallTask(db: Db, { testResultId, ...task }: CallTask) {
+  if (!testResultId) return void (await db.insert(agentTasks).values({ ...task, status: "active" }));
+  // a test call's result learns its call first: the events of the call find their result by it
+  await db.transaction(async (tx) => {
+    await tx.update(testResults).set({ callId: task.callId }).where(eq(testResults.id, testResultId));
+    await tx.insert(agentTasks).values({ ...task, status: "active" });
+  });
 }
 
 /** A call reserved before it was answered (SIP, under maxAgentTasks) is now answered. */
@@ -59,6 +74,7 @@ export async function markCallStarted(db: Db, task: CallTask, startedAt: number)
     await emitCallEvent(tx, {
       organizationId: task.organizationId,
       assistantId: task.assistantId,
+      testRunId: task.testRunId,
       event: {
         type: "call_started",
         callId: task.callId,
@@ -110,7 +126,7 @@ export type Conclusion = {
 /** Closes the task (once: a task already closed is left alone) and emits call_concluded. */
 export async function concludeCallTask(
   db: Db,
-  task: Pick<CallTask, "callId" | "organizationId"> & { assistantId: string | null },
+  task: Pick<CallTask, "callId" | "organizationId" | "testRunId"> & { assistantId: string | null },
   conclusion: Conclusion,
 ) {
   const { status, error, event, recorded, sipStatus } = conclusion;
@@ -132,6 +148,7 @@ export async function concludeCallTask(
       await emitCallEvent(tx, {
         organizationId: task.organizationId,
         assistantId: task.assistantId,
+        testRunId: task.testRunId,
         event,
         body: recorded?.body,
       });

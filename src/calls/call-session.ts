@@ -20,6 +20,7 @@ import type { CallerTransport, EndReason } from "./caller-transport";
 import { sharedTicker, type FrameTicker } from "./frame-ticker";
 import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";
+import type { ToolRunner } from "./test-call-tools";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -46,6 +47,10 @@ export type CallSessionOptions = {
   /** where and how the call is recorded (a WAV file per call in `dir`) */
   recording: { dir: string; format: RecordingFormat; maxBytes: number };
   ticker?: FrameTicker;
+  /** text: no audio either way (user_text in, transcripts out); the call starts once the voice is ready */
+  modality?: "audio" | "text";
+  /** answers the LLM's tool calls: the tools' webhooks, or a test call's mocks */
+  runTool?: ToolRunner;
 };
 
 const noSearch: KnowledgeSearch = () => Promise.reject(new Error("no knowledge base search in this call"));
@@ -105,6 +110,21 @@ export class CallSession {
     voice.on("error", (error) => log.warn("call voice error", { callId: this.callId, error: error.message }));
     voice.on("closed", ({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`));
     this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
+    if (this.options.modality === "text") this.start();
+  }
+
+  /** The caller's turn as text: in the record and the transcript like speech, then to the agent. */
+  callerText(text: string) {
+    if (this.ending || !this.voice || !text.trim()) return;
+    if (this.startedAt === null) this.start();
+    this.messages.userText(text, Date.now());
+    this.transport.notify({ type: "transcript", role: "USER", text, final: true });
+    this.voice.sendText(text);
+  }
+
+  /** A call whose agent does not speak first tells the caller at once that it is their turn. */
+  callerTurnFirst() {
+    if (!this.ending) this.transport.notify({ type: "turn_done" });
   }
 
   /**
@@ -181,16 +201,18 @@ export class CallSession {
   private start() {
     this.startedAt = Date.now();
     const { dir, format, maxBytes } = this.options.recording;
-    try {
-      this.recorder = createCallRecorder({
-        sampleRate: this.transport.sampleRate,
-        path: join(dir, `${this.callId}.wav`),
-        format,
-        maxBytes,
-      });
-    } catch (error) {
-      log.error("call not recorded", { callId: this.callId, error: describeError(error) });
-    }
+    // a text call has no audio to record
+    if (this.options.modality !== "text")
+      try {
+        this.recorder = createCallRecorder({
+          sampleRate: this.transport.sampleRate,
+          path: join(dir, `${this.callId}.wav`),
+          format,
+          maxBytes,
+        });
+      } catch (error) {
+        log.error("call not recorded", { callId: this.callId, error: describeError(error) });
+      }
     this.playout.start();
     log.info("call", { callId: this.callId, event: "started" });
     this.resolveStarted(this.startedAt);
@@ -234,6 +256,8 @@ export class CallSession {
   private onTurnDone() {
     this.messages.agentDone();
     if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end("agent-hangup"));
+    // with a tool call pending the agent goes on once its result is in: not yet the caller's turn
+    else if (this.toolsInFlight.size === 0 && !this.ending) this.transport.notify({ type: "turn_done" });
   }
 
   private onEndCall(reason: string | null) {
@@ -261,7 +285,7 @@ export class CallSession {
       transport: this.transport.descriptor,
       guard: toolGuard,
     };
-    const running = runToolCall(request).then(({ output, durationMs }) => {
+    const running = (this.options.runTool ?? runToolCall)(request).then(({ output, durationMs }) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now(), durationMs);
       if (!this.ending)
         this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });

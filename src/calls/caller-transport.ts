@@ -36,6 +36,8 @@ export type CallNotice =
   | { type: "tool_call"; toolCallId: string; name: string; arguments: Record<string, unknown> }
   | { type: "tool_result"; toolCallId: string; name: string; output: string }
   | { type: "error"; message: string }
+  /** the agent has finished its reply and no tool call is pending: the caller's turn */
+  | { type: "turn_done" }
   | { type: "ended"; callId: string; reason: EndReason };
 
 /** Our side of the connection, implemented by each wire format. */
@@ -66,6 +68,8 @@ export interface CallHandle {
   callerHangup(): void;
   /** Keypad digits the caller pressed (SIP DTMF). */
   callerDtmf(digits: string): void;
+  /** What the caller says as text (the native protocol's user_text, in the text modality). */
+  callerText(text: string): void;
   /** Ends the call from our side (shutdown). */
   end(reason: EndReason): void;
   /** Settles once the task is concluded and call_concluded is written. */

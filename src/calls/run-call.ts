@@ -29,6 +29,7 @@ import { GreetOnSilence } from "./greet-on-silence";
 import { runningCalls } from "./running-calls";
 import { callVariables, renderTemplate } from "./templates";
 import type { FrameTicker } from "./frame-ticker";
+import { testToolRunner, type TestCallSetup } from "./test-call-tools";
 import type { CallAssistant } from "./load-assistant";
 
 export type CallDeps = {
@@ -55,6 +56,10 @@ export type CallStart = {
   sipStatus?: number;
   /** what is left of the time the caller may wait to learn whether the call is served */
   budget?: StartBudget;
+  /** text: the native protocol's text modality (no audio either way) */
+  modality?: "audio" | "text";
+  /** a test run's call: its result, variables, tool mocks and time limit */
+  test?: TestCallSetup;
 };
 
 export function startCall(
@@ -67,13 +72,16 @@ export function startCall(
   const callId = start.reservedCallId ?? randomUUID();
   const direction = start.direction ?? "inbound";
   const { calledNumber, callingNumber } = transport.descriptor;
-  const variables = callVariables(start.variables ?? {}, {
-    callerNumber: callingNumber ?? null,
-    calledNumber: calledNumber ?? null,
-    callId,
-    direction,
-    now: Date.now(),
-  });
+  const variables = callVariables(
+    { ...start.test?.variables, ...start.variables },
+    {
+      callerNumber: callingNumber ?? null,
+      calledNumber: calledNumber ?? null,
+      callId,
+      direction,
+      now: Date.now(),
+    },
+  );
   const task: CallTask = {
     callId,
     organizationId: assistant.organizationId,
@@ -82,6 +90,7 @@ export function startCall(
     bridgeId: config.bridge.instanceId,
     direction,
     variables,
+    ...(start.test && { testRunId: start.test.runId, testResultId: start.test.resultId }),
   };
   const secrets = createSecretBox(config.encryptionKey);
   const tools: CallTool[] = [
@@ -96,9 +105,11 @@ export function startCall(
     knowledgeTimeoutMs: config.bridge.knowledgeTimeoutMs,
     knowledgeSearch: (id, query, max) => searchKnowledgeBase(deps.db, id, query, max),
     toolGuard: createOutboundGuard(config.outbound),
-    maxCallMs: start.maxCallMs ?? config.bridge.maxCallMs,
+    maxCallMs: start.test?.maxCallMs ?? start.maxCallMs ?? config.bridge.maxCallMs,
     recording: { dir: recordingDir(config), ...config.bridge.recording },
     ticker: deps.ticker,
+    modality: start.modality,
+    runTool: start.test && testToolRunner(start.test),
   });
   const setupDone = startCallSetup(task.transport.type);
   log.info("call", {
@@ -123,6 +134,7 @@ export function startCall(
     sampleRate: transport.sampleRate,
     setupDone,
     reserved: start.reservedCallId !== undefined,
+    modality: start.modality ?? "audio",
     sipStatus: start.sipStatus ?? null,
     opening,
     budget: start.budget ?? startBudget(deps.availability),
@@ -138,6 +150,7 @@ export function startCall(
     },
     callerHangup: () => session.end("caller-hangup"),
     callerDtmf: (digits) => session.callerDtmf(digits),
+    callerText: (text) => session.callerText(text),
     end: (reason) => session.end(reason),
     done,
   };
@@ -159,6 +172,7 @@ type RunningCall = {
   sipStatus: number | null;
   /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
   opening: GreetOnSilence | null;
+  modality: "audio" | "text";
 };
 
 /**
@@ -221,9 +235,11 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
       tools: tools.map((w) => w.tool),
       sampleRate,
       config: deps.config,
+      modality: call.modality,
     });
     setupDone();
     session.attachVoice(voice);
+    if (!greeting && !opening) session.callerTurnFirst();
     if (opening && greeting) opening.ready(() => voice.greet(greeting));
   } catch (error) {
     session.end("voice-unavailable", (error as Error).message);

@@ -60,6 +60,8 @@ export type VoiceSessionOptions = {
   tools: VoiceTool[];
   sampleRate: number;
   config: Config;
+  /** text: the caller's turns come by sendText and the agent answers in transcripts only (default audio) */
+  modality?: "audio" | "text";
 };
 
 export class UnknownStrategyTypeError extends Error {

@@ -70,18 +70,20 @@ export const formatRate = (format: RealtimeAudioFormat) => (format === "g711_ula
 
 export function buildSessionConfig(
   parameters: Parameters,
-  options: { instructions: string; tools: VoiceTool[]; sampleRate: number },
+  options: { instructions: string; tools: VoiceTool[]; sampleRate: number; modality?: "audio" | "text" },
 ) {
+  const text = options.modality === "text";
   const temperature = num(parameters.temperature);
   const formats = audioFormats(parameters, options.sampleRate);
   return {
-    modalities: ["text", "audio"],
+    // a text call: text output, and turns that come as items (no audio, so nothing to detect)
+    modalities: text ? ["text"] : ["text", "audio"],
     instructions: options.instructions,
     ...voiceSettings(obj(parameters.voice)),
     input_audio_format: formats.input,
     output_audio_format: formats.output,
     input_audio_transcription: { model: str(parameters.transcriptionModel) ?? defaultTranscriptionModel },
-    turn_detection: turnDetection(obj(parameters.vad)),
+    turn_detection: text ? null : turnDetection(obj(parameters.vad)),
     tools: sessionTools(options.tools),
     tool_choice: "auto",
     // the Realtime API refuses temperatures outside [0.6, 1.2] (and with them the whole update)

@@ -12,7 +12,7 @@ test("out-of-range values are clamped rather than making the provider refuse the
   );
   expect(session.temperature).toBe(0.6);
   expect(session.speed).toBe(1.5);
-  expect(session.turn_detection.threshold).toBe(1);
+  expect(session.turn_detection?.threshold).toBe(1);
 });
 
 test("durations are milliseconds, whatever their size (no guessing at seconds)", () => {

@@ -8,6 +8,7 @@ import { TtsStream, type TtsOptions } from "./elevenlabs-tts";
 import { PipelineSession, ttsOptions, type TtsSource } from "./pipeline-session";
 import { pipelineSettings } from "./pipeline-settings";
 import { SpeechDetector, vadRateFor } from "./speech-detector";
+import { noStt, silentTts } from "./text-only";
 
 /** Keeps one TTS stream open ahead of need; an idle one the provider closed is replaced on demand. */
 function ttsSpare(options: TtsOptions, first: TtsStream): TtsSource {
@@ -41,6 +42,12 @@ export async function connectPipeline(
 ): Promise<VoiceSession> {
   const { config, sampleRate } = options;
   const settings = pipelineSettings(parameters, config, sampleRate);
+  if (options.modality === "text") {
+    log.info("voice session connecting", { engine: "pipeline", modality: "text", llm: settings.llm.model });
+    const session = new PipelineSession(settings, options, noStt(), silentTts);
+    if (options.greeting) session.greet(options.greeting);
+    return session;
+  }
   const tts = ttsOptions(settings, config);
   log.info("voice session connecting", {
     engine: "pipeline",

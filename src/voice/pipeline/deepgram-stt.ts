@@ -16,7 +16,7 @@ export type SttOptions = {
   language: string | null;
 };
 
-type SttEvents = {
+export type SttEvents = {
   /** Text so far of the current turn (finals plus the latest interim). */
   interim: [text: string];
   closed: [reason: string];

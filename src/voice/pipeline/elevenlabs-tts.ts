@@ -21,7 +21,7 @@ export type TtsOptions = {
 
 export type Alignment = { chars: string[]; charStartTimesMs: number[] };
 
-type TtsEvents = {
+export type TtsEvents = {
   /** Audio as PCM16 at the output rate, with the characters it speaks when the provider says. */
   audio: [samples: Int16Array, alignment: Alignment | null];
   done: [];

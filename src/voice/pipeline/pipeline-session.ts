@@ -8,8 +8,8 @@ import { log } from "../../log";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "../engine";
 import { endCallTool, endCallToolName, parseToolArguments } from "../tools";
 import { type ChatMessage, streamChat } from "./chat-stream";
-import type { DeepgramStt } from "./deepgram-stt";
-import type { TtsOptions, TtsStream } from "./elevenlabs-tts";
+import type { DeepgramStt, SttEvents } from "./deepgram-stt";
+import type { TtsEvents, TtsOptions, TtsStream } from "./elevenlabs-tts";
 import { type Chunk, heardText, PlaybackClock } from "./playback-clock";
 import type { PipelineSettings } from "./pipeline-settings";
 import { SentenceSplitter } from "./sentences";
@@ -17,14 +17,18 @@ import type { SpeechDetector, SpeechEvent } from "./speech-detector";
 import type { AssembledToolCall } from "./tool-call-assembler";
 
 /** Opens TTS streams one ahead, so an utterance does not wait for a connection. */
-export type TtsSource = { take(): Promise<TtsStream>; close(): void };
+export type TtsSource = { take(): Promise<SpeechStream>; close(): void };
+/** What the session uses of a TTS stream (a text call's streams make no audio). */
+export type SpeechStream = EventEmitter<TtsEvents> & Pick<TtsStream, "text" | "end" | "cancel">;
+/** What the session uses of the STT stream (a text call has none). */
+export type SttStream = EventEmitter<SttEvents> & Pick<DeepgramStt, "send" | "finalize" | "close">;
 
 type Reply = { abort: AbortController; llmDone: boolean; cancelled: boolean };
 type Utterance = {
   text: string;
   chunks: Chunk[];
-  stream: TtsStream | null;
-  opening: Promise<TtsStream> | null;
+  stream: SpeechStream | null;
+  opening: Promise<SpeechStream> | null;
   /** Settles once all of its audio has been emitted (or it will have none). */
   generated: Promise<void>;
   markGenerated: () => void;
@@ -53,7 +57,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   constructor(
     private readonly settings: PipelineSettings,
     private readonly options: VoiceSessionOptions,
-    private readonly stt: DeepgramStt,
+    private readonly stt: SttStream,
     private readonly tts: TtsSource,
   ) {
     super();
@@ -240,7 +244,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     );
   }
 
-  private attach(utterance: Utterance, stream: TtsStream): TtsStream {
+  private attach(utterance: Utterance, stream: SpeechStream): SpeechStream {
     utterance.stream = stream;
     if (!this.utterances.includes(utterance)) stream.cancel(); // interrupted while the stream was being opened
     stream.on("audio", (samples, alignment) => {

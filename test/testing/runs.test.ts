@@ -1,0 +1,173 @@
+// A test run end to end: the API queues it, the worker's workflow places each scenario's call through
+// the bridge's websocket in the text modality (pipeline engine, the LLM a local chat-completions
+// server), mocks answer the tools, hooks are captured into the result (never sent), verdicts and JUnit.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { scriptedReplies } from "../fakes/chat-completions-server";
+import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
+import { toolSchema } from "../helpers/api";
+import { startWorld, type World } from "../bridge/fixtures";
+
+let world: World;
+let worker: TestWorker;
+let assistantId: string;
+
+beforeAll(async () => {
+  const { address } = await ensureTemporal();
+  world = await startWorld();
+  worker = await startWorker({
+    address,
+    backoffBaseMs: 1_000,
+    env: { BRIDGE_URL: world.bridge.url, OPENAI_BASE_URL: world.chat.baseUrl },
+  });
+  const { tenant } = world;
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
+    name: "pipeline",
+    type: "pipeline",
+    parameters: {},
+  });
+  const created = await tenant.org.post(`${tenant.P}/assistants`, {
+    name: "Luigi's",
+    systemPrompt: "You take table bookings for Luigi's.",
+    systemPromptGreeting: "Luigi's, how can I help?",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    extensions: [
+      {
+        type: "tool_webhook",
+        parameters: { name: "book_table", serverUrl: "http://127.0.0.1:9/never", schema: toolSchema("book_table") },
+      },
+    ],
+    callEventHooks: ["call_started", "call_concluded"].map((type) => ({
+      type,
+      parameters: { url: `${world.hooks.url}/hooks` },
+    })),
+  });
+  assistantId = created.body.data.id;
+}, 90_000);
+afterAll(async () => {
+  await worker?.kill();
+  await world?.stop();
+});
+
+async function untilEnded(runId: string, timeoutMs = 60_000) {
+  const { tenant } = world;
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const run = (await tenant.org.get(`${tenant.P}/test-runs/${runId}`)).body.data;
+    if (run.status === "completed" || run.status === "canceled") return run;
+    if (Date.now() > until) {
+      const said = worker.lines.filter((l) => String(l.msg ?? "").includes("test") || l.level === "error");
+      throw new Error(
+        `run still ${run.status}: ${JSON.stringify(run.counts)} ${JSON.stringify(said.slice(-5))} ${worker.stderr().slice(-600)}`,
+      );
+    }
+    await Bun.sleep(250);
+  }
+}
+
+describe("a text run", () => {
+  test("scripted callers through the bridge: mocks, captured hooks, one scenario passing and one failing", async () => {
+    const { tenant } = world;
+    // each caller turn: the first asks for the tool, the LLM then quotes the tool's result
+    world.chat.reply = scriptedReplies([
+      { toolCalls: [{ name: "book_table", arguments: { people: 2, time: "19:00" } }] },
+      { text: "Goodbye then." },
+      { toolCalls: [{ name: "book_table", arguments: { people: 2, time: "19:00" } }] },
+      { text: "Goodbye then." },
+    ]);
+    const books = {
+      name: "books a table",
+      kind: "scripted",
+      turns: [{ say: "A table for two at seven." }, { say: "No, thanks." }],
+      toolMocks: [{ tool: "book_table", arguments: { people: 2 }, output: { ok: true, table: 12 } }],
+      criteria: [
+        { name: "booked", type: "toolCalled", tool: "book_table", arguments: { people: 2 } },
+        { name: "quotes the table", type: "said", pattern: "table.{0,4}12", by: "agent" },
+        { name: "no refund talk", type: "notSaid", pattern: "refund", by: "caller" },
+        { name: "caller hung up", type: "endedReason", in: ["hangup"] },
+        { name: "all mocked", type: "noUnmockedTools" },
+      ],
+    };
+    const rude = {
+      ...books,
+      name: "says ciao",
+      criteria: [{ name: "ciao", type: "said", pattern: "ciao", by: "agent" }],
+    };
+    const created = await tenant.org.post(`${tenant.P}/test-runs`, {
+      assistantId,
+      scenarios: [books, rude],
+      concurrency: 1,
+      labels: { commit: "abc" },
+    });
+    expect(created.status).toBe(202);
+    const run = await untilEnded(created.body.data.id);
+    expect(run).toMatchObject({
+      status: "completed",
+      verdict: "failed",
+      counts: { total: 2, passed: 1, failed: 1, error: 0, pending: 0 },
+    });
+
+    const results = (await tenant.org.get(`${tenant.P}/test-runs/${run.id}/results`)).body.data;
+    const [passed, failed] = results;
+    expect(passed).toMatchObject({ scenarioName: "books a table", iteration: 1, status: "passed", error: null });
+    expect(passed.criteria.map((c: { verdict: string }) => c.verdict)).toEqual([
+      "pass",
+      "pass",
+      "pass",
+      "pass",
+      "pass",
+    ]);
+    expect(passed.metrics).toMatchObject({ turns: 2, firstAudioMs: null });
+    expect(passed.hooks.map((h: { type: string }) => h.type).sort()).toEqual(["call_concluded", "call_started"]);
+    expect(failed).toMatchObject({ scenarioName: "says ciao", status: "failed" });
+    expect(failed.criteria[0]).toMatchObject({ verdict: "fail", reason: "no agent utterance matches /ciao/i" });
+
+    // the real call behind it: an agent task of the run, with the mock's answer in its messages
+    const task = (await tenant.org.get(`${tenant.P}/agent-tasks/${passed.agentTaskId}`)).body.data;
+    expect(task).toMatchObject({ testRunId: run.id, endedReason: "hangup", status: "completed" });
+    const toolResult = task.messages.find((m: { type: string }) => m.type === "tool_result");
+    expect(toolResult.text).toBe('{"ok":true,"table":12}');
+    // test calls are listed only by their run, and their hooks never reach the customer
+    const listed = (await tenant.org.get(`${tenant.P}/agent-tasks?size=100`)).body.data.map(
+      (t: { id: string }) => t.id,
+    );
+    expect(listed).not.toContain(passed.agentTaskId);
+    const byRun = (await tenant.org.get(`${tenant.P}/agent-tasks?testRunId=${run.id}`)).body.data;
+    expect(byRun).toHaveLength(2);
+    await Bun.sleep(500);
+    const hookCallIds = world.hooks.requests.map((r) => JSON.parse(r.body.toString()).callId);
+    for (const t of byRun) expect(hookCallIds).not.toContain(t.callId);
+
+    const junit = await fetch(`${world.api.url}${tenant.P}/test-runs/${run.id}/junit`, {
+      headers: { authorization: `Bearer ${tenant.orgToken}` },
+    });
+    const xml = await junit.text();
+    expect(xml).toContain('tests="2" failures="1" errors="0"');
+    expect(xml).toContain('<failure message="ciao: no agent utterance matches /ciao/i"');
+    expect(xml).toContain("caller: A table for two at seven.");
+  }, 90_000);
+
+  test("a judge that is down makes the result an error, never a pass", async () => {
+    const { tenant } = world;
+    world.chat.reply = scriptedReplies([{ text: "Sure." }]);
+    world.chat.complete = null;
+    const created = await tenant.org.post(`${tenant.P}/test-runs`, {
+      assistantId,
+      scenarios: [
+        {
+          name: "judged",
+          kind: "scripted",
+          turns: [{ say: "Hello?" }],
+          criteria: [{ name: "polite", type: "judge", question: "Was the agent polite?" }],
+        },
+      ],
+    });
+    world.chat.mode = "error";
+    const run = await untilEnded(created.body.data.id).finally(() => {
+      world.chat.mode = "ok";
+    });
+    expect(run).toMatchObject({ verdict: "error", counts: { error: 1 } });
+    const [result] = (await tenant.org.get(`${tenant.P}/test-runs/${run.id}/results`)).body.data;
+    expect(result.status).toBe("error");
+    expect(result.criteria[0]).toMatchObject({ verdict: "error" });
+  }, 90_000);
+});
