@@ -7,6 +7,7 @@ import type { Deps } from "./api/deps";
 import { toErrorResponse } from "./api/errors";
 import { healthRoutes } from "./api/health";
 import { tenancyRoutes } from "./api/tenancy";
+import { tokenRoutes } from "./api/token";
 import { agentsRoutes, assistantsRoutes } from "./api/assistants";
 import { strategiesRoutes } from "./api/strategies";
 import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
@@ -150,6 +151,7 @@ export function createApp(deps: Deps) {
     .use(healthRoutes(deps))
     .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
     .use(consoleRoutes(deps.config))
+    .use(tokenRoutes(deps))
     .use(tenancyRoutes(deps))
     .use(assistantsRoutes(deps))
     .use(agentsRoutes(deps))

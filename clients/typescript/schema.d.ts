@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the presented token may reach (its vendor and organization) */
+        get: operations["getApiV1Token"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors": {
         parameters: {
             query?: never;
@@ -644,6 +661,104 @@ export interface components {
                 message: string;
             }[];
         };
+        StrategyWritePipeline: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pipeline";
+            parameters: {
+                temperature?: number;
+                /** @description one of 8000, 16000, 22050, 24000, 44100 */
+                outputSampleRate?: 8000 | 16000 | 22050 | 24000 | 44100;
+                voice?: {
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /** @description voice id */
+                    voiceId?: string;
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                };
+                vad?: {
+                    /** @description speech probability threshold */
+                    confidenceThreshold?: number;
+                    /** @description RMS volume gate (full scale = 1) */
+                    minVolume?: number;
+                    /** @description speech needed to start a turn, in milliseconds */
+                    startDuration?: number;
+                    /** @description silence needed to end a turn, in milliseconds */
+                    stopDuration?: number;
+                    /** @description audio kept from before the start, in milliseconds */
+                    backbufferDuration?: number;
+                };
+                llm?: {
+                    /** @description chat completions model */
+                    model?: string;
+                };
+                stt?: {
+                    /** @description Deepgram model */
+                    model?: string;
+                    /** @description Deepgram language, e.g. en or de */
+                    language?: string;
+                };
+            };
+        };
+        StrategyWriteOpenaiRealtime: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "openai_realtime";
+            parameters: {
+                temperature?: number;
+                /** @description one of 8000, 24000 */
+                outputSampleRate?: 8000 | 24000;
+                voice?: {
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /** @description voice id */
+                    voiceId?: string;
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                };
+                vad?: {
+                    /** @description speech probability threshold */
+                    confidenceThreshold?: number;
+                    /** @description RMS volume gate (full scale = 1) */
+                    minVolume?: number;
+                    /** @description speech needed to start a turn, in milliseconds */
+                    startDuration?: number;
+                    /** @description silence needed to end a turn, in milliseconds */
+                    stopDuration?: number;
+                    /** @description audio kept from before the start, in milliseconds */
+                    backbufferDuration?: number;
+                };
+                /** @description Realtime model */
+                model?: string;
+                /** @description input transcription model */
+                transcriptionModel?: string;
+            };
+        };
     };
     responses: never;
     parameters: {
@@ -733,7 +848,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         success: boolean;
-                        message?: string;
+                        message: string;
                         /** Format: date-time */
                         timestamp: string;
                         traceId?: string;
@@ -743,6 +858,77 @@ export interface operations {
                             temporal?: boolean;
                         };
                     };
+                };
+            };
+        };
+    };
+    getApiV1Token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** @description admin: everything; vendor: the vendor and all its organizations; organization: that one only */
+                            scope: "admin" | "vendor" | "organization";
+                            tokenId: string | null;
+                            vendorId: string | null;
+                            organizationId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
@@ -4747,14 +4933,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    type: string;
-                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
-                    parameters: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
             };
         };
         responses: {
@@ -5110,14 +5289,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    type: string;
-                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
-                    parameters: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
             };
         };
         responses: {
@@ -7847,6 +8019,33 @@ export interface operations {
                 };
                 content: {
                     "audio/wav": unknown;
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Too many failed authentication attempts */

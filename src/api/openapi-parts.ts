@@ -22,6 +22,14 @@ export const STATUS_TEXT: Record<string, string> = {
   "503": "A dependency is unavailable (the database away, or the process still starting): retry after Retry-After",
 };
 
+export const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** An error status answered in the envelope (components.schemas.ErrorEnvelope, see openapi-conventions.ts). */
+export const errorResponse = (status: string) => ({
+  description: STATUS_TEXT[status],
+  content: { "application/json": { schema: ref("schemas", "ErrorEnvelope") } },
+});
+
 /** Every operation of the document, with its path and method. */
 export function* operationsOf(doc: Doc): Generator<{ path: string; method: string; operation: Doc }> {
   if (!isObject(doc.paths)) return;
