@@ -23,6 +23,7 @@ import { createWriteLocks } from "./db/write-locks";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
+import { refuseMetrics } from "./metrics/access";
 import { consoleRoutes } from "./console/serve";
 import { AppError, databaseUnavailable, describeError } from "./errors";
 
@@ -149,7 +150,9 @@ export function createApp(deps: Deps) {
       }),
     )
     .use(healthRoutes(deps))
-    .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
+    .get("/metrics", ({ request }) => refuseMetrics(request, deps.config.metrics.token, false) ?? metricsResponse(), {
+      detail: { hide: true },
+    })
     .use(consoleRoutes(deps.config))
     .use(tokenRoutes(deps))
     .use(tenancyRoutes(deps))

@@ -913,7 +913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1077,7 +1077,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1258,7 +1258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1425,7 +1425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1593,7 +1593,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1778,7 +1778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1948,7 +1948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,7 +2133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2293,7 +2293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2463,7 +2463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2653,7 +2653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2813,7 +2813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2999,7 +2999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3223,7 +3223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3411,7 +3411,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3610,7 +3610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3771,7 +3771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3957,7 +3957,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4181,7 +4181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4369,7 +4369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4568,7 +4568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4729,7 +4729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4898,7 +4898,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5082,7 +5082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5253,7 +5253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5437,7 +5437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5598,7 +5598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5773,7 +5773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5972,7 +5972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6149,7 +6149,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6348,7 +6348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6509,7 +6509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6674,7 +6674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6858,7 +6858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7025,7 +7025,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7209,7 +7209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7371,7 +7371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7570,7 +7570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7777,7 +7777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7979,7 +7979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8048,7 +8048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8274,7 +8274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8460,7 +8460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8655,7 +8655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8860,7 +8860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9051,7 +9051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9227,7 +9227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9395,7 +9395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9581,7 +9581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9751,7 +9751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9937,7 +9937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10098,7 +10098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10268,7 +10268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10477,7 +10477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10639,7 +10639,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10801,7 +10801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -18,7 +18,8 @@ export const STATUS_TEXT: Record<string, string> = {
   "412": "If-Match no longer matches: the resource has changed, nothing was changed",
   "413": "Request body too large",
   "422": "The Idempotency-Key was already used with another request body",
-  "429": "Too many failed authentication attempts",
+  "429":
+    "Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After)",
   "503": "A dependency is unavailable (the database away, or the process still starting): retry after Retry-After",
 };
 
