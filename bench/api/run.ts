@@ -56,7 +56,8 @@ const token = tokenProc.stdout.toString().trim();
 
 async function startServer(args: string[], port: number) {
   const proc = spawn("bun", args, { env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
-  for (let i = 0; i < 100; i++) {
+  // a loaded machine has taken over 10 s to start ours (migrations first)
+  for (let i = 0; i < 600; i++) {
     if (
       await fetch(`http://127.0.0.1:${port}/healthz`).then(
         () => true,
@@ -66,6 +67,7 @@ async function startServer(args: string[], port: number) {
       return proc;
     await Bun.sleep(100);
   }
+  proc.kill();
   throw new Error(`server ${args.join(" ")} did not start`);
 }
 
@@ -155,8 +157,14 @@ const oursOnly = [
 
 const [oursPort, basePort] = [await freePort(), await freePort()];
 const [oursUrl, baseUrl] = [`http://127.0.0.1:${oursPort}`, `http://127.0.0.1:${basePort}`];
-const ours = await startServer(["src/index.ts"], oursPort);
-const baseline = await startServer(["bench/api/baseline-server.ts"], basePort);
+// a server that does not start leaves no scratch database behind (nor the other server)
+const giveUp = async (error: unknown, running?: { kill(): unknown }) => {
+  running?.kill();
+  await dropDatabase(databaseUrl);
+  throw error;
+};
+const ours = await startServer(["src/index.ts"], oursPort).catch((error) => giveUp(error));
+const baseline = await startServer(["bench/api/baseline-server.ts"], basePort).catch((error) => giveUp(error, ours));
 const etags = await Promise.all(
   ids.map(async (id) => {
     const res = await fetch(`${oursUrl}${P}/${id}`, { headers: { authorization: `Bearer ${token}` } });
