@@ -7,6 +7,7 @@ import type { Deps } from "./api/deps";
 import { toErrorResponse } from "./api/errors";
 import { healthRoutes } from "./api/health";
 import { tenancyRoutes } from "./api/tenancy";
+import { tokenRoutes } from "./api/token";
 import { agentsRoutes, assistantsRoutes } from "./api/assistants";
 import { strategiesRoutes } from "./api/strategies";
 import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
@@ -24,6 +25,7 @@ import { createWriteLocks } from "./db/write-locks";
 import { log } from "./log";
 import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
+import { refuseMetrics } from "./metrics/access";
 import { consoleRoutes } from "./console/serve";
 import { AppError, databaseUnavailable, describeError } from "./errors";
 
@@ -150,8 +152,11 @@ export function createApp(deps: Deps) {
       }),
     )
     .use(healthRoutes(deps))
-    .get("/metrics", () => metricsResponse(), { detail: { hide: true } })
+    .get("/metrics", ({ request }) => refuseMetrics(request, deps.config.metrics.token, false) ?? metricsResponse(), {
+      detail: { hide: true },
+    })
     .use(consoleRoutes(deps.config))
+    .use(tokenRoutes(deps))
     .use(tenancyRoutes(deps))
     .use(assistantsRoutes(deps))
     .use(agentsRoutes(deps))

@@ -122,7 +122,16 @@ export function loadConfig(env: Env = process.env) {
     databaseUrl: str(env, "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/voice_assistant"),
     // connecting and every statement; past it the database counts as away (503, calls refused or served from cache)
     databaseTimeoutMs: int(env, "DATABASE_TIMEOUT_MS", 5_000),
+    // LISTEN needs a session of its own: behind a transaction pooler, a direct (or session-mode) URL
+    databaseListenUrl: env.DATABASE_LISTEN_URL || null,
+    // false: no named prepared statements, so that PgBouncer in transaction mode can sit in between
+    databasePrepare: str(env, "DATABASE_PREPARE", "true") !== "false",
     adminToken: env.ADMIN_TOKEN || null,
+    // per API process: N instances let a token make N times this (docs/operations.md)
+    apiTokenRate: {
+      perSecond: int(env, "API_TOKEN_RATE", 100),
+      burst: int(env, "API_TOKEN_BURST", 2 * int(env, "API_TOKEN_RATE", 100)),
+    },
     encryptionKey: parseKey(env.ENCRYPTION_KEY),
     temporal: {
       address: str(env, "TEMPORAL_ADDRESS", "127.0.0.1:7233"),
@@ -164,6 +173,14 @@ export function loadConfig(env: Env = process.env) {
     outbound: { allowCidrs: parseAllowCidrs(env.OUTBOUND_ALLOW_CIDRS ?? "") },
     // GET /metrics of the hook worker (the API and the bridge serve it on their own ports)
     workerMetricsPort: int(env, "WORKER_METRICS_PORT", 9464),
+    metrics: {
+      // the bearer /metrics wants on the API and bridge ports (the API port serves none without it)
+      token: env.METRICS_TOKEN || null,
+      // the API's metrics on a port of their own, without a token (an internal address)
+      port: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : null,
+      // ids of tenants' resources (SIP credentials) as label values: off unless asked for
+      tenantLabels: env.METRICS_TENANT_LABELS === "true",
+    },
     // how long a finished call's recording and messages stay readable through the API
     recordingRetentionDays: int(env, "RECORDING_RETENTION_DAYS", 30),
     // testing an assistant (docs/testing-assistants.md): where the worker places test calls, and its models

@@ -1,4 +1,4 @@
-// For local runs only: ENCRYPTION_KEY and ADMIN_TOKEN, when unset, are generated once into the
+// For local runs only: ENCRYPTION_KEY, ADMIN_TOKEN and METRICS_TOKEN, when unset, are generated once into the
 // git-ignored .data/ folder and reused, so a restart can still read the secrets it stored.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -17,5 +17,9 @@ export function localSecrets(env: Record<string, string | undefined>) {
   return {
     ENCRYPTION_KEY: env.ENCRYPTION_KEY || persisted("encryption.key", () => randomBytes(32).toString("hex")),
     ADMIN_TOKEN: env.ADMIN_TOKEN || persisted("admin-token", () => `admin_${randomBytes(24).toString("base64url")}`),
+    // /metrics on the API port wants it (docs/metrics.md); unless METRICS_PORT serves them apart
+    METRICS_TOKEN:
+      env.METRICS_TOKEN ||
+      (env.METRICS_PORT ? "" : persisted("metrics-token", () => `metrics_${randomBytes(24).toString("base64url")}`)),
   };
 }

@@ -11,6 +11,8 @@ import { createOutboundGuard } from "./net/outbound-guard";
 import { isTemporalReachable } from "./temporal/health";
 import { log, setLogLevel } from "./log";
 import { exposeCredentialGauges } from "./metrics/db-gauges";
+import { useTenantLabels } from "./metrics/metrics";
+import { startMetricsServer } from "./metrics/serve";
 
 /** /readyz answers within this, whatever the database does (an orchestrator's probe times out at 1 s). */
 const readyCheckMs = 900;
@@ -25,10 +27,16 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
   setLogLevel(config.logLevel);
   const { db, client, availability, close } = createDb(config.databaseUrl, {
     timeoutMs: config.databaseTimeoutMs,
+    prepare: config.databasePrepare,
+    listenUrl: config.databaseListenUrl ?? undefined,
     name: "api",
   });
-  const tokens = createTokenResolver(db, config.adminToken);
-  const releaseGauges = exposeCredentialGauges(db);
+  const tokens = createTokenResolver(db, config.adminToken, config.apiTokenRate);
+  useTenantLabels(config.metrics.tenantLabels);
+  // the per-credential gauges are labelled with credential ids: tenants' ids, exported only when asked for
+  const releaseGauges = config.metrics.tenantLabels ? exposeCredentialGauges(db) : () => {};
+  const metricsServer = config.metrics.port === null ? null : await startMetricsServer(config.metrics.port);
+  if (metricsServer) log.info("api metrics listening", { port: metricsServer.port });
   // Revocations made by other API instances reach this one's token cache here.
   const listener = hearRevocations(client, tokens);
   let started = options.started === undefined;
@@ -61,8 +69,10 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
   return {
     app,
     url: `http://127.0.0.1:${port}`,
+    metricsPort: metricsServer?.port ?? null,
     async stop() {
       await app.stop();
+      await metricsServer?.stop();
       releaseGauges();
       await listener.unlisten();
       await close();

@@ -15,6 +15,12 @@ process.env.LOG_LEVEL ||= "warn";
 setLogLevel(loadConfig().logLevel);
 // the receivers tests start listen on loopback, which the outbound guard refuses by default
 process.env.OUTBOUND_ALLOW_CIDRS ||= "127.0.0.0/8";
+// /metrics on the API port wants this bearer (test/metrics/scrape.ts sends it); the SIP tests read
+// per-credential series, which carry tenants' ids and are off by default
+process.env.METRICS_TOKEN ||= `metrics_${randomBytes(8).toString("hex")}`;
+process.env.METRICS_TENANT_LABELS ||= "true";
+// tests send bursts with one token; test/api/token-rate.test.ts sets a rate of its own
+process.env.API_TOKEN_RATE ||= "0";
 // a spawned start:bridge is one process (tests kill it by pid); test/bridge/workers.test.ts sets more
 process.env.BRIDGE_WORKERS ||= "1";
 

@@ -36,7 +36,13 @@ const {
   db,
   client: sql,
   close: closeDb,
-} = createDb(config.databaseUrl, { max: 20, timeoutMs: config.databaseTimeoutMs, name: "worker" });
+} = createDb(config.databaseUrl, {
+  max: 20,
+  timeoutMs: config.databaseTimeoutMs,
+  prepare: config.databasePrepare,
+  listenUrl: config.databaseListenUrl ?? undefined,
+  name: "worker",
+});
 const attempts = inFlight();
 const activities = {
   ...createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts),

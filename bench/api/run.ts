@@ -10,12 +10,14 @@ import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+import { freePort } from "../../test/helpers/temporal";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } },
 });
 const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
-const databaseUrl = `${server}/vas_bench_api`;
+// one database per run: benches of several worktrees may run on one machine
+const databaseUrl = `${server}/vas_bench_api_${process.pid}`;
 const admin = `admin_${randomBytes(8).toString("hex")}`;
 const say = (msg: string) => console.error(`[bench/api] ${msg}`);
 
@@ -44,6 +46,8 @@ const env = {
   DATABASE_URL: databaseUrl,
   ADMIN_TOKEN: admin,
   ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  // one token loads the server: the per-token rate (API_TOKEN_RATE) would measure itself
+  API_TOKEN_RATE: "0",
 };
 const tokenProc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", vendorId, "--organization", orgId], {
   env,
@@ -52,7 +56,8 @@ const token = tokenProc.stdout.toString().trim();
 
 async function startServer(args: string[], port: number) {
   const proc = spawn("bun", args, { env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
-  for (let i = 0; i < 100; i++) {
+  // a loaded machine has taken over 10 s to start ours (migrations first)
+  for (let i = 0; i < 600; i++) {
     if (
       await fetch(`http://127.0.0.1:${port}/healthz`).then(
         () => true,
@@ -62,6 +67,7 @@ async function startServer(args: string[], port: number) {
       return proc;
     await Bun.sleep(100);
   }
+  proc.kill();
   throw new Error(`server ${args.join(" ")} did not start`);
 }
 
@@ -149,11 +155,19 @@ const oursOnly = [
   { name: "POST P/assistants, one repeated key (replays)", mode: "replay" as const },
 ];
 
-const ours = await startServer(["src/index.ts"], 3900);
-const baseline = await startServer(["bench/api/baseline-server.ts"], 3901);
+const [oursPort, basePort] = [await freePort(), await freePort()];
+const [oursUrl, baseUrl] = [`http://127.0.0.1:${oursPort}`, `http://127.0.0.1:${basePort}`];
+// a server that does not start leaves no scratch database behind (nor the other server)
+const giveUp = async (error: unknown, running?: { kill(): unknown }) => {
+  running?.kill();
+  await dropDatabase(databaseUrl);
+  throw error;
+};
+const ours = await startServer(["src/index.ts"], oursPort).catch((error) => giveUp(error));
+const baseline = await startServer(["bench/api/baseline-server.ts"], basePort).catch((error) => giveUp(error, ours));
 const etags = await Promise.all(
   ids.map(async (id) => {
-    const res = await fetch(`http://127.0.0.1:3900${P}/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${oursUrl}${P}/${id}`, { headers: { authorization: `Bearer ${token}` } });
     return res.headers.get("etag") ?? "";
   }),
 );
@@ -163,12 +177,12 @@ const own: Record<string, Result> = {};
 try {
   for (const c of cases) {
     say(`${c.name}: warming up`);
-    wrk("http://127.0.0.1:3900", c.mode, c.ours);
+    wrk(oursUrl, c.mode, c.ours);
     say(`${c.name}: ours, ${values.seconds}s with ${values.connections} connections`);
-    const a = wrk("http://127.0.0.1:3900", c.mode, c.ours);
+    const a = wrk(oursUrl, c.mode, c.ours);
     say(`${c.name}: baseline`);
-    wrk("http://127.0.0.1:3901", c.mode, c.base);
-    const b = wrk("http://127.0.0.1:3901", c.mode, c.base);
+    wrk(baseUrl, c.mode, c.base);
+    const b = wrk(baseUrl, c.mode, c.base);
     if (a.errors || b.errors) say(`non-2xx answers: ours ${a.errors}, baseline ${b.errors}`);
     rows.push(
       `| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(2)} | ${b.p99.toFixed(2)} | ${((a.rps / b.rps) * 100).toFixed(0)}% |`,
@@ -176,9 +190,9 @@ try {
   }
   for (const c of oursOnly) {
     say(`${c.name}: warming up`);
-    wrk("http://127.0.0.1:3900", c.mode, P);
+    wrk(oursUrl, c.mode, P);
     say(`${c.name}: ours, ${values.seconds}s with ${values.connections} connections`);
-    const a = wrk("http://127.0.0.1:3900", c.mode, P);
+    const a = wrk(oursUrl, c.mode, P);
     if (a.errors) say(`non-2xx/3xx answers: ${a.errors}`);
     own[c.mode] = a;
     rows.push(`| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | – | – | – | – |`);
@@ -188,6 +202,12 @@ try {
   baseline.kill();
   await dropDatabase(databaseUrl);
 }
+console.log(
+  `bench/api: wrk, ${values.connections} connections, ${values.seconds} s per case, one after the other on this machine.`,
+);
+console.log(
+  "ours: bun src/index.ts (auth, tenancy, validation, envelope, logging); baseline: bench/api/baseline-server.ts (Bun.serve + postgres.js, the same query, nothing else).\n",
+);
 console.log(
   "| case | ours req/s | ours p50 ms | ours p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | ours/baseline |",
 );

@@ -51,6 +51,7 @@ try {
   times.sort((a, b) => a - b);
   const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!.toFixed(1);
   const n = times.length;
+  console.log("bench/knowledge: absolute figures, no baseline server (search is one Postgres query per question):");
   console.table({
     documents: corpus.documents.length,
     chunks,

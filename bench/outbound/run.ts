@@ -68,4 +68,7 @@ const rows = [["variant", "p50", "p90", "p99"]];
 for (const [name, xs] of samples)
   rows.push([name, ms(percentile(xs, 50)), ms(percentile(xs, 90)), ms(percentile(xs, 99))]);
 const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+console.log(
+  "bench/outbound: guardedExchange against the baseline plain node:http (agent: false), interleaved, per request:",
+);
 for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join("  "));

@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the presented token may reach (its vendor and organization) */
+        get: operations["getApiV1Token"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors": {
         parameters: {
             query?: never;
@@ -747,6 +764,104 @@ export interface components {
                 message: string;
             }[];
         };
+        StrategyWritePipeline: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pipeline";
+            parameters: {
+                temperature?: number;
+                /** @description one of 8000, 16000, 22050, 24000, 44100 */
+                outputSampleRate?: 8000 | 16000 | 22050 | 24000 | 44100;
+                voice?: {
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /** @description voice id */
+                    voiceId?: string;
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                };
+                vad?: {
+                    /** @description speech probability threshold */
+                    confidenceThreshold?: number;
+                    /** @description RMS volume gate (full scale = 1) */
+                    minVolume?: number;
+                    /** @description speech needed to start a turn, in milliseconds */
+                    startDuration?: number;
+                    /** @description silence needed to end a turn, in milliseconds */
+                    stopDuration?: number;
+                    /** @description audio kept from before the start, in milliseconds */
+                    backbufferDuration?: number;
+                };
+                llm?: {
+                    /** @description chat completions model */
+                    model?: string;
+                };
+                stt?: {
+                    /** @description Deepgram model */
+                    model?: string;
+                    /** @description Deepgram language, e.g. en or de */
+                    language?: string;
+                };
+            };
+        };
+        StrategyWriteOpenaiRealtime: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "openai_realtime";
+            parameters: {
+                temperature?: number;
+                /** @description one of 8000, 24000 */
+                outputSampleRate?: 8000 | 24000;
+                voice?: {
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /** @description voice id */
+                    voiceId?: string;
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                };
+                vad?: {
+                    /** @description speech probability threshold */
+                    confidenceThreshold?: number;
+                    /** @description RMS volume gate (full scale = 1) */
+                    minVolume?: number;
+                    /** @description speech needed to start a turn, in milliseconds */
+                    startDuration?: number;
+                    /** @description silence needed to end a turn, in milliseconds */
+                    stopDuration?: number;
+                    /** @description audio kept from before the start, in milliseconds */
+                    backbufferDuration?: number;
+                };
+                /** @description Realtime model */
+                model?: string;
+                /** @description input transcription model */
+                transcriptionModel?: string;
+            };
+        };
     };
     responses: never;
     parameters: {
@@ -836,7 +951,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         success: boolean;
-                        message?: string;
+                        message: string;
                         /** Format: date-time */
                         timestamp: string;
                         traceId?: string;
@@ -846,6 +961,77 @@ export interface operations {
                             temporal?: boolean;
                         };
                     };
+                };
+            };
+        };
+    };
+    getApiV1Token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** @description admin: everything; vendor: the vendor and all its organizations; organization: that one only */
+                            scope: "admin" | "vendor" | "organization";
+                            tokenId: string | null;
+                            vendorId: string | null;
+                            organizationId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
@@ -994,7 +1180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1175,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1342,7 +1528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1510,7 +1696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1695,7 +1881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,7 +2051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2050,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,7 +2396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2380,7 +2566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2570,7 +2756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2730,7 +2916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2916,7 +3102,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3140,7 +3326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,7 +3514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,7 +3713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +3874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3874,7 +4060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4286,7 +4472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4485,7 +4671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +4832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4815,7 +5001,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4850,14 +5036,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    type: string;
-                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
-                    parameters: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
             };
         };
         responses: {
@@ -5006,7 +5185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5177,7 +5356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5213,14 +5392,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    type: string;
-                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
-                    parameters: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
             };
         };
         responses: {
@@ -5368,7 +5540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5529,7 +5701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5704,7 +5876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5903,7 +6075,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6080,7 +6252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6279,7 +6451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6440,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6605,7 +6777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,7 +6961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6956,7 +7128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,7 +7312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7302,7 +7474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7501,7 +7673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7708,7 +7880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7910,7 +8082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8178,7 +8350,34 @@ export interface operations {
                     "audio/wav": unknown;
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8404,7 +8603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8590,7 +8789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8785,7 +8984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8990,7 +9189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9181,7 +9380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9357,7 +9556,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9525,7 +9724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9711,7 +9910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9881,7 +10080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10067,7 +10266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10228,7 +10427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10398,7 +10597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10607,7 +10806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10769,7 +10968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10931,7 +11130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -5,15 +5,9 @@
 import { isObject } from "../lib/is-object";
 import { ErrorEnvelope } from "../models/common";
 import { IDEMPOTENCY_HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER } from "./idempotency";
-import { operationsOf, STATUS_TEXT } from "./openapi-parts";
+import { errorResponse, operationsOf, ref, STATUS_TEXT } from "./openapi-parts";
 
 type Doc = Record<string, unknown>;
-
-const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
-const errorResponse = (status: string) => ({
-  description: STATUS_TEXT[status],
-  content: { "application/json": { schema: ref("schemas", "ErrorEnvelope") } },
-});
 
 const components = {
   schemas: { ErrorEnvelope: JSON.parse(JSON.stringify(ErrorEnvelope)) },

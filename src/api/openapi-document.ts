@@ -6,6 +6,7 @@
 // leaves responses without descriptions. Each fix below is one function; the conventions the schemas
 // cannot express (idempotency and ETag headers and statuses) are added by openapi-conventions.ts.
 import { isObject } from "../lib/is-object";
+import { DOCUMENTED_AS } from "../models/documented-as";
 import { addHttpConventions } from "./openapi-conventions";
 import { operationsOf, STATUS_TEXT } from "./openapi-parts";
 
@@ -21,6 +22,19 @@ function timestampsAsStrings(node: unknown): unknown {
     return { ...rest, type: "string", format: "date-time" };
   }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, timestampsAsStrings(v)]));
+}
+
+/** A schema marked with DOCUMENTED_AS (src/models/documented-as.ts) becomes its oneOf; its shapes go to `found`. */
+function documentedShapes(node: unknown, found: Doc): unknown {
+  if (Array.isArray(node)) return node.map((n) => documentedShapes(n, found));
+  if (!isObject(node)) return node;
+  const marked = node[DOCUMENTED_AS];
+  if (isObject(marked)) {
+    const { "x-components": shapes, ...oneOf } = marked;
+    Object.assign(found, JSON.parse(JSON.stringify(shapes)));
+    return oneOf;
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, documentedShapes(v, found)]));
 }
 
 /** The API reads and writes JSON only (src/app.ts onParse); other listed media types are dropped. */
@@ -40,11 +54,14 @@ function describeResponses(operation: Doc) {
 
 /** The document as served: valid OpenAPI 3.1. */
 export function publishableDocument(generated: Doc): Doc {
-  const doc = timestampsAsStrings(generated) as Doc;
+  const shapes: Doc = {};
+  const doc = timestampsAsStrings(documentedShapes(generated, shapes)) as Doc;
   doc.openapi = "3.1.0";
   // relative: the document is served by the API it describes, at whatever address it is reached
   doc.servers = [{ url: "/", description: "this service" }];
   addHttpConventions(doc);
+  const components = doc.components as Doc;
+  components.schemas = { ...(isObject(components.schemas) ? components.schemas : {}), ...shapes };
   for (const { operation } of operationsOf(doc)) {
     // a knowledge document may also be sent as text (src/api/knowledge-bases.ts marks that operation)
     if (isObject(operation.requestBody) && !operation["x-text-bodies"]) jsonOnly(operation.requestBody.content);

@@ -18,9 +18,18 @@ export const STATUS_TEXT: Record<string, string> = {
   "412": "If-Match no longer matches: the resource has changed, nothing was changed",
   "413": "Request body too large",
   "422": "The Idempotency-Key was already used with another request body",
-  "429": "Too many failed authentication attempts",
+  "429":
+    "Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After)",
   "503": "A dependency is unavailable (the database away, or the process still starting): retry after Retry-After",
 };
+
+export const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** An error status answered in the envelope (components.schemas.ErrorEnvelope, see openapi-conventions.ts). */
+export const errorResponse = (status: string) => ({
+  description: STATUS_TEXT[status],
+  content: { "application/json": { schema: ref("schemas", "ErrorEnvelope") } },
+});
 
 /** Every operation of the document, with its path and method. */
 export function* operationsOf(doc: Doc): Generator<{ path: string; method: string; operation: Doc }> {

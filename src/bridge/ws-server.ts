@@ -9,6 +9,8 @@ import { AppError, badRequest, describeError } from "../errors";
 import { within } from "../lib/within";
 import { log } from "../log";
 import { answerMetricsCollection, bridgeMetricsResponse } from "../metrics/bridge-workers";
+import { refuseMetrics } from "../metrics/access";
+import { useTenantLabels } from "../metrics/metrics";
 import { failure } from "../models/envelope";
 import { createTokenResolver, hearRevocations } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
@@ -54,7 +56,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     client,
     availability,
     close: closeDb,
-  } = createDb(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, name: `bridge ${config.bridge.instanceId}` });
+  } = createDb(config.databaseUrl, {
+    timeoutMs: config.databaseTimeoutMs,
+    prepare: config.databasePrepare,
+    listenUrl: config.databaseListenUrl ?? undefined,
+    name: `bridge ${config.bridge.instanceId}`,
+  });
+  useTenantLabels(config.metrics.tenantLabels);
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here at once, not after the cache's 30 s
   const revocations = hearRevocations(client, tokens);
@@ -154,7 +162,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     async fetch(req, server) {
       const url = new URL(req.url);
       if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });
-      if (url.pathname === "/metrics") return bridgeMetricsResponse();
+      if (url.pathname === "/metrics") return refuseMetrics(req, config.metrics.token, true) ?? bridgeMetricsResponse();
       if (url.pathname !== "/v1/calls" && url.pathname !== "/v1/twilio")
         return json(404, "not found: connect to /v1/calls or /v1/twilio");
       try {

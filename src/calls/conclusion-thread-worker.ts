@@ -1,6 +1,7 @@
 // Worker thread of conclusion-thread.ts: writes the ends of calls that have a recording with its own
 // database connections, so the recording's megabytes (file, base64, JSON, the query's parameters) never
 // pass through the event loop that paces the audio of the calls still running.
+import { loadConfig } from "../config";
 import { createDb, type Db } from "../db/client";
 import { describeError } from "../errors";
 import { lowerThreadPriority, nameThisThread } from "../lib/thread-priority";
@@ -21,7 +22,7 @@ const pools = new Map<string, Db>();
 const dbOf = (url: string) => {
   let db = pools.get(url);
   if (!db) {
-    db = createDb(url, { max: 2, name: "conclusions" }).db;
+    db = createDb(url, { max: 2, prepare: loadConfig().databasePrepare, name: "conclusions" }).db;
     pools.set(url, db);
   }
   return db;

@@ -7,6 +7,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { DatabaseAvailability } from "./availability";
 import { probeWithin, socketRegistry, withDeadlines } from "./deadline-sql";
 import * as schema from "./schema";
+import { usePreparedStatements } from "./statement-mode";
 
 export const defaultDatabaseTimeoutMs = 5_000;
 
@@ -16,13 +17,19 @@ export type DbOptions = {
   timeoutMs?: number;
   /** names the handle in the outage log lines */
   name?: string;
+  /** false (DATABASE_PREPARE=false): no named prepared statements, for PgBouncer in transaction mode */
+  prepare?: boolean;
+  /** where LISTEN connects when not `url` (DATABASE_LISTEN_URL: a session, which a transaction pooler is not) */
+  listenUrl?: string;
 };
 
 export function createDb(url: string, options: DbOptions = {}) {
   const timeoutMs = options.timeoutMs ?? defaultDatabaseTimeoutMs;
   const sockets = socketRegistry();
+  if (options.prepare === false) usePreparedStatements(false);
   const raw = postgres(url, {
     max: options.max ?? 10,
+    prepare: options.prepare ?? true,
     onnotice: () => {},
     connect_timeout: timeoutMs / 1000,
     // reconnects at most a second apart (postgres.js's default grows to 20 s): back within 5 s of the database
@@ -35,14 +42,25 @@ export function createDb(url: string, options: DbOptions = {}) {
   const availability = new DatabaseAvailability(options.name ?? "db", { probeEveryMs: 500, probeTimeoutMs }, () =>
     probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, sockets.dropAll),
   );
-  const client = withDeadlines(raw, { timeoutMs, availability, dropConnections: sockets.dropAll });
+  const bounded = withDeadlines(raw, { timeoutMs, availability, dropConnections: sockets.dropAll });
+  const listener =
+    options.listenUrl && options.listenUrl !== url
+      ? postgres(options.listenUrl, {
+          max: 1,
+          onnotice: () => {},
+          connect_timeout: timeoutMs / 1000,
+          backoff: raw.options.backoff,
+        } as postgres.Options<Record<string, postgres.PostgresType>>)
+      : null;
+  const client = listener ? listenThrough(bounded, listener) : bounded;
   const db = drizzle(client, { schema });
   return {
     db,
     client,
     availability,
-    close: () => {
+    close: async () => {
       availability.close();
+      await listener?.end({ timeout: 5 });
       return raw.end({ timeout: 5 });
     },
   };
@@ -52,3 +70,10 @@ export type Db = ReturnType<typeof createDb>["db"];
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** A database handle or an open transaction: services take either, so callers can compose them. */
 export type DbOrTx = Db | Tx;
+
+/** `sql` whose LISTENs go to `listener`'s connection (everything else stays on `sql`). */
+function listenThrough<S extends postgres.Sql>(sql: S, listener: postgres.Sql): S {
+  return new Proxy(sql, {
+    get: (target, property) => (property === "listen" ? listener.listen.bind(listener) : Reflect.get(target, property)),
+  });
+}

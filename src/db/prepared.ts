@@ -6,11 +6,14 @@ import type { SQL } from "drizzle-orm";
 import type { PgDialect } from "drizzle-orm/pg-core";
 import type { Sql } from "postgres";
 import type { DbOrTx } from "./client";
+import { preparedStatements } from "./statement-mode";
 
-/** Runs `query` on the connection (or transaction) of `db` as a prepared statement; rows as Postgres names them. */
+/** Runs `query` on the connection (or transaction) of `db`, prepared unless DATABASE_PREPARE=false; rows as Postgres names them. */
 export async function executePrepared<T extends Record<string, unknown>>(db: DbOrTx, query: SQL): Promise<T[]> {
   // the postgres.js handle under drizzle's database or transaction object (not in drizzle's public types)
   const { session, dialect } = db as unknown as { session: { client: Sql }; dialect: PgDialect };
   const built = dialect.sqlToQuery(query);
-  return (await session.client.unsafe(built.sql, built.params as never[], { prepare: true })) as unknown as T[];
+  return (await session.client.unsafe(built.sql, built.params as never[], {
+    prepare: preparedStatements(),
+  })) as unknown as T[];
 }

@@ -126,8 +126,15 @@ export function recordCallActive(transport: string, done: Promise<unknown>) {
   void done.finally(() => callsActive.dec({ transport }));
 }
 
-/** A SIP call on `credential` is in progress until `done` settles. */
+let tenantLabels = false;
+/** METRICS_TENANT_LABELS: whether tenants' resource ids (SIP credentials) may be label values. */
+export const useTenantLabels = (on: boolean) => {
+  tenantLabels = on;
+};
+
+/** A SIP call on `credential` is in progress until `done` settles (counted only with tenant labels on). */
 export function recordCredentialCall(credential: string, done: Promise<unknown>) {
+  if (!tenantLabels) return;
   credentialCallsActive.inc({ credential });
   void done.finally(() => credentialCallsActive.dec({ credential }));
 }

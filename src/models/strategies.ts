@@ -2,6 +2,7 @@ import { t, type TSchema } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import { fieldName, type FieldError } from "../errors";
 import { NonEmpty, Strict, Uuid } from "./common";
+import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
 
 /** Output rates each engine can deliver (ElevenLabs raw formats; the Realtime API's g711_ulaw and pcm16). */
 export const pipelineOutputRates = [8000, 16000, 22050, 24000, 44100] as const;
@@ -86,6 +87,15 @@ export const strategyParameters = {
 
 export const strategyTypes = Object.keys(strategyParameters) as (keyof typeof strategyParameters)[];
 
+// what strategyErrors accepts, one shape per type, for the OpenAPI document
+const shapes = Object.fromEntries(
+  strategyTypes.map((type) => [
+    type,
+    t.Object({ name: NonEmpty(), type: t.Literal(type), parameters: strategyParameters[type] }, Strict),
+  ]),
+);
+
+// validated loosely here, then by strategyErrors, which names every wrong field (a union would not)
 const write = t.Object(
   {
     name: NonEmpty(),
@@ -94,7 +104,7 @@ const write = t.Object(
       description: `structure depends on type (${strategyTypes.join(", ")}); see docs/voice.md`,
     }),
   },
-  Strict,
+  { ...Strict, [DOCUMENTED_AS]: oneShapePer("type", "StrategyWrite", shapes) },
 );
 
 export const StrategyModel = {

@@ -8,6 +8,7 @@ import type { Db, DbOrTx } from "../db/client";
 import { listenAlways } from "../db/listen";
 import { hashToken, safeEqual } from "../crypto/tokens";
 import { forbidden, notFound, tooManyRequests, unauthorized } from "../errors";
+import { createRateLimiter } from "../lib/rate-limiter";
 
 export type Principal =
   | { kind: "admin" }
@@ -23,9 +24,22 @@ export const TOKEN_REVOKED_CHANNEL = "api_token_revoked";
 
 const bearerToken = (authorization: string | null | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
 
-export function createTokenResolver(db: Db, adminToken: string | null) {
+/** Requests per second each token may make (API_TOKEN_RATE; 0: unlimited), per process, bursts of `burst`. */
+export type TokenRate = { perSecond: number; burst: number };
+
+export function createTokenResolver(db: Db, adminToken: string | null, rate: TokenRate = { perSecond: 0, burst: 0 }) {
   const cache = new Map<string, { principal: Principal; expires: number }>();
   const failures = createFailureCounter(AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS);
+  const throttle = rate.perSecond > 0 ? createRateLimiter(rate.perSecond, Math.max(1, rate.burst)) : null;
+
+  /** 429 for a token past its rate (never the admin token: it bootstraps and repairs) */
+  function throttled(principal: Principal): Principal {
+    if (!throttle || principal.kind === "admin") return principal;
+    const waitMs = throttle.take(principal.tokenId);
+    if (waitMs === 0) return principal;
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    throw tooManyRequests(`this token is over its rate of ${rate.perSecond} requests per second`, seconds);
+  }
 
   const cached = (hash: string) => {
     const hit = cache.get(hash);
@@ -38,7 +52,7 @@ export function createTokenResolver(db: Db, adminToken: string | null) {
     if (adminToken && safeEqual(token, adminToken)) return { kind: "admin" };
     const hash = hashToken(token);
     const hit = cached(hash);
-    if (hit) return hit;
+    if (hit) return throttled(hit);
     const [row] = await db
       .select({ id: apiTokens.id, vendorId: apiTokens.vendorId, organizationId: apiTokens.organizationId })
       .from(apiTokens)
@@ -52,7 +66,7 @@ export function createTokenResolver(db: Db, adminToken: string | null) {
       ? { kind: "organization", tokenId: row.id, vendorId: row.vendorId, organizationId: row.organizationId }
       : { kind: "vendor", tokenId: row.id, vendorId: row.vendorId };
     cache.set(hash, { principal, expires: Date.now() + CACHE_TTL_MS });
-    return principal;
+    return throttled(principal);
   }
 
   function forget(tokenId: string) {

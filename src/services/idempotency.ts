@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
+import { executePrepared } from "../db/prepared";
 import { idempotencyKeys, type IdempotencyKeyRow } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -30,6 +31,7 @@ const sameKey = (id: KeyId) =>
  * The claim commits without waiting for its WAL flush (synchronous_commit off for this statement only):
  * visibility to other sessions is immediate, so the mutual exclusion is unchanged, and the action's own
  * synchronous commit, later in the WAL, flushes the claim with it. This halves the added latency (bench/api).
+ * Claim and keep run as prepared statements (parsed and planned once per connection, not per request).
  */
 export async function claimKey(
   db: DbOrTx,
@@ -39,7 +41,9 @@ export async function claimKey(
   // a row deleted between the two statements (a released claim) is claimed on the next round
   for (;;) {
     const claimToken = randomUUID();
-    const claimed = await db.execute(sql`
+    const claimed = await executePrepared(
+      db,
+      sql`
       insert into ${idempotencyKeys} (scope, method, path, key, request_hash, claim_token, expires_at)
       select ${id.scope}, ${id.method}, ${id.path}, ${id.key}, ${requestHash}, ${claimToken},
         now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
@@ -48,7 +52,8 @@ export async function claimKey(
         set request_hash = excluded.request_hash, claim_token = excluded.claim_token, status = null,
           response = null, claimed_at = now(), expires_at = excluded.expires_at
         where ${idempotencyKeys}.expires_at <= now()
-      returning 1`);
+      returning 1`,
+    );
     if (claimed.length > 0) return { claim: { ...id, claimToken } };
     const [existing] = await db
       .select({
@@ -67,11 +72,14 @@ const ours = (claim: Claim) =>
 
 /** Keeps the first response (already sealed) under the claim; committed like the claim (see claimKey). */
 export async function keepResponse(db: DbOrTx, claim: Claim, status: number, sealed: string) {
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    sql`
     with async_commit as (select set_config('synchronous_commit', 'off', true))
     update ${idempotencyKeys} set status = ${status}, response = ${sealed}
     from async_commit
-    where ${ours(claim)}`);
+    where ${ours(claim)}`,
+  );
 }
 
 /** Gives the key back: the request's outcome is not one to replay (5xx, 401, 403). */

@@ -44,6 +44,8 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   } = createDb(config.databaseUrl, {
     max: 10,
     timeoutMs: config.databaseTimeoutMs,
+    prepare: config.databasePrepare,
+    listenUrl: config.databaseListenUrl ?? undefined,
     name: `sip ${config.bridge.instanceId}`,
   });
   const deps: CallDeps = { db, availability, config, ticker: options.ticker };

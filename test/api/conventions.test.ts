@@ -188,6 +188,7 @@ describe("OpenAPI and health", () => {
     expect(ready.status).toBe(503);
     expect(ready.body).toMatchObject({
       success: false,
+      message: "not ready: Temporal unreachable",
       data: { status: "not ready", database: true, temporal: false },
     });
   });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { concatPcm } from "../../src/audio/pcm";
 import { encodeWav } from "../../src/audio/wav";
-import { startTestApi, type TestApi } from "../helpers/api";
+import { createTenant, startTestApi, type TestApi } from "../helpers/api";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { silence, speech } from "../helpers/speech";
@@ -119,12 +119,10 @@ describe("the console", () => {
     const bridgeMetrics = () => scrape(`${world.bridge.url.replace(/^ws/, "http")}/metrics`);
     const before = await bridgeMetrics();
 
-    // sign in: the token stays in sessionStorage, nowhere else
+    // sign in with the token alone (GET /api/v1/token finds its organization); it stays in sessionStorage only
     await page.goto(`${api.url}/console`);
     await shot("sign-in");
     await page.fill("#token", tenant.orgToken);
-    await page.fill("#vendor-id", tenant.vendorId);
-    await page.fill("#organization-id", tenant.organizationId);
     await page.click("#sign-in button[type=submit]");
     await page.waitForSelector(`#assistants-list a[href="#/assistants/${assistant.id}"]`);
     expect(await page.evaluate<number>("localStorage.length")).toBe(0);
@@ -265,5 +263,33 @@ describe("the console", () => {
     expect(await row.textContent()).toContain("0 / 4");
     expect(await row.textContent()).toContain("+14155550100");
     await shot("sip");
+  });
+
+  test("sign-in: a vendor token with two organizations picks one; the admin token is refused", async () => {
+    const tenant = await createTenant(api.url, "console-vendor");
+    const second = await tenant.admin.post(`/api/v1/vendors/${tenant.vendorId}/organizations`, { name: "second-org" });
+    const tab = await browser.newPage(); // its own sessionStorage: signed out
+    try {
+      await tab.goto(`${api.url}/console`);
+      await tab.fill("#token", process.env.ADMIN_TOKEN!);
+      await tab.click("#sign-in button[type=submit]");
+      await tab.waitForSelector("#sign-in .error:has-text('vendor or organization token')");
+
+      await tab.fill("#token", tenant.vendorToken);
+      await tab.click("#sign-in button[type=submit]");
+      await tab.waitForSelector("#organization-id:not([hidden])");
+      expect(await tab.locator("#organization-id option").count()).toBe(2);
+      await tab.selectOption("#organization-id", second.body.data.id);
+      await tab.click("#sign-in button[type=submit]");
+      await tab.waitForSelector("#assistants-list");
+      const stored = JSON.parse((await tab.evaluate<string>(`sessionStorage.getItem("vas-console")`))!);
+      expect(stored).toEqual({
+        token: tenant.vendorToken,
+        vendorId: tenant.vendorId,
+        organizationId: second.body.data.id,
+      });
+    } finally {
+      await tab.close();
+    }
   });
 });

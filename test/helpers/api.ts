@@ -6,7 +6,12 @@ export type Reply = { status: number; body: any; headers: Headers };
 
 export async function startTestApi(env: Record<string, string> = {}) {
   const api = await startApi(loadConfig({ ...process.env, ...env }), { port: 0 });
-  return { url: api.url, stop: api.stop, client: (token?: string) => client(api.url, token) };
+  return {
+    url: api.url,
+    metricsPort: api.metricsPort,
+    stop: api.stop,
+    client: (token?: string) => client(api.url, token),
+  };
 }
 
 export function client(baseUrl: string, token?: string) {

@@ -1,8 +1,10 @@
 // Reads a Prometheus text exposition into samples, and sums the ones a test asks for.
 export type Sample = { name: string; labels: Record<string, string>; value: number };
 
+/** GET `url` as Prometheus would, with the METRICS_TOKEN bearer when one is set (benches set none). */
 export async function scrape(url: string): Promise<Sample[]> {
-  const res = await fetch(url);
+  const token = process.env.METRICS_TOKEN;
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
   if (!res.headers.get("content-type")?.startsWith("text/plain")) throw new Error(`GET ${url}: not the text format`);
   return parseMetrics(await res.text());

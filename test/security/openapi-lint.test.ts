@@ -111,3 +111,41 @@ describe("what the document declares", () => {
     }
   });
 });
+
+describe("what the API answers, documented (issue 28, point 6)", () => {
+  const P = "/api/v1/vendors/{vendorId}/organizations/{organizationId}";
+
+  test("the recording documents the audio and 401, 403, 404 and 429 in the envelope", () => {
+    const responses = doc.paths[`${P}/agent-tasks/{agentTaskId}/recording`].get.responses;
+    expect(Object.keys(responses["200"].content)).toEqual(["audio/wav"]);
+    for (const status of ["401", "403", "404", "429"])
+      expect(responses[status].content["application/json"].schema).toEqual({
+        $ref: "#/components/schemas/ErrorEnvelope",
+      });
+  });
+
+  test("a strategy body is one shape per type, as validation accepts", () => {
+    for (const [path, method] of [
+      [`${P}/llm-generation-strategies`, "post"],
+      [`${P}/llm-generation-strategies/{strategyId}`, "put"],
+    ] as const) {
+      const schema = doc.paths[path][method].requestBody.content["application/json"].schema;
+      expect(schema.discriminator.propertyName).toBe("type");
+      expect(Object.keys(schema.discriminator.mapping)).toEqual(["pipeline", "openai_realtime"]);
+      expect(schema.oneOf).toHaveLength(2);
+    }
+    const { StrategyWritePipeline: pipeline, StrategyWriteOpenaiRealtime: realtime } = doc.components.schemas;
+    expect(pipeline.properties.type.const).toBe("pipeline");
+    expect(realtime.properties.type.const).toBe("openai_realtime");
+    // fields of one engine are not offered to the other, and no unknown field is accepted
+    expect(Object.keys(pipeline.properties.parameters.properties)).toContain("stt");
+    expect(Object.keys(realtime.properties.parameters.properties)).not.toContain("stt");
+    expect(realtime.properties.parameters.additionalProperties).toBe(false);
+  });
+
+  test("/readyz documents its 503 with a required readable message", () => {
+    const schema = doc.paths["/readyz"].get.responses["503"].content["application/json"].schema;
+    expect(schema.required).toContain("message");
+    expect(schema.properties.message.type).toBe("string");
+  });
+});

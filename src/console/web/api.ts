@@ -25,12 +25,11 @@ export function orgPath(s = session()!) {
   return `/api/v1/vendors/${s.vendorId}/organizations/${s.organizationId}`;
 }
 
-async function request(method: string, path: string, body?: unknown): Promise<Response> {
-  const s = session();
+async function request(method: string, path: string, body?: unknown, token = session()?.token): Promise<Response> {
   const res = await fetch(path, {
     method,
     headers: {
-      ...(s && { authorization: `Bearer ${s.token}` }),
+      ...(token && { authorization: `Bearer ${token}` }),
       ...(body !== undefined && { "content-type": "application/json" }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -56,6 +55,12 @@ export type Json = any;
 /** JSON `data` of an envelope under the organization's path. */
 export async function api<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await request(method, orgPath() + path, body);
+  return (await res.json()).data as T;
+}
+
+/** JSON `data` of an envelope at an absolute API path, as `token` (before signing in). */
+export async function apiAs<T = Json>(token: string, path: string): Promise<T> {
+  const res = await request("GET", path, undefined, token);
   return (await res.json()).data as T;
 }
 

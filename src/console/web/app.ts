@@ -1,6 +1,7 @@
 // The console: a hash-routed single page on the public API (see docs/console.md).
-import { api, blob, consoleConfig, type Json, session, signIn, signOut } from "./api";
+import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
 import { h, when } from "./dom";
+import { signInPage } from "./sign-in";
 import { startTalk } from "./talk";
 
 const main = document.getElementById("main")!;
@@ -17,7 +18,10 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
 ];
 
 async function render() {
-  if (!session()) return show(signInPage());
+  if (!session()) {
+    nav.replaceChildren();
+    return show(signInPage(render));
+  }
   if (!location.hash || location.hash === "#/") location.hash = "#/assistants";
   nav.replaceChildren(
     ...[
@@ -46,42 +50,6 @@ function signOutAndRender() {
 
 function show(node: Node) {
   main.replaceChildren(node);
-}
-
-function signInPage() {
-  nav.replaceChildren();
-  const token = h("input", { id: "token", type: "password", size: 60, required: true });
-  const vendor = h("input", { id: "vendor-id", size: 40, required: true });
-  const org = h("input", { id: "organization-id", size: 40, required: true });
-  const error = h("p", { className: "error" });
-  return h(
-    "form",
-    {
-      id: "sign-in",
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        signIn({ token: token.value.trim(), vendorId: vendor.value.trim(), organizationId: org.value.trim() });
-        try {
-          await api("GET", "/assistants?size=1"); // checks the token reaches the organization
-          location.hash = "#/assistants";
-          await render();
-        } catch (e) {
-          signOut();
-          error.textContent = (e as Error).message;
-        }
-      },
-    },
-    h("h2", {}, "Sign in"),
-    h("p", { className: "note" }, "An API token of the organization (or its vendor). It stays in this tab only."),
-    h("label", { htmlFor: "token" }, "API token"),
-    token,
-    h("label", { htmlFor: "vendor-id" }, "Vendor id"),
-    vendor,
-    h("label", { htmlFor: "organization-id" }, "Organization id"),
-    org,
-    h("div", {}, h("button", { type: "submit" }, "Sign in")),
-    error,
-  );
 }
 
 async function assistantsPage() {
