@@ -41,7 +41,7 @@ export type CallNotice =
   | { type: "ended"; callId: string; reason: EndReason };
 
 /** A transfer the transport carries out (docs/transfer.md); `to` is the destination as configured. */
-export type TransferRequest = { to: string; ringTimeoutMs: number; method: "refer" | "dial" };
+export type TransferRequest = { to: string; ringTimeoutMs: number; method: "refer" | "dial"; mode: "blind" | "warm" };
 /** `ok`: the caller is with the destination and our leg may end; otherwise why not, for the LLM. */
 export type TransferAttempt = { ok: true } | { ok: false; why: string };
 

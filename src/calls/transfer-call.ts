@@ -35,7 +35,7 @@ export async function runTransfer({
   speak,
 }: TransferCall): Promise<TransferOutcome> {
   const started = performance.now();
-  const { destinations, ringTimeoutMs, method, onFailure } = tool.transfer;
+  const { destinations, ringTimeoutMs, method, mode, onFailure } = tool.transfer;
   const finish = (output: string, transferredTo: string | null = null, hangup = false): TransferOutcome => ({
     output,
     durationMs: Math.round(performance.now() - started),
@@ -52,7 +52,7 @@ export async function runTransfer({
   const fields = { callId, tool: event.name, toolCallId: event.callId, to: destination.to, method };
   await speak(renderTemplate(destination.message, variables));
   log.info("call", { ...fields, event: "transfer_started", spokenMs: Math.round(performance.now() - started) });
-  const attempt = await transport.transfer({ to: destination.to, ringTimeoutMs, method });
+  const attempt = await transport.transfer({ to: destination.to, ringTimeoutMs, method, mode });
   log.info("call", {
     ...fields,
     event: "transfer_ended",
