@@ -88,6 +88,13 @@ function bridgeConfig(env: Env) {
     heartbeatMs: int(env, "BRIDGE_HEARTBEAT_MS", 2_000),
     heartbeatTtlMs: int(env, "BRIDGE_HEARTBEAT_TTL_MS", 10_000),
     recording: recordingConfig(env),
+    // Twilio's REST API, for transfers of Media Streams calls (call update with <Dial>); without the
+    // account the transfer tool answers that transfer is unavailable
+    twilio: {
+      apiUrl: str(env, "TWILIO_API_URL", "https://api.twilio.com"),
+      accountSid: str(env, "TWILIO_ACCOUNT_SID", ""),
+      authToken: str(env, "TWILIO_AUTH_TOKEN", ""),
+    },
     // worker processes `start:bridge` runs (one event loop per core); 1 runs the bridge in the process itself
     workers: Math.max(1, int(env, "BRIDGE_WORKERS", availableParallelism())),
     // set by the supervisor in each worker it starts: which one this is (src/bridge/supervisor.ts)

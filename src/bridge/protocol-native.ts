@@ -29,6 +29,12 @@ export function nativeProtocol(
     playAudio: (frame) => open && socket.sendBinary(pcmToBytes(frame)),
     clearAudio: () => send({ type: "interrupt" }),
     notify: (notice) => send(notice),
+    // the client carries the caller on to the destination; our side of the call is done
+    transfer: async ({ to, mode }) => {
+      if (!open) return { ok: false, why: "the caller hung up" };
+      send({ type: "transfer", to, mode });
+      return { ok: true };
+    },
     hangup(reason) {
       if (open) socket.close(...closeFor(reason));
       open = false;

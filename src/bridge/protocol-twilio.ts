@@ -7,12 +7,13 @@ import type { CallAssistant } from "../calls/load-assistant";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../db/unavailable";
+import { redirectTwilioCall, type TwilioApi } from "./twilio-call-update";
 import { closeFor, tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
 
 type TwilioEvent = {
   event?: string;
   streamSid?: string;
-  start?: { streamSid?: string; customParameters?: Record<string, string> };
+  start?: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> };
   media?: { track?: string; payload?: string };
 };
 
@@ -21,11 +22,14 @@ export type TwilioOptions = {
   assistant: CallAssistant | null;
   authorize: (customParameters: Record<string, string>) => Promise<CallAssistant>;
   startCall: (assistant: CallAssistant, transport: CallerTransport) => CallHandle;
+  /** the account whose call-update API transfers calls; null: transfer is unavailable */
+  twilio: TwilioApi | null;
 };
 
 export function twilioProtocol(socket: WireSocket, options: TwilioOptions): WireProtocol {
   let call: CallHandle | null = null;
   let streamSid = "";
+  let callSid = "";
   let open = true;
   const send = (message: object) => open && socket.sendText(JSON.stringify({ ...message, streamSid }));
   const close = (code: number, reason: string) => {
@@ -40,10 +44,17 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
     clearAudio: () => send({ event: "clear" }),
     notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
     hangup: (reason) => close(...closeFor(reason)),
+    ...(options.twilio && {
+      transfer: ({ to, ringTimeoutMs }) =>
+        callSid
+          ? redirectTwilioCall(options.twilio!, callSid, to, ringTimeoutMs)
+          : Promise.resolve({ ok: false, why: "the stream did not name its call" }),
+    }),
   };
 
   async function onStart(event: TwilioEvent) {
     streamSid = event.start?.streamSid ?? event.streamSid ?? "";
+    callSid = event.start?.callSid ?? "";
     try {
       const assistant = options.assistant ?? (await options.authorize(event.start?.customParameters ?? {}));
       if (open) call = options.startCall(assistant, transport);

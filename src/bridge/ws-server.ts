@@ -114,6 +114,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     return { route: "native", assistant, sampleRate, budget };
   }
 
+  const { twilio } = config.bridge;
+  const twilioApi = twilio.accountSid && twilio.authToken ? twilio : null;
   function protocolFor(ws: ServerWebSocket<Connection>): WireProtocol | null {
     const socket: WireSocket = {
       sendText: (text) => void ws.send(text),
@@ -151,6 +153,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
         return budget.bound(authorizeCall(db, tokens, credentials), "authorizing");
       },
       startCall: (assistant, transport) => track(startCall(deps, assistant, transport, { budget })),
+      twilio: twilioApi,
     });
   }
 

@@ -138,6 +138,7 @@ export async function concludeCallTask(
         error,
         endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt),
         endedReason: event.endedReason,
+        ...(event.transferredTo && { transferredTo: event.transferredTo }),
         ...(sipStatus !== undefined && { sipStatus }),
       })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))

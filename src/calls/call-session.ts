@@ -13,7 +13,7 @@ import { createTurnQueue } from "../lib/turn-queue";
 import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
 import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engine";
-import type { CallTool } from "../voice/tools";
+import { isTransferTool, type CallTool, type TransferTool } from "../voice/tools";
 import type { KnowledgeSearch } from "./knowledge-tool";
 import { CallMessages } from "./call-messages";
 import type { CallerTransport, EndReason } from "./caller-transport";
@@ -21,6 +21,7 @@ import { sharedTicker, type FrameTicker } from "./frame-ticker";
 import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";
 import type { ToolRunner } from "./test-call-tools";
+import { runTransfer } from "./transfer-call";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -28,6 +29,8 @@ export type CallOutcome = {
   startedAt: number | null;
   endedAt: number;
   messages: CallMessage[];
+  /** the transfer destination's `to` when the call ended handed to a human */
+  transferredTo: string | null;
   /** WAV file of the whole call (both sides mixed), null when it never started. */
   recording: FinishedRecording | null;
 };
@@ -44,6 +47,8 @@ export type CallSessionOptions = {
   /** every tool server is reached through it */
   toolGuard: OutboundGuard;
   maxCallMs: number;
+  /** what the call's templates see (a transfer message is one) */
+  variables?: Readonly<Record<string, string>>;
   /** where and how the call is recorded (a WAV file per call in `dir`) */
   recording: { dir: string; format: RecordingFormat; maxBytes: number };
   ticker?: FrameTicker;
@@ -58,6 +63,9 @@ const noSearch: KnowledgeSearch = () => Promise.reject(new Error("no knowledge b
 // the agent's goodbye should play out, but a response that never finishes must not hold the call
 const hangupGraceMs = 15_000;
 const maxUtteranceSeconds = 30;
+// a transfer message that never reports played still lets the transfer go on: speech runs ~15 characters a second
+const speakBoundMs = 3_000;
+const msPerCharacter = 100;
 // calls that end in the same instant (a burst of hang-ups) finish one per event-loop turn
 const endings = createTurnQueue((error) => log.error("call end failed", { error: describeError(error) }));
 
@@ -77,6 +85,7 @@ export class CallSession {
   private recorder: CallRecorder | null = null;
   private startedAt: number | null = null;
   private hangupAfterTurn = false;
+  private transferredTo: string | null = null;
   private ending = false;
 
   constructor(private readonly options: CallSessionOptions) {
@@ -182,6 +191,7 @@ export class CallSession {
         startedAt: this.startedAt,
         endedAt,
         messages: this.messages.finish(this.startedAt),
+        transferredTo: this.transferredTo,
         recording: await recording,
       }),
     );
@@ -266,6 +276,47 @@ export class CallSession {
     this.timers.push(setTimeout(() => this.end("agent-hangup"), hangupGraceMs));
   }
 
+  /** A transfer_call tool: once the caller is with the destination (or onFailure hangs up) the call ends. */
+  private async transfer(event: ToolCallEvent, tool: TransferTool) {
+    const outcome = await runTransfer({
+      callId: this.callId,
+      event,
+      tool,
+      transport: this.transport,
+      variables: this.options.variables ?? {},
+      speak: (text) => this.speak(text),
+    });
+    if (outcome.transferredTo) {
+      this.transferredTo = outcome.transferredTo;
+      this.end("transferred");
+    } else if (outcome.hangup) this.end("agent-hangup", outcome.output);
+    return outcome;
+  }
+
+  /**
+   * Speaks `text` word for word and settles once it has played out: its final transcript (reported
+   * once the provider counts it played) and our playout drained; bounded for a provider that never says it.
+   */
+  private speak(text: string): Promise<void> {
+    const voice = this.voice;
+    if (!voice || this.ending) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wanted = text.trim().toLowerCase();
+      const done = () => {
+        clearTimeout(bound);
+        voice.off("transcript", onTranscript);
+        resolve();
+      };
+      const onTranscript = (event: TranscriptEvent) => {
+        if (event.role === "ASSISTANT" && event.final && event.text.trim().toLowerCase() === wanted)
+          this.playout.whenDrained(done);
+      };
+      const bound = setTimeout(done, speakBoundMs + text.length * msPerCharacter);
+      voice.on("transcript", onTranscript);
+      voice.greet(text);
+    });
+  }
+
   private onToolCall(event: ToolCallEvent) {
     this.messages.toolCall(event, Date.now());
     this.transport.notify({
@@ -285,7 +336,14 @@ export class CallSession {
       transport: this.transport.descriptor,
       guard: toolGuard,
     };
-    const running = (this.options.runTool ?? runToolCall)(request).then(({ output, durationMs }) => {
+    const transfer = tools.find((t) => t.tool.name === event.name);
+    // a test call's tools are its mocks (a mocked transfer transfers nothing)
+    const answer = this.options.runTool
+      ? this.options.runTool(request)
+      : transfer && isTransferTool(transfer)
+        ? this.transfer(event, transfer)
+        : runToolCall(request);
+    const running = answer.then(({ output, durationMs }) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now(), durationMs);
       if (!this.ending)
         this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });

@@ -17,6 +17,8 @@ export const endReasons = [
   "database-unavailable",
   // hung up through the API (POST agent-tasks/{id}/hangup)
   "canceled",
+  // handed to a human (the transfer_call tool): our leg is done
+  "transferred",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 
@@ -40,6 +42,11 @@ export type CallNotice =
   | { type: "turn_done" }
   | { type: "ended"; callId: string; reason: EndReason };
 
+/** A transfer the transport carries out (docs/transfer.md); `to` is the destination as configured. */
+export type TransferRequest = { to: string; ringTimeoutMs: number; method: "refer" | "dial"; mode: "blind" | "warm" };
+/** `ok`: the caller is with the destination and our leg may end; otherwise why not, for the LLM. */
+export type TransferAttempt = { ok: true } | { ok: false; why: string };
+
 /** Our side of the connection, implemented by each wire format. */
 export interface CallerTransport {
   readonly descriptor: Transport;
@@ -56,6 +63,8 @@ export interface CallerTransport {
   notify(notice: CallNotice): void;
   /** Closes the connection from our side; called once, after the `ended` notice. */
   hangup(reason: EndReason): void;
+  /** Hands the caller to a human; a transport without it cannot transfer. Never throws. */
+  transfer?(request: TransferRequest): Promise<TransferAttempt>;
   /** What the caller's side reported of our audio (SIP: its RTCP), for the concluded log line. */
   mediaQuality?(): CallerQuality | null;
 }

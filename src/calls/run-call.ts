@@ -12,7 +12,12 @@ import { createOutboundGuard } from "../net/outbound-guard";
 import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
 import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
-import { knowledgeToolsFromExtensions, toolWebhooksFromExtensions, type CallTool } from "../voice/tools";
+import {
+  knowledgeToolsFromExtensions,
+  toolWebhooksFromExtensions,
+  transferToolsFromExtensions,
+  type CallTool,
+} from "../voice/tools";
 import { createSecretBox } from "../crypto/secrets";
 import { searchKnowledgeBase } from "../services/knowledge/search";
 import type { CallConcludedPayload } from "../events/payloads";
@@ -96,6 +101,7 @@ export function startCall(
   const tools: CallTool[] = [
     ...toolWebhooksFromExtensions(assistant.extensions),
     ...knowledgeToolsFromExtensions(assistant.extensions, (sealed) => secrets.decrypt(sealed)),
+    ...transferToolsFromExtensions(assistant.extensions),
   ];
   const session = new CallSession({
     callId: task.callId,
@@ -105,6 +111,7 @@ export function startCall(
     knowledgeTimeoutMs: config.bridge.knowledgeTimeoutMs,
     knowledgeSearch: (id, query, max) => searchKnowledgeBase(deps.db, id, query, max),
     toolGuard: createOutboundGuard(config.outbound),
+    variables,
     maxCallMs: start.test?.maxCallMs ?? start.maxCallMs ?? config.bridge.maxCallMs,
     recording: { dir: recordingDir(config), ...config.bridge.recording },
     ticker: deps.ticker,
@@ -254,6 +261,7 @@ async function concludedEvent(config: Config, task: CallTask, outcome: CallOutco
   });
   return {
     ...bareConcludedEvent(task, outcome.startedAt, endedReasonOf(outcome.reason), outcome.endedAt),
+    transferredTo: outcome.transferredTo,
     shortSummary,
     summary,
     messages: outcome.messages,

@@ -46,6 +46,8 @@ export type CallConcludedPayload = {
   messages: CallMessage[];
   direction: CallDirection;
   endedReason: EndedReason | null;
+  /** the destination's `to` as configured, when the caller was handed to a human */
+  transferredTo?: string | null;
   /** every variable the call's templates saw; omitted when it had none (a call that never ran) */
   variables?: Record<string, string> | null;
 };

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { hookMethods } from "../db/schema";
-import { Enum, HttpUrl, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "./common";
+import { Enum, HttpUrl, Integer, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "./common";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
 
@@ -37,6 +37,37 @@ export const KnowledgeBaseParameters = t.Object(
         description: "write-only, only with url: sent as a bearer token; omit to keep, null to remove",
       }),
     ),
+  },
+  Strict,
+);
+
+/** parameters of a `transfer_call` extension (docs/transfer.md); each `to` also passes checkDestination. */
+export const TransferCallParameters = t.Object(
+  {
+    name: t.Optional(
+      t.String({ minLength: 1, maxLength: 64, pattern: "^[a-zA-Z0-9_-]+$", description: "default transfer_call" }),
+    ),
+    description: t.Optional(t.String({ maxLength: 2000 })),
+    destinations: t.Array(
+      t.Object(
+        {
+          to: t.String({ minLength: 1, maxLength: 300, description: "E.164 with its + or a sip: URI" }),
+          description: t.String({ minLength: 1, maxLength: 1000 }),
+          message: t.Optional(
+            t.String({
+              maxLength: 1000,
+              description: "spoken first; templates work; default Transferring your call now.",
+            }),
+          ),
+        },
+        Strict,
+      ),
+      { minItems: 1, maxItems: 10 },
+    ),
+    mode: t.Optional(Enum(["blind", "warm"], { description: "default blind" })),
+    method: t.Optional(Enum(["refer", "dial"], { description: "default refer" })),
+    ringTimeoutSeconds: t.Optional(Integer({ minimum: 5, maximum: 120, description: "default 30" })),
+    onFailure: t.Optional(Enum(["return", "hangup"], { description: "default return" })),
   },
   Strict,
 );

@@ -6,16 +6,19 @@ import { AppError, fieldName, type FieldError } from "../errors";
 import { headerProblems } from "../net/outbound-headers";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { freeFormErrors } from "./free-form-limits";
+import { checkDestination } from "./outbound-calls";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
 import {
   CallHookParameters,
   KnowledgeBaseParameters,
   ToolWebhookParameters,
+  TransferCallParameters,
   type ExtensionInput,
   type HookInput,
 } from "../models/assistants";
 
 const KNOWLEDGE_TOOL_NAME = "search_knowledge_base";
+const TRANSFER_TOOL_NAME = "transfer_call";
 
 function schemaErrors(schema: TSchema, value: unknown, prefix: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -69,6 +72,13 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
         checkName((ext.parameters.name as string | undefined) ?? KNOWLEDGE_TOOL_NAME, `${prefix}.name`);
       return;
     }
+    if (ext.type === "transfer_call") {
+      const transferErrors = transferCallErrors(ext.parameters, prefix, guard);
+      errors.push(...transferErrors);
+      if (transferErrors.length === 0)
+        checkName((ext.parameters.name as string | undefined) ?? TRANSFER_TOOL_NAME, `${prefix}.name`);
+      return;
+    }
     if (ext.type !== "tool_webhook") return;
     const shapeErrors = schemaErrors(ToolWebhookParameters, ext.parameters, prefix);
     errors.push(...shapeErrors);
@@ -98,6 +108,30 @@ function knowledgeBaseErrors(p: Record<string, unknown>, prefix: string, guard: 
   if (!hasUrl && p.authToken !== undefined && p.authToken !== null)
     return [{ field: `${prefix}.authToken`, message: "only with url" }];
   return hasUrl ? destinationErrors(guard, p.url as string, `${prefix}.url`, undefined, prefix) : [];
+}
+
+/** A transfer_call extension: its shape, and each destination a number or a sip: URI the guard reaches, once. */
+function transferCallErrors(p: Record<string, unknown>, prefix: string, guard: OutboundGuard): FieldError[] {
+  const shapeErrors = schemaErrors(TransferCallParameters, p, prefix);
+  if (shapeErrors.length > 0) return shapeErrors;
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  (p.destinations as { to: string }[]).forEach(({ to }, i) => {
+    const field = `${prefix}.destinations[${i}].to`;
+    // the LLM picks a destination by its `to`: two alike would be one enum value
+    if (seen.has(to)) {
+      errors.push({ field, message: "another destination has this to" });
+      return;
+    }
+    seen.add(to);
+    try {
+      checkDestination(guard, to, field);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      errors.push(...(error.errors ?? []));
+    }
+  });
+  return errors;
 }
 
 export function validateHooks(hooks: HookInput[], guard: OutboundGuard) {

@@ -16,6 +16,8 @@ export type SipCallContext = {
   /** RTP in this event loop or on the media thread */
   openMedia: OpenMedia;
   credentialId: string;
+  /** the credential's trunk: a transfer to a number is referred or dialled there */
+  trunk: { hostname: string; port: number };
   rtpTimeoutMs: number;
   /** RTP sessions by sip.js session id, for the description handler factory. */
   media: Map<string, CallMedia>;

@@ -97,7 +97,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
 
   const rtp = media.rtp;
   rtp.start();
-  const transportOut = sipCallerTransport(invitation, rtp, transport);
+  const transportOut = sipCallerTransport(invitation, rtp, transport, ctx.trunk);
   call = startCall(ctx.deps, route.assistant, transportOut, { reservedCallId: callId });
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
   superviseAnsweredCall(ctx, invitation, media, call, fields);

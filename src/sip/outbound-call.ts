@@ -16,6 +16,7 @@ import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipC
 import { closeUnanswered } from "./close-unanswered";
 import type { CredentialAgent } from "./credential-agent";
 import { canceledBeforeAnswer, notPlaced, outcomeOfResponse, ringTimedOut, type DialOutcome } from "./outbound-outcome";
+import { destinationUri } from "./destination-uri";
 import { sipCallerTransport } from "./sip-caller-transport";
 
 export type OutboundTask = {
@@ -37,14 +38,6 @@ type Dialled =
   | { kind: "rejected"; status: number; reason: string }
   | { kind: "ended" } // terminated without a final response of ours to read (CANCEL crossed, transport)
   | { kind: "silent" };
-
-/** The Request-URI: a number at the credential's trunk (`sip:<digits>@host`), a sip: URI as given. */
-export function requestUri(to: string, trunk: { hostname: string; port: number }): string {
-  if (/^sip:/i.test(to)) return to;
-  const host = trunk.hostname.toLowerCase();
-  // lower case and the port only when not 5060: the digest `uri` is this text exactly as sent
-  return `sip:${to.replace(/^\+/, "")}@${host}${trunk.port === 5060 ? "" : `:${trunk.port}`}`;
-}
 
 export class OutboundCall {
   readonly done: Promise<void>;
@@ -80,7 +73,7 @@ export class OutboundCall {
       task.kind && task.assistantId ? await loadCallAssistant(ctx.deps.db, task.kind, task.assistantId) : null;
     if (!assistant) return this.close(notPlaced(), `the ${task.kind ?? "assistant"} no longer exists`, null);
     if (this.canceled) return this.close(canceledBeforeAnswer(null), "hung up before it was dialled", null);
-    const target = UserAgent.makeURI(requestUri(task.dial.to, this.agent.credential));
+    const target = UserAgent.makeURI(destinationUri(task.dial.to, this.agent.credential));
     const from = UserAgent.makeURI(`sip:${task.dial.from}@${this.agent.credential.hostname.toLowerCase()}`);
     if (!target || !from) return this.close(notPlaced(), "the destination is not a SIP URI", null);
 
@@ -99,7 +92,7 @@ export class OutboundCall {
     }
     const inviter = this.inviter!;
     media.rtp.start();
-    this.call = startCall(ctx.deps, assistant, sipCallerTransport(inviter, media.rtp, task.transport), {
+    this.call = startCall(ctx.deps, assistant, sipCallerTransport(inviter, media.rtp, task.transport, ctx.trunk), {
       reservedCallId: task.callId,
       direction: "outbound",
       variables: task.variables,

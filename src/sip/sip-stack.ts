@@ -101,6 +101,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       deps,
       openMedia,
       credentialId: agent.credential.id,
+      trunk: agent.credential,
       rtpTimeoutMs: config.bridge.rtpTimeoutMs,
       media: agent.media,
       track: (call: CallHandle) => agent.track(call),

@@ -37,9 +37,25 @@ export type KnowledgeTool = {
   knowledge: { url: string; authToken: string | null } | { knowledgeBaseId: string };
 };
 
+/** One place a transfer_call extension may hand the caller to; `message` is a template. */
+export type TransferDestination = { to: string; description: string; message: string };
+
+/** A transfer_call extension (docs/transfer.md): the LLM picks a destination by its `to`. */
+export type TransferTool = {
+  tool: VoiceTool;
+  transfer: {
+    destinations: TransferDestination[];
+    mode: "blind" | "warm";
+    method: "refer" | "dial";
+    ringTimeoutMs: number;
+    onFailure: "return" | "hangup";
+  };
+};
+
 /** Every tool an extension gives the LLM. */
-export type CallTool = ToolWebhook | KnowledgeTool;
+export type CallTool = ToolWebhook | KnowledgeTool | TransferTool;
 export const isKnowledgeTool = (tool: CallTool): tool is KnowledgeTool => "knowledge" in tool;
+export const isTransferTool = (tool: CallTool): tool is TransferTool => "transfer" in tool;
 
 export const KNOWLEDGE_TOOL_NAME = "search_knowledge_base";
 const DEFAULT_MAX_RESULTS = 3;
@@ -103,6 +119,65 @@ export function knowledgeToolsFromExtensions(
       tool = `its authToken cannot be read: ${(error as Error).message}`;
     }
     if (typeof tool === "string") log.warn("knowledge tool skipped", { tool: ext.parameters.name, error: tool });
+    else tools.push(tool);
+  }
+  return tools;
+}
+
+export const TRANSFER_TOOL_NAME = "transfer_call";
+const DEFAULT_TRANSFER_MESSAGE = "Transferring your call now.";
+
+/** One stored transfer_call extension as the LLM's tool: one `destination` argument, an enum of the `to`s. */
+function readTransferTool(p: Record<string, unknown>): TransferTool | string {
+  if (!Array.isArray(p.destinations) || p.destinations.length === 0) return "destinations are required";
+  const destinations: TransferDestination[] = [];
+  for (const d of p.destinations) {
+    if (!isObject(d) || typeof d.to !== "string") return "a destination has no to";
+    const description = typeof d.description === "string" ? d.description : "";
+    destinations.push({
+      to: d.to,
+      description,
+      message: typeof d.message === "string" ? d.message : DEFAULT_TRANSFER_MESSAGE,
+    });
+  }
+  const listed = destinations.map((d) => `${d.to}: ${d.description}`).join("; ");
+  const intro =
+    typeof p.description === "string" && p.description
+      ? p.description
+      : "Transfer the caller to a human. Use it when the caller asks for a person or you cannot help further.";
+  return {
+    tool: {
+      name: typeof p.name === "string" ? p.name : TRANSFER_TOOL_NAME,
+      description: intro,
+      parameters: {
+        type: "object",
+        properties: {
+          destination: {
+            type: "string",
+            enum: destinations.map((d) => d.to),
+            description: `Where to transfer the caller. ${listed}`,
+          },
+        },
+        required: ["destination"],
+      },
+    },
+    transfer: {
+      destinations,
+      mode: p.mode === "warm" ? "warm" : "blind",
+      method: p.method === "dial" ? "dial" : "refer",
+      ringTimeoutMs: (typeof p.ringTimeoutSeconds === "number" ? p.ringTimeoutSeconds : 30) * 1000,
+      onFailure: p.onFailure === "hangup" ? "hangup" : "return",
+    },
+  };
+}
+
+/** The transfer_call extensions as tools; a broken one is skipped and logged. */
+export function transferToolsFromExtensions(extensions: Extension[]): TransferTool[] {
+  const tools: TransferTool[] = [];
+  for (const { type, parameters } of extensions) {
+    if (type !== "transfer_call") continue;
+    const tool = readTransferTool(parameters);
+    if (typeof tool === "string") log.warn("transfer tool skipped", { tool: parameters.name, error: tool });
     else tools.push(tool);
   }
   return tools;

@@ -3,14 +3,14 @@ import { and, eq } from "drizzle-orm";
 import { assistants, extensions, type AssistantKind } from "../../db/schema";
 import type { DbOrTx } from "../../db/client";
 import { END_CALL_TOOL_NAME } from "../../models/tool-schema";
-import { KNOWLEDGE_TOOL_NAME } from "../../voice/tools";
+import { KNOWLEDGE_TOOL_NAME, TRANSFER_TOOL_NAME } from "../../voice/tools";
 import type { OrgScope } from "../auth";
 
 /** The name each extension type gives its tool; types without one add no tool. */
 const toolNameOf: Record<string, (parameters: Record<string, unknown>) => string | null> = {
   tool_webhook: (p) => (typeof p.name === "string" ? p.name : null),
   knowledge_base: (p) => (typeof p.name === "string" ? p.name : KNOWLEDGE_TOOL_NAME),
-  transfer_call: () => "transfer_call",
+  transfer_call: (p) => (typeof p.name === "string" ? p.name : TRANSFER_TOOL_NAME),
 };
 
 /** null when the organization has no such assistant (or agent). */
