@@ -1,6 +1,6 @@
 // A knowledge base's documents: stored with their chunks and the base's word counts in one
 // transaction, so a search never sees half a document.
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { knowledgeDocuments } from "../../db/schema";
 import type { Db, DbOrTx } from "../../db/client";
 import type { PageRequest } from "../../models/common";
@@ -28,6 +28,10 @@ const sortable = {
   createdAt: knowledgeDocuments.createdAt,
 };
 
+/** A chunk's search vector: its document's title (weight B) and its text, 'english' stems. */
+export const chunkVector = (title: SQL, content: SQL) =>
+  sql`setweight(to_tsvector('english', ${title}), 'B') || to_tsvector('english', ${content})`;
+
 export async function addDocument(db: Db, scope: OrgScope, knowledgeBaseId: string, input: NewDocument) {
   const chunks = chunkText(documentText(input.content, input.format));
   const bytes = Buffer.byteLength(input.content);
@@ -39,8 +43,7 @@ export async function addDocument(db: Db, scope: OrgScope, knowledgeBaseId: stri
       .returning(columns);
     await tx.execute(sql`
       insert into knowledge_chunks (document_id, knowledge_base_id, position, content, tsv)
-      select ${doc!.id}, ${knowledgeBaseId}, u.position - 1, u.content,
-        setweight(to_tsvector('english', ${input.title}), 'B') || to_tsvector('english', u.content)
+      select ${doc!.id}, ${knowledgeBaseId}, u.position - 1, u.content, ${chunkVector(sql`${input.title}`, sql`u.content`)}
       from json_array_elements_text(${JSON.stringify(chunks)}::json) with ordinality as u(content, position)`);
     // in lexeme order: two uploads into one base lock the shared rows in the same order
     await tx.execute(sql`
