@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../src/db/client";
 import { chunkText } from "../../src/services/knowledge/chunk-text";
-import { chunkVector } from "../../src/services/knowledge/documents";
+import { chunkVector, countChunks, mergePendingChunks } from "../../src/services/knowledge/documents";
 import type { GeneratedDocument } from "../../test/knowledge/generated-corpus";
 
 const BATCH_CHUNKS = 5000;
@@ -27,6 +27,7 @@ export async function bulkLoad(db: Db, knowledgeBaseId: string, documents: Gener
         insert into knowledge_chunks (document_id, knowledge_base_id, position, content, tsv)
         select x.d, ${knowledgeBaseId}, x.p, x.c, ${chunkVector(sql`x.t`, sql`x.c`)}
         from json_to_recordset(${JSON.stringify(rows)}::json) as x(d uuid, t text, p int, c text)`);
+      await countChunks(tx, knowledgeBaseId, rows.length);
     });
     docs = [];
     pending = 0;
@@ -38,6 +39,7 @@ export async function bulkLoad(db: Db, knowledgeBaseId: string, documents: Gener
     if (pending >= BATCH_CHUNKS) await flush();
   }
   await flush();
+  await mergePendingChunks(db);
   await db.transaction(async (tx) => {
     await tx.execute(sql`delete from knowledge_terms where knowledge_base_id = ${knowledgeBaseId}`);
     await tx.execute(sql`

@@ -1,0 +1,1 @@
+ALTER TABLE "knowledge_bases" ADD COLUMN "chunks" integer DEFAULT 0 NOT NULL;
