@@ -43,7 +43,7 @@ try {
     bytes += added.bytes;
   }
   const ingestion = bytes / 1024 / 1024 / ((performance.now() - started) / 1000);
-  console.log(`ingestion: ${ingestDocs} documents through addDocument, ${ingestion.toFixed(2)} MB/s`);
+  console.log(`ingestion: ${ingestDocs} documents through addDocument, ${ingestion.toFixed(3)} MB/s`);
 
   let loadedProducts = ingestDocs;
   let loadedHelp = 0;
@@ -76,7 +76,7 @@ try {
     });
     console.log(rows.at(-1));
   }
-  console.table(rows.map((r) => ({ ...r, "ingestion MB/s": ingestion.toFixed(2) })));
+  console.table(rows.map((r) => ({ ...r, "ingestion MB/s": ingestion.toFixed(3) })));
 } finally {
   await close();
   await dropDatabase(databaseUrl);
