@@ -69,6 +69,21 @@ export const strategyParameters = {
       stt: t.Optional(
         t.Object({ model: name("Deepgram model"), language: name("Deepgram language, e.g. en or de") }, Strict),
       ),
+      toolFiller: t.Optional(
+        t.Object(
+          {
+            text: t.String({ minLength: 1, maxLength: 200, description: "what the agent says, e.g. One moment." }),
+            afterMs: t.Optional(
+              t.Integer({
+                minimum: 0,
+                maximum: 10_000,
+                description: "said once a tool has run this long, in milliseconds (default 800)",
+              }),
+            ),
+          },
+          { ...Strict, description: "a short filler while a slow tool (a knowledge search) runs; off when absent" },
+        ),
+      ),
     },
     Strict,
   ),

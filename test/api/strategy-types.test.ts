@@ -102,6 +102,11 @@ describe("strategy types", () => {
     expect(res.body.errors).toEqual([
       { field: "parameters.voice.stability", message: "Expected number to be less or equal to 1" },
     ]);
+    expect(await fields("pipeline", { toolFiller: { text: "", afterMs: 20_000 } })).toEqual([
+      "parameters.toolFiller.afterMs",
+      "parameters.toolFiller.text",
+    ]);
+    expect((await post("pipeline", { toolFiller: { text: "One moment.", afterMs: 500 } })).status).toBe(201);
   });
 
   test("openai_realtime: outputSampleRate is 8000 or 24000, its own speed range, durations in ms", async () => {

@@ -68,16 +68,19 @@ export type GeneratedDocument = { title: string; content: string };
 export function generateCorpus(products: number, seed = 1) {
   let state = seed;
   const random = () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
+    // 32-bit integer arithmetic: in floating point the product loses its low bits and the sequence cycles early
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
   };
   const documents: GeneratedDocument[] = [];
   const questions: GeneratedQuestion[] = [];
   const used = new Set<string>();
+  // three syllables give 3,375 names; larger sets (the 100k-chunk bench) take four
+  const syllables = products > 2000 ? 4 : 3;
   for (let i = 0; i < products; i++) {
     let word = "";
     do {
-      word = Array.from({ length: 3 }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join("");
+      word = Array.from({ length: syllables }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join("");
     } while (used.has(word));
     used.add(word);
     const name = `${word[0]!.toUpperCase()}${word.slice(1)} ${KINDS[i % KINDS.length]}`;

@@ -10,6 +10,8 @@ export const knowledgeBases = pgTable(
     ...ownedByOrganization(),
     name: text("name").notNull(),
     description: text("description"),
+    // the sum of its documents' chunks, kept on every upload and delete: a search's idf needs it at once
+    chunks: integer("chunks").notNull().default(0),
     ...timestamps,
   },
   (t) => [index("knowledge_bases_org_name_idx").on(t.organizationId, t.name)],

@@ -16,7 +16,7 @@ const columns = {
   name: knowledgeBases.name,
   description: knowledgeBases.description,
   documents: sql<number>`(select count(*)::int from ${knowledgeDocuments} d where d.knowledge_base_id = ${outerId})`,
-  chunks: sql<number>`(select coalesce(sum(d.chunks), 0)::int from ${knowledgeDocuments} d where d.knowledge_base_id = ${outerId})`,
+  chunks: knowledgeBases.chunks,
 };
 const sortable = {
   id: knowledgeBases.id,

@@ -25,7 +25,7 @@ export async function searchKnowledgeBase(
   const rows = await db.execute<{ lexeme: string; df: number; total: number }>(sql`
     with q as (select distinct unnest(tsvector_to_array(to_tsvector('english', ${words}))) as lexeme)
     select q.lexeme, coalesce(t.chunks, 0)::int as df,
-      (select coalesce(sum(chunks), 0)::int from knowledge_documents where knowledge_base_id = ${knowledgeBaseId}) as total
+      (select chunks from knowledge_bases where id = ${knowledgeBaseId}) as total
     from q left join knowledge_terms t on t.knowledge_base_id = ${knowledgeBaseId} and t.lexeme = q.lexeme`);
   const terms: Term[] = rows.filter((r) => r.df > 0).map((r) => ({ lexeme: r.lexeme, df: r.df }));
   if (terms.length === 0) return [];

@@ -35,6 +35,8 @@ type Utterance = {
   /** Its final transcript went out before it finished playing (it preceded tool calls). */
   reported: boolean;
   message: ChatMessage | null;
+  /** Spoken but never part of the LLM's history (the tool filler: it would split a tool call from its result). */
+  aside: boolean;
   finishTimer: ReturnType<typeof setTimeout> | null;
 };
 
@@ -185,7 +187,11 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       await utterance.generated;
       if (reply.cancelled) return;
       this.report(utterance);
-      const outputs = await Promise.all(toolCalls.map((call) => this.runTool(call, reply)));
+      const outputs = await this.fillWhileWaiting(
+        Promise.all(toolCalls.map((call) => this.runTool(call, reply))),
+        reply,
+        toolCalls,
+      );
       for (const [i, call] of toolCalls.entries()) {
         this.history.push({ role: "tool", tool_call_id: call.id, content: outputs[i] ?? "" });
       }
@@ -198,6 +204,27 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private llmTarget(config: Config) {
     const { baseUrl, openaiApiKey: apiKey, providerStallMs: stallMs } = config.voice;
     return { baseUrl, apiKey, stallMs, model: this.settings.llm.model, temperature: this.settings.llm.temperature };
+  }
+
+  /**
+   * The strategy's toolFiller: once the tools have run afterMs without answering, the agent says the
+   * filler (once per round), so a slow lookup is not silence on the line. A fast one says nothing.
+   */
+  private async fillWhileWaiting<T>(outputs: Promise<T>, reply: Reply, toolCalls: AssembledToolCall[]): Promise<T> {
+    const filler = this.settings.toolFiller;
+    if (!filler || toolCalls.every((c) => c.name === endCallToolName)) return outputs;
+    const timer = setTimeout(() => {
+      if (reply.cancelled || this.reply !== reply || this.closedReason) return;
+      const utterance = this.newUtterance();
+      utterance.aside = true;
+      this.say(utterance, filler.text);
+      this.endText(utterance);
+    }, filler.afterMs);
+    try {
+      return await outputs;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private runTool(call: AssembledToolCall, reply: Reply): Promise<string> {
@@ -227,6 +254,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       markGenerated,
       reported: false,
       message: null,
+      aside: false,
       finishTimer: null,
     };
     this.utterances.push(utterance);
@@ -334,6 +362,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   }
 
   private keepHeard(utterance: Utterance, heard: string) {
+    if (utterance.aside) return;
     const message = utterance.message;
     if (!message) {
       if (heard) this.history.push({ role: "assistant", content: heard }); // cut off while the LLM still streamed

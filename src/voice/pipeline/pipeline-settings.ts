@@ -22,6 +22,8 @@ export const defaultVoiceId = "21m00Tcm4TlvDq8ikWAM"; // ElevenLabs' premade "Ra
 export const defaultTtsModel = "eleven_flash_v2_5";
 export const defaultSttModel = "nova-3";
 
+export const defaultFillerAfterMs = 800;
+
 export type VoiceSettings = {
   stability?: number;
   similarity_boost?: number;
@@ -34,6 +36,8 @@ export type PipelineSettings = {
   vad: VadSettings;
   stt: { model: string; language: string | null };
   llm: { model: string; temperature: number | null };
+  /** Said while tools run longer than afterMs; null: never. */
+  toolFiller: { text: string; afterMs: number } | null;
   tts: {
     voiceId: string;
     modelId: string;
@@ -48,6 +52,7 @@ export function pipelineSettings(parameters: Parameters, config: Config, callRat
   const voice = obj(parameters.voice);
   const stt = obj(parameters.stt);
   const llm = obj(parameters.llm);
+  const filler = obj(parameters.toolFiller);
   const outputRate = num(parameters.outputSampleRate) ?? callRate;
   const voiceSettings: VoiceSettings = {
     ...(num(voice.stability) !== undefined && { stability: num(voice.stability) }),
@@ -66,6 +71,9 @@ export function pipelineSettings(parameters: Parameters, config: Config, callRat
     },
     stt: { model: str(stt.model) ?? defaultSttModel, language: str(stt.language) ?? null },
     llm: { model: str(llm.model) ?? config.voice.pipelineLlmModel, temperature: num(parameters.temperature) ?? null },
+    toolFiller: str(filler.text)
+      ? { text: str(filler.text)!, afterMs: num(filler.afterMs) ?? defaultFillerAfterMs }
+      : null,
     tts: {
       voiceId: str(voice.voiceId) ?? defaultVoiceId,
       modelId: str(voice.modelId) ?? defaultTtsModel,

@@ -62,6 +62,7 @@ CREATE TABLE "test_suites" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "knowledge_bases" ADD COLUMN "chunks" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "agent_tasks" ADD COLUMN "test_run_id" uuid;--> statement-breakpoint
 ALTER TABLE "test_results" ADD CONSTRAINT "test_results_run_id_test_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."test_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "test_runs" ADD CONSTRAINT "test_runs_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
