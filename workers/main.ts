@@ -11,6 +11,7 @@ import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
 import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
+import { startCampaignSweep } from "./campaign-sweep";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
 import { loadWorkflowBundle } from "./workflow-bundle";
@@ -43,6 +44,7 @@ log.info("worker metrics listening", { port: metrics.port });
 const workflowBundle = await loadWorkflowBundle();
 const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
+const campaignSweep = startCampaignSweep(db, config);
 exposeHookDeliveryStates(db);
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
@@ -98,6 +100,7 @@ while (!stopping) {
     const target = { client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes };
     dispatcher.attach(target);
     reconciler.attach(target);
+    campaignSweep.attach(target.client);
     await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
@@ -105,6 +108,7 @@ while (!stopping) {
   } finally {
     dispatcher.attach(null);
     reconciler.attach(null);
+    campaignSweep.attach(null);
     worker = null;
     await connection?.close().catch(() => {});
   }
@@ -114,6 +118,7 @@ await Promise.all([dispatcher.stop(), reconciler.stop()]);
 await metrics.stop();
 stopCleanup();
 stopKeyCleanup();
+campaignSweep.stop();
 await closeDb();
 log.info("worker stopped");
 process.exit(0);

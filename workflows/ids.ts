@@ -4,3 +4,13 @@ export const HOOK_DELIVERY_WORKFLOW = "hookDeliveryWorkflow";
 export function hookDeliveryWorkflowId(deliveryId: string, run: number): string {
   return `hook-delivery:${deliveryId}:${run}`;
 }
+
+export const CAMPAIGN_WORKFLOW = "campaignWorkflow";
+/** The signals the API sends a campaign's workflow (pause, resume, cancel; created starts it). */
+export const campaignSignals = ["created", "pause", "resume", "cancel"] as const;
+export type CampaignSignal = (typeof campaignSignals)[number];
+
+/** One workflow per campaign: a second start meets the running one. */
+export function campaignWorkflowId(campaignId: string): string {
+  return `campaign:${campaignId}`;
+}

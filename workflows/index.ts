@@ -1,2 +1,3 @@
 // The workflow bundle the worker loads: every workflow of the service, nothing else.
 export { hookDeliveryWorkflow } from "./hook-delivery";
+export { campaignWorkflow } from "./campaign";

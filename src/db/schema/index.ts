@@ -10,3 +10,4 @@ export * from "./call-records";
 export * from "./hooks";
 export * from "./relations";
 export * from "./idempotency";
+export * from "./campaigns";
