@@ -70,7 +70,10 @@ function maxOverlap(tasks: any[]) {
   edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
   let open = 0;
   let most = 0;
-  for (const [, step] of edges) most = Math.max(most, (open += step!));
+  for (const [, step] of edges) {
+    open += step!;
+    most = Math.max(most, open);
+  }
   return most;
 }
 const answering = (calls: number, talkMs = 1500) =>
