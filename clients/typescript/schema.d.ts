@@ -628,6 +628,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List campaigns (sortable by id, name, createdAt, status) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign (JSON, or text/csv contacts with the other fields in the query)
+         * @description A CSV has a header row with a `to` column; every other column is a variable. With text/csv, `schedule`, `retry` and `voicemail` are JSON in the query.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a campaign */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a campaign's contacts (sortable by position, status) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a campaign
+         * @description Pause and cancel stop new dials only: calls already placed go on.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a campaign
+         * @description Pause and cancel stop new dials only: calls already placed go on.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Pause and cancel stop new dials only: calls already placed go on.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10600,6 +10715,1541 @@ export interface operations {
                             message: string;
                         }[];
                     };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns: {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns: {
+        parameters: {
+            query?: {
+                name?: string;
+                assistantId?: string;
+                agentId?: string;
+                phoneNumberId?: string;
+                maxConcurrentCalls?: string;
+                reservedInboundSlots?: string;
+                ringTimeoutSeconds?: string;
+                schedule?: string;
+                retry?: string;
+                voicemail?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** Format: uuid */
+                    assistantId?: string;
+                    /** Format: uuid */
+                    agentId?: string;
+                    /** Format: uuid */
+                    phoneNumberId?: string;
+                    /** @description default 1 */
+                    maxConcurrentCalls?: number;
+                    /** @description default 0 */
+                    reservedInboundSlots?: number;
+                    /** @description default 30 */
+                    ringTimeoutSeconds?: number;
+                    schedule?: {
+                        /** @description an IANA time zone (Europe/Berlin) */
+                        timezone: string;
+                        windows: {
+                            days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                            /** @description HH:MM, 24 h */
+                            start: string;
+                            /** @description later than start: a window never crosses midnight */
+                            end: string | "24:00";
+                        }[];
+                    };
+                    retry?: {
+                        /** @description default 3 */
+                        maxAttempts?: number;
+                        /** @description default busy, no-answer */
+                        onReasons?: ("busy" | "no-answer" | "failed")[];
+                        /** @description default 60 */
+                        delayMinutes?: number;
+                    };
+                    voicemail?: {
+                        action: "hangup" | "leave_message" | "continue";
+                        message?: string;
+                    };
+                    contacts: {
+                        /** @description E.164 with its +, or a sip: URI */
+                        to: string;
+                        /** @description the contact's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                        variables?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdContacts: {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+                status?: "pending" | "dialing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "voicemail" | "canceled";
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            to: string;
+                            variables: {
+                                [key: string]: string;
+                            };
+                            status: "pending" | "dialing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "voicemail" | "canceled";
+                            attempts: number;
+                            lastEndedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            agentTaskIds: string[];
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdPause: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdResume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Too many failed authentication attempts */
