@@ -110,6 +110,7 @@ try {
     const done = await eventually(
       async () => {
         const c = (await org.get(`${P}/campaigns/${id}`)).body.data;
+        if (!c) return null; // an error answer under load: look again
         const called = c.counts.total - c.counts.pending;
         if (called - last >= count / 10) {
           last = called;
