@@ -12,12 +12,13 @@ import { agentsRoutes, assistantsRoutes } from "./api/assistants";
 import { strategiesRoutes } from "./api/strategies";
 import { phoneNumbersRoutes, sipCredentialsRoutes } from "./api/sip";
 import { callsRoutes } from "./api/calls";
+import { campaignsRoutes } from "./api/campaigns";
 import { agentTasksRoutes } from "./api/agent-tasks";
 import { hookDeliveriesRoutes } from "./api/hook-deliveries";
 import { knowledgeBasesRoutes } from "./api/knowledge-bases";
 import { testScenariosRoutes, testSuitesRoutes } from "./api/test-scenarios";
 import { testRunsRoutes } from "./api/test-runs";
-import { isDocumentUpload, readBodyText, readJsonBody } from "./api/json-body";
+import { isCampaignCreate, isDocumentUpload, readBodyText, readJsonBody } from "./api/json-body";
 import { publishableDocument } from "./api/openapi-document";
 import { finishIdempotentRequest, idempotency } from "./api/idempotency";
 import { etags } from "./api/etags";
@@ -95,6 +96,9 @@ export function createApp(deps: Deps) {
       const type = contentType?.toLowerCase() ?? "";
       if (isDocumentUpload(request) && DOCUMENT_TYPES.some((t) => type.startsWith(t)))
         return { text: await readBodyText(request), contentType: type.split(";")[0]!.trim() };
+      // and a campaign's contacts as CSV (src/api/campaigns.ts)
+      if (isCampaignCreate(request) && type.startsWith("text/csv"))
+        return { text: await readBodyText(request), contentType: "text/csv" };
       if (contentType && !type.startsWith("application/json")) throw unsupportedBody();
       return readJsonBody(request);
     })
@@ -169,6 +173,7 @@ export function createApp(deps: Deps) {
     .use(knowledgeBasesRoutes(deps))
     .use(testScenariosRoutes(deps))
     .use(testSuitesRoutes(deps))
-    .use(testRunsRoutes(deps));
+    .use(testRunsRoutes(deps))
+    .use(campaignsRoutes(deps));
   return app;
 }

@@ -11,6 +11,7 @@ import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
 import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
+import { startCampaignSweep } from "./campaign-sweep";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
 import { createTestRunActivities } from "./activities/test-runs";
@@ -55,6 +56,7 @@ const workflowBundle = await loadWorkflowBundle();
 const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
 const testRuns = startTestRunStarter({ db, sql, config });
+const campaignSweep = startCampaignSweep(db, config);
 exposeHookDeliveryStates(db);
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
@@ -111,6 +113,7 @@ while (!stopping) {
     dispatcher.attach(target);
     reconciler.attach(target);
     testRuns.attach(target);
+    campaignSweep.attach(target.client);
     await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
@@ -119,6 +122,7 @@ while (!stopping) {
     dispatcher.attach(null);
     reconciler.attach(null);
     testRuns.attach(null);
+    campaignSweep.attach(null);
     worker = null;
     await connection?.close().catch(() => {});
   }
@@ -128,6 +132,7 @@ await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop()]);
 await metrics.stop();
 stopCleanup();
 stopKeyCleanup();
+campaignSweep.stop();
 await closeDb();
 log.info("worker stopped");
 process.exit(0);

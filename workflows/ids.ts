@@ -7,3 +7,12 @@ export function hookDeliveryWorkflowId(deliveryId: string, run: number): string 
 
 /** One workflow per test run: starting it twice is refused by Temporal, so the starter may retry freely. */
 export const testRunWorkflowId = (runId: string) => `test-run-${runId}`;
+export const CAMPAIGN_WORKFLOW = "campaignWorkflow";
+/** The signals the API sends a campaign's workflow (pause, resume, cancel; created starts it). */
+export const campaignSignals = ["created", "pause", "resume", "cancel"] as const;
+export type CampaignSignal = (typeof campaignSignals)[number];
+
+/** One workflow per campaign: a second start meets the running one. */
+export function campaignWorkflowId(campaignId: string): string {
+  return `campaign:${campaignId}`;
+}

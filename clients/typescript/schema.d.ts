@@ -35,23 +35,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What the presented token may reach (its vendor and organization) */
-        get: operations["getApiV1Token"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/vendors": {
         parameters: {
             query?: never;
@@ -419,26 +402,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/to-scenario": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Turn a finished call into a scripted test scenario
-         * @description 201 with the scenario: the caller's utterances as turns, the call's tool calls and results as mocks, and one criterion that the call ends the same way. 409 while the call runs, or when its messages are no longer kept.
-         */
-        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdTo-scenario"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/recording": {
         parameters: {
             query?: never;
@@ -665,84 +628,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-scenarios": {
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * List test scenarios (sortable by id, name, kind, createdAt, updatedAt)
-         * @description Scripted (turns) and simulated (persona, goal, facts) callers with tool mocks and criteria (judge, toolCalled, toolNotCalled, said, notSaid, endedReason, analysis, latency, noUnmockedTools).
-         */
-        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios"];
+        /** List campaigns (sortable by id, name, createdAt, status) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns"];
         put?: never;
-        /** Create a test scenario */
-        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios"];
+        /**
+         * Create a campaign (JSON, or text/csv contacts with the other fields in the query)
+         * @description A CSV has a header row with a `to` column; every other column is a variable. With text/csv, `schedule`, `retry` and `voicemail` are JSON in the query.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-scenarios/{scenarioId}": {
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Read a test scenario */
-        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
-        /**
-         * Replace a test scenario
-         * @description Takes the full object: a field left out is cleared or reset to its default.
-         */
-        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
-        post?: never;
-        /** Delete a test scenario */
-        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-suites": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List test suites (sortable by id, name, createdAt, updatedAt) */
-        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites"];
+        /** Read a campaign */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignId"];
         put?: never;
-        /** Create a test suite */
-        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-suites/{suiteId}": {
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/contacts": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Read a test suite */
-        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
-        /**
-         * Replace a test suite
-         * @description Takes the full object: a field left out is cleared or reset to its default.
-         */
-        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        /** List a campaign's contacts (sortable by position, status) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdContacts"];
+        put?: never;
         post?: never;
-        /** Delete a test suite */
-        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a campaign
+         * @description Pause and cancel stop new dials only: calls already placed go on.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a campaign
+         * @description Pause and cancel stop new dials only: calls already placed go on.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns/{campaignId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Pause and cancel stop new dials only: calls already placed go on.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdCancel"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -763,104 +758,6 @@ export interface components {
                 field: string;
                 message: string;
             }[];
-        };
-        StrategyWritePipeline: {
-            name: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "pipeline";
-            parameters: {
-                temperature?: number;
-                /** @description one of 8000, 16000, 22050, 24000, 44100 */
-                outputSampleRate?: 8000 | 16000 | 22050 | 24000 | 44100;
-                voice?: {
-                    /** @description informational: the engine decides the provider */
-                    provider?: string;
-                    /** @description voice id */
-                    voiceId?: string;
-                    /** @description TTS model id */
-                    modelId?: string;
-                    /** @description speaking rate, 1 = normal */
-                    speed?: number;
-                    /** @description ElevenLabs stability */
-                    stability?: number;
-                    /** @description ElevenLabs similarity_boost */
-                    similarityBoost?: number;
-                    /** @description ElevenLabs style */
-                    style?: number;
-                    useSpeakerBoost?: boolean;
-                };
-                vad?: {
-                    /** @description speech probability threshold */
-                    confidenceThreshold?: number;
-                    /** @description RMS volume gate (full scale = 1) */
-                    minVolume?: number;
-                    /** @description speech needed to start a turn, in milliseconds */
-                    startDuration?: number;
-                    /** @description silence needed to end a turn, in milliseconds */
-                    stopDuration?: number;
-                    /** @description audio kept from before the start, in milliseconds */
-                    backbufferDuration?: number;
-                };
-                llm?: {
-                    /** @description chat completions model */
-                    model?: string;
-                };
-                stt?: {
-                    /** @description Deepgram model */
-                    model?: string;
-                    /** @description Deepgram language, e.g. en or de */
-                    language?: string;
-                };
-            };
-        };
-        StrategyWriteOpenaiRealtime: {
-            name: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "openai_realtime";
-            parameters: {
-                temperature?: number;
-                /** @description one of 8000, 24000 */
-                outputSampleRate?: 8000 | 24000;
-                voice?: {
-                    /** @description informational: the engine decides the provider */
-                    provider?: string;
-                    /** @description voice id */
-                    voiceId?: string;
-                    /** @description TTS model id */
-                    modelId?: string;
-                    /** @description speaking rate, 1 = normal */
-                    speed?: number;
-                    /** @description ElevenLabs stability */
-                    stability?: number;
-                    /** @description ElevenLabs similarity_boost */
-                    similarityBoost?: number;
-                    /** @description ElevenLabs style */
-                    style?: number;
-                    useSpeakerBoost?: boolean;
-                };
-                vad?: {
-                    /** @description speech probability threshold */
-                    confidenceThreshold?: number;
-                    /** @description RMS volume gate (full scale = 1) */
-                    minVolume?: number;
-                    /** @description speech needed to start a turn, in milliseconds */
-                    startDuration?: number;
-                    /** @description silence needed to end a turn, in milliseconds */
-                    stopDuration?: number;
-                    /** @description audio kept from before the start, in milliseconds */
-                    backbufferDuration?: number;
-                };
-                /** @description Realtime model */
-                model?: string;
-                /** @description input transcription model */
-                transcriptionModel?: string;
-            };
         };
     };
     responses: never;
@@ -951,7 +848,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         success: boolean;
-                        message: string;
+                        message?: string;
                         /** Format: date-time */
                         timestamp: string;
                         traceId?: string;
@@ -961,77 +858,6 @@ export interface operations {
                             temporal?: boolean;
                         };
                     };
-                };
-            };
-        };
-    };
-    getApiV1Token: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: {
-                            /** @description admin: everything; vendor: the vendor and all its organizations; organization: that one only */
-                            scope: "admin" | "vendor" | "organization";
-                            tokenId: string | null;
-                            vendorId: string | null;
-                            organizationId: string | null;
-                        };
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
@@ -1180,7 +1006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1361,7 +1187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1528,7 +1354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1696,7 +1522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1881,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2051,7 +1877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +2062,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2396,7 +2222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2566,7 +2392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2756,7 +2582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2916,7 +2742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3102,7 +2928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3326,7 +3152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3514,7 +3340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,7 +3539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3874,7 +3700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4060,7 +3886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4284,7 +4110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4472,7 +4298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4671,7 +4497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4832,7 +4658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5001,7 +4827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5036,7 +4862,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
+                "application/json": {
+                    name: string;
+                    type: string;
+                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
+                    parameters: {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
         responses: {
@@ -5185,7 +5018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5356,7 +5189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5392,7 +5225,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
+                "application/json": {
+                    name: string;
+                    type: string;
+                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
+                    parameters: {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
         responses: {
@@ -5540,7 +5380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5701,7 +5541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5876,7 +5716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6252,7 +6092,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6451,7 +6291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6777,7 +6617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6961,7 +6801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7128,7 +6968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7312,7 +7152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7474,7 +7314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7673,7 +7513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7880,7 +7720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8082,232 +7922,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdTo-scenario": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                vendorId: string;
-                organizationId: string;
-                agentTaskId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            tags: string[];
-                            kind: "scripted" | "simulated";
-                            /** @description scripted only */
-                            turns?: ({
-                                /** @description what the caller says */
-                                say: string;
-                            } | {
-                                /** @description the caller stays silent */
-                                silenceMs: number;
-                            })[];
-                            /** @description simulated only: who the caller is and how they talk */
-                            persona?: string;
-                            /** @description simulated only: what the caller wants */
-                            goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
-                            facts?: {
-                                [key: string]: string;
-                            };
-                            /** @description simulated only; default 12 */
-                            maxTurns?: number;
-                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                            variables?: {
-                                [key: string]: string;
-                            };
-                            /** @description default 300 */
-                            maxDurationSeconds?: number;
-                            toolMocks?: {
-                                tool: string;
-                                /** @description matched as a subset of the call's arguments */
-                                arguments?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description a string, or JSON sent as its text */
-                                output: unknown;
-                                delayMs?: number;
-                            }[];
-                            /** @description default mock */
-                            toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Idempotency-Key was already used with another request body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description Too many failed authentication attempts */
             429: {
                 headers: {
@@ -8350,34 +7964,7 @@ export interface operations {
                     "audio/wav": unknown;
                 };
             };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8603,7 +8190,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8789,7 +8376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8984,7 +8571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9189,7 +8776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9380,7 +8967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9556,7 +9143,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9724,7 +9311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9910,7 +9497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10080,7 +9667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10266,7 +9853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10427,7 +10014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10597,7 +10184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10806,7 +10393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10968,7 +10555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11130,7 +10717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            /** @description Too many failed authentication attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11150,7 +10737,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios": {
+    getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns: {
         parameters: {
             query?: {
                 /** @description 0-indexed page number (default 0) */
@@ -11185,53 +10772,46 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            description: string | null;
-                            tags: string[];
-                            kind: "scripted" | "simulated";
-                            /** @description scripted only */
-                            turns?: ({
-                                /** @description what the caller says */
-                                say: string;
-                            } | {
-                                /** @description the caller stays silent */
-                                silenceMs: number;
-                            })[];
-                            /** @description simulated only: who the caller is and how they talk */
-                            persona?: string;
-                            /** @description simulated only: what the caller wants */
-                            goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
-                            facts?: {
-                                [key: string]: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
                             };
-                            /** @description simulated only; default 12 */
-                            maxTurns?: number;
-                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                            variables?: {
-                                [key: string]: string;
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
                             };
-                            /** @description default 300 */
-                            maxDurationSeconds?: number;
-                            toolMocks?: {
-                                tool: string;
-                                /** @description matched as a subset of the call's arguments */
-                                arguments?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description a string, or JSON sent as its text */
-                                output: unknown;
-                                delayMs?: number;
-                            }[];
-                            /** @description default mock */
-                            toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11364,9 +10944,20 @@ export interface operations {
             };
         };
     };
-    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios": {
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaigns: {
         parameters: {
-            query?: never;
+            query?: {
+                name?: string;
+                assistantId?: string;
+                agentId?: string;
+                phoneNumberId?: string;
+                maxConcurrentCalls?: string;
+                reservedInboundSlots?: string;
+                ringTimeoutSeconds?: string;
+                schedule?: string;
+                retry?: string;
+                voicemail?: string;
+            };
             header?: {
                 /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11381,54 +10972,51 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    description?: string | null;
-                    tags?: string[];
-                    kind: "scripted" | "simulated";
-                    /** @description scripted only */
-                    turns?: ({
-                        /** @description what the caller says */
-                        say: string;
-                    } | {
-                        /** @description the caller stays silent */
-                        silenceMs: number;
-                    })[];
-                    /** @description simulated only: who the caller is and how they talk */
-                    persona?: string;
-                    /** @description simulated only: what the caller wants */
-                    goal?: string;
-                    /** @description simulated only: what the caller knows and gives when asked */
-                    facts?: {
-                        [key: string]: string;
+                    /** Format: uuid */
+                    assistantId?: string;
+                    /** Format: uuid */
+                    agentId?: string;
+                    /** Format: uuid */
+                    phoneNumberId?: string;
+                    /** @description default 1 */
+                    maxConcurrentCalls?: number;
+                    /** @description default 0 */
+                    reservedInboundSlots?: number;
+                    /** @description default 30 */
+                    ringTimeoutSeconds?: number;
+                    schedule?: {
+                        /** @description an IANA time zone (Europe/Berlin) */
+                        timezone: string;
+                        windows: {
+                            days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                            /** @description HH:MM, 24 h */
+                            start: string;
+                            /** @description later than start: a window never crosses midnight */
+                            end: string | "24:00";
+                        }[];
                     };
-                    /** @description simulated only; default 12 */
-                    maxTurns?: number;
-                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                    variables?: {
-                        [key: string]: string;
+                    retry?: {
+                        /** @description default 3 */
+                        maxAttempts?: number;
+                        /** @description default busy, no-answer */
+                        onReasons?: ("busy" | "no-answer" | "failed")[];
+                        /** @description default 60 */
+                        delayMinutes?: number;
                     };
-                    /** @description default 300 */
-                    maxDurationSeconds?: number;
-                    toolMocks?: {
-                        tool: string;
-                        /** @description matched as a subset of the call's arguments */
-                        arguments?: {
-                            [key: string]: unknown;
+                    voicemail?: {
+                        action: "hangup" | "leave_message" | "continue";
+                        message?: string;
+                    };
+                    contacts: {
+                        /** @description E.164 with its +, or a sip: URI */
+                        to: string;
+                        /** @description the contact's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                        variables?: {
+                            [key: string]: string;
                         };
-                        /** @description a string, or JSON sent as its text */
-                        output: unknown;
-                        delayMs?: number;
                     }[];
-                    /** @description default mock */
-                    toolPolicy?: "mock" | "live";
-                    criteria: ({
-                        name: string;
-                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                        /** @description default true */
-                        required?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
                 };
+                "text/csv": string;
             };
         };
         responses: {
@@ -11449,53 +11037,657 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            description: string | null;
-                            tags: string[];
-                            kind: "scripted" | "simulated";
-                            /** @description scripted only */
-                            turns?: ({
-                                /** @description what the caller says */
-                                say: string;
-                            } | {
-                                /** @description the caller stays silent */
-                                silenceMs: number;
-                            })[];
-                            /** @description simulated only: who the caller is and how they talk */
-                            persona?: string;
-                            /** @description simulated only: what the caller wants */
-                            goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
-                            facts?: {
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdContacts: {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+                status?: "pending" | "dialing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "voicemail" | "canceled";
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            to: string;
+                            variables: {
                                 [key: string]: string;
                             };
-                            /** @description simulated only; default 12 */
-                            maxTurns?: number;
-                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                            variables?: {
-                                [key: string]: string;
+                            status: "pending" | "dialing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "voicemail" | "canceled";
+                            attempts: number;
+                            lastEndedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            agentTaskIds: string[];
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many failed authentication attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdPause: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
                             };
-                            /** @description default 300 */
-                            maxDurationSeconds?: number;
-                            toolMocks?: {
-                                tool: string;
-                                /** @description matched as a subset of the call's arguments */
-                                arguments?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description a string, or JSON sent as its text */
-                                output: unknown;
-                                delayMs?: number;
-                            }[];
-                            /** @description default mock */
-                            toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11642,831 +11834,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Answer 304 without a body while the resource still has one of these ETags. */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
-            path: {
-                vendorId: string;
-                organizationId: string;
-                scenarioId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            tags: string[];
-                            kind: "scripted" | "simulated";
-                            /** @description scripted only */
-                            turns?: ({
-                                /** @description what the caller says */
-                                say: string;
-                            } | {
-                                /** @description the caller stays silent */
-                                silenceMs: number;
-                            })[];
-                            /** @description simulated only: who the caller is and how they talk */
-                            persona?: string;
-                            /** @description simulated only: what the caller wants */
-                            goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
-                            facts?: {
-                                [key: string]: string;
-                            };
-                            /** @description simulated only; default 12 */
-                            maxTurns?: number;
-                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                            variables?: {
-                                [key: string]: string;
-                            };
-                            /** @description default 300 */
-                            maxDurationSeconds?: number;
-                            toolMocks?: {
-                                tool: string;
-                                /** @description matched as a subset of the call's arguments */
-                                arguments?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description a string, or JSON sent as its text */
-                                output: unknown;
-                                delayMs?: number;
-                            }[];
-                            /** @description default mock */
-                            toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Not modified: the ETag in If-None-Match still matches */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many failed authentication attempts */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                vendorId: string;
-                organizationId: string;
-                scenarioId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    description?: string | null;
-                    tags?: string[];
-                    kind: "scripted" | "simulated";
-                    /** @description scripted only */
-                    turns?: ({
-                        /** @description what the caller says */
-                        say: string;
-                    } | {
-                        /** @description the caller stays silent */
-                        silenceMs: number;
-                    })[];
-                    /** @description simulated only: who the caller is and how they talk */
-                    persona?: string;
-                    /** @description simulated only: what the caller wants */
-                    goal?: string;
-                    /** @description simulated only: what the caller knows and gives when asked */
-                    facts?: {
-                        [key: string]: string;
-                    };
-                    /** @description simulated only; default 12 */
-                    maxTurns?: number;
-                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                    variables?: {
-                        [key: string]: string;
-                    };
-                    /** @description default 300 */
-                    maxDurationSeconds?: number;
-                    toolMocks?: {
-                        tool: string;
-                        /** @description matched as a subset of the call's arguments */
-                        arguments?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description a string, or JSON sent as its text */
-                        output: unknown;
-                        delayMs?: number;
-                    }[];
-                    /** @description default mock */
-                    toolPolicy?: "mock" | "live";
-                    criteria: ({
-                        name: string;
-                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                        /** @description default true */
-                        required?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            tags: string[];
-                            kind: "scripted" | "simulated";
-                            /** @description scripted only */
-                            turns?: ({
-                                /** @description what the caller says */
-                                say: string;
-                            } | {
-                                /** @description the caller stays silent */
-                                silenceMs: number;
-                            })[];
-                            /** @description simulated only: who the caller is and how they talk */
-                            persona?: string;
-                            /** @description simulated only: what the caller wants */
-                            goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
-                            facts?: {
-                                [key: string]: string;
-                            };
-                            /** @description simulated only; default 12 */
-                            maxTurns?: number;
-                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                            variables?: {
-                                [key: string]: string;
-                            };
-                            /** @description default 300 */
-                            maxDurationSeconds?: number;
-                            toolMocks?: {
-                                tool: string;
-                                /** @description matched as a subset of the call's arguments */
-                                arguments?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description a string, or JSON sent as its text */
-                                output: unknown;
-                                delayMs?: number;
-                            }[];
-                            /** @description default mock */
-                            toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many failed authentication attempts */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                vendorId: string;
-                organizationId: string;
-                scenarioId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: null;
-                    };
-                };
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many failed authentication attempts */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites": {
-        parameters: {
-            query?: {
-                /** @description 0-indexed page number (default 0) */
-                page?: string;
-                /** @description items per page, 1..100 (default 20) */
-                size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
-                sort?: string;
-            };
-            header?: never;
-            path: {
-                vendorId: string;
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            scenarioIds: string[];
-                            repeat: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        page: number;
-                        size: number;
-                        totalElements: number;
-                        totalPages: number;
-                    };
-                };
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many failed authentication attempts */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites": {
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdResume: {
         parameters: {
             query?: never;
             header?: {
@@ -12476,23 +11844,14 @@ export interface operations {
             path: {
                 vendorId: string;
                 organizationId: string;
+                campaignId: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @description the suite's scenarios, in order */
-                    scenarioIds: string[];
-                    /** @description default 1 */
-                    repeat?: number;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Created */
-            201: {
+            /** @description OK */
+            200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12508,8 +11867,46 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            scenarioIds: string[];
-                            repeat: number;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            /** Format: uuid */
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -12656,17 +12053,17 @@ export interface operations {
             };
         };
     };
-    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+    postApiV1VendorsByVendorIdOrganizationsByOrganizationIdCampaignsByCampaignIdCancel: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Answer 304 without a body while the resource still has one of these ETags. */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 vendorId: string;
                 organizationId: string;
-                suiteId: string;
+                campaignId: string;
             };
             cookie?: never;
         };
@@ -12675,7 +12072,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12689,188 +12086,46 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            scenarioIds: string[];
-                            repeat: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-            };
-            /** @description Not modified: the ETag in If-None-Match still matches */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Too many failed authentication attempts */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                vendorId: string;
-                organizationId: string;
-                suiteId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @description the suite's scenarios, in order */
-                    scenarioIds: string[];
-                    /** @description default 1 */
-                    repeat?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: {
+                            assistantId: string | null;
+                            agentId: string | null;
                             /** Format: uuid */
-                            id: string;
-                            name: string;
-                            scenarioIds: string[];
-                            repeat: number;
+                            phoneNumberId: string;
+                            status: "running" | "paused" | "completed" | "canceled";
+                            maxConcurrentCalls: number;
+                            reservedInboundSlots: number;
+                            ringTimeoutSeconds: number;
+                            schedule: {
+                                /** @description an IANA time zone (Europe/Berlin) */
+                                timezone: string;
+                                windows: {
+                                    days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                                    /** @description HH:MM, 24 h */
+                                    start: string;
+                                    /** @description later than start: a window never crosses midnight */
+                                    end: string | "24:00";
+                                }[];
+                            } | null;
+                            retry: {
+                                maxAttempts: number;
+                                onReasons: ("busy" | "no-answer" | "failed")[];
+                                delayMinutes: number;
+                            };
+                            voicemail: {
+                                action: "hangup" | "leave_message" | "continue";
+                                message?: string;
+                            };
+                            counts: {
+                                total: number;
+                                pending: number;
+                                dialing: number;
+                                inProgress: number;
+                                completed: number;
+                                failed: number;
+                                busy: number;
+                                noAnswer: number;
+                                voicemail: number;
+                                canceled: number;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -12977,15 +12232,6 @@ export interface operations {
                             message: string;
                         }[];
                     };
-                };
-            };
-            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Request body too large */
@@ -12997,160 +12243,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                vendorId: string;
-                organizationId: string;
-                suiteId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data: null;
-                    };
-                };
-            };
-            /** @description Invalid input: the envelope's errors name each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Missing or invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description The token has no access to this resource */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message?: string;
-                        /** Format: date-time */
-                        timestamp: string;
-                        traceId?: string;
-                        data?: null;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
-            412: {
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,7 +15,14 @@ const DOCUMENTS_PATH = /^\/api\/v1\/vendors\/[^/]+\/organizations\/[^/]+\/knowle
 export const isDocumentUpload = (request: Request) =>
   request.method === "POST" && DOCUMENTS_PATH.test(new URL(request.url).pathname);
 
-const limitOf = (request: Request) => (isDocumentUpload(request) ? MAX_DOCUMENT_BYTES : MAX_BODY_BYTES);
+const CAMPAIGNS_PATH = /^\/api\/v1\/vendors\/[^/]+\/organizations\/[^/]+\/campaigns\/?$/;
+
+/** A campaign's creation: its 10,000 contacts may come as JSON or text/csv, up to MAX_DOCUMENT_BYTES. */
+export const isCampaignCreate = (request: Request) =>
+  request.method === "POST" && CAMPAIGNS_PATH.test(new URL(request.url).pathname);
+
+const limitOf = (request: Request) =>
+  isDocumentUpload(request) || isCampaignCreate(request) ? MAX_DOCUMENT_BYTES : MAX_BODY_BYTES;
 
 const tooLarge = (limit: number) =>
   new AppError("PAYLOAD_TOO_LARGE", `request body larger than ${limit} bytes`, [

@@ -3,4 +3,4 @@ import type { Config } from "../../src/config";
 import type { SecretBox } from "../../src/crypto/secrets";
 import type { Db } from "../../src/db/client";
 
-export type ActivityDeps = { db: Db; secretBox: SecretBox; config: Pick<Config, "hooks" | "outbound"> };
+export type ActivityDeps = { db: Db; secretBox: SecretBox; config: Pick<Config, "hooks" | "outbound" | "bridge"> };

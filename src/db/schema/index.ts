@@ -11,3 +11,4 @@ export * from "./hooks";
 export * from "./relations";
 export * from "./idempotency";
 export * from "./testing";
+export * from "./campaigns";

@@ -26,11 +26,13 @@ let rtpBase = 30000 + (process.pid % 50) * 400;
 
 export async function startSipWorld(trunkUsers: Record<string, string>, dids: Record<string, string>) {
   const { address } = await ensureTemporal();
+  // the API signals campaign workflows: on this run's Temporal, to this world's worker
+  const taskQueue = `sip-world-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const [api, hooks, chat, worker, trunk, realtime] = await Promise.all([
-    startTestApi(),
+    startTestApi({ TEMPORAL_ADDRESS: address, HOOK_TASK_QUEUE: taskQueue }),
     startReceiver(),
     startFakeChatServer(),
-    startWorker({ address, backoffBaseMs: 1_000 }),
+    startWorker({ address, backoffBaseMs: 1_000, taskQueue }),
     startKamailio(trunkUsers, dids),
     startFakeRealtimeHub(),
   ]);
@@ -151,6 +153,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
   const trunks: Trunk[] = [trunk];
   const world = {
     api,
+    worker,
     hooks,
     chat,
     /** The fake realtime provider every assistant's fake sits behind (OPENAI_REALTIME_URL of bridges). */

@@ -9,11 +9,12 @@ import { writeScenario, type SippResult } from "./sipp";
 
 export type SippUas = { port: number; result: Promise<SippResult>; stop(): void };
 
-/** `port`: where the trunk routes the callee's number (default: a free one). */
+/** `port`: where the trunk routes the callee's number (default: a free one); `calls`: how many it takes. */
 export async function startSippUas(
   scenario: string,
   vars: Record<string, string | number> = {},
   port?: number,
+  calls = 1,
 ): Promise<SippUas> {
   const dir = mkdtempSync(join(tmpdir(), "vas-sipp-uas-"));
   port ??= await freePort();
@@ -25,7 +26,7 @@ export async function startSippUas(
     "-p",
     String(port),
     "-m",
-    "1",
+    String(calls),
     "-nostdin",
     "-timeout",
     "90s",

@@ -1,0 +1,178 @@
+// bench/calls-out (by hand, not CI): outbound calls and campaigns through Kamailio as the trunk (a 407
+// digest challenge on every INVITE). Reports: POST P/calls to the INVITE reaching the callee (p50/p99,
+// a script UAS on a UDP socket here that answers 486), the dial rate a campaign sustains with
+// maxConcurrentCalls 100 against a SIPp UAS (486 after 200 ms), and a large campaign (default 10,000
+// contacts, numbers the trunk answers 404 at once): its wall time, Postgres rows and bytes, Temporal
+// history events per contact, and the memory of this process (API and bridge) and of the worker.
+//   bun run bench calls-out [--posts 200] [--rate-contacts 2000] [--contacts 10000]
+import { execFileSync } from "node:child_process";
+import { createSocket } from "node:dgram";
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+import { connectTemporal } from "../../src/temporal/client";
+import { loadConfig } from "../../src/config";
+import { migrateDatabase } from "../../src/db/migrate";
+import { createBench, percentile as pct } from "../lib/harness";
+import { ensureTemporal, freePort } from "../../test/helpers/temporal";
+import { eventually, startSipWorld } from "../../test/sip/helpers/sip-world";
+import { startSippUas } from "../../test/sip/helpers/sipp-uas";
+import { campaignWorkflowId } from "../../workflows/ids";
+
+const { values } = parseArgs({
+  options: {
+    posts: { type: "string", default: "200" },
+    "rate-contacts": { type: "string", default: "2000" },
+    contacts: { type: "string", default: "10000" },
+  },
+});
+const { say, databaseUrl, finish } = createBench("calls-out");
+await migrateDatabase(databaseUrl);
+const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+
+/** A callee on a UDP socket: notes when each INVITE arrives (by the To user) and answers 486. */
+async function startScriptUas() {
+  const socket = createSocket("udp4");
+  const port = await freePort();
+  await new Promise<void>((r) => socket.bind(port, "127.0.0.1", r));
+  const arrivals: number[] = [];
+  socket.on("message", (msg, from) => {
+    const text = msg.toString();
+    if (!text.startsWith("INVITE ")) return;
+    arrivals.push(performance.now());
+    const headers = text.split("\r\n").filter((l) => /^(via|from|to|call-id|cseq):/i.test(l));
+    const reply = [
+      "SIP/2.0 486 Busy Here",
+      ...headers.map((h) => (/^to:/i.test(h) && !/;tag=/.test(h) ? `${h};tag=bench` : h)),
+      "Content-Length: 0",
+      "",
+      "",
+    ].join("\r\n");
+    socket.send(reply, from.port, from.address);
+  });
+  return { port, arrivals, close: () => socket.close() };
+}
+
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(execFileSync("cat", [`/proc/${pid}/status`]).toString())?.[1] ?? 0) / 1024;
+/** The worker is this process's `node … workers/main.ts` child. */
+const workerPid = () =>
+  Number(
+    execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)])
+      .toString()
+      .split("\n")
+      .find((l) => l.includes("workers/main.ts"))
+      ?.trim()
+      .split(/\s+/)[0] ?? 0,
+  );
+
+const world = await startSipWorld({ nobody: "unused" }, {});
+try {
+  const uas = await startScriptUas();
+  const sippPort = await freePort();
+  const dids = { "15550500001": `127.0.0.1:${uas.port}`, "15550500002": `127.0.0.1:${sippPort}` };
+  const trunk = await world.startTrunk({ bench: "benchpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
+  const credentialId = await world.createCredential("bench", "benchpass", 150, trunk);
+  const numberId = await world.createNumber(credentialId, "+15550500999");
+  const { id: assistantId } = await world.createAssistant({ numberId });
+  await world.startBridge("bench");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
+  const { org, P } = world.tenant;
+
+  say(`POST P/calls → INVITE at the callee, ${values.posts} calls one after another`);
+  const postToInvite: number[] = [];
+  for (let i = 0; i < Number(values.posts); i++) {
+    const seen = uas.arrivals.length;
+    const t0 = performance.now();
+    const res = await org.post(`${P}/calls`, { assistantId, to: "+15550500001" });
+    if (res.status !== 201) throw new Error(`POST P/calls: ${res.status} ${JSON.stringify(res.body)}`);
+    await eventually(() => uas.arrivals.length > seen, "the INVITE", 10_000);
+    postToInvite.push(uas.arrivals[seen]! - t0);
+    // the next call once this one's slot is free, so that every POST meets an idle bridge
+    await eventually(async () => (await org.get(`${P}/agent-tasks/${res.body.data.id}`)).body.data.endedAt, "the end");
+  }
+
+  const runCampaign = async (name: string, to: string, count: number) => {
+    const t0 = performance.now();
+    const res = await org.post(`${P}/campaigns`, {
+      name,
+      assistantId,
+      maxConcurrentCalls: 100,
+      retry: { maxAttempts: 1 },
+      contacts: Array.from({ length: count }, () => ({ to })),
+    });
+    if (res.status !== 201) throw new Error(`POST P/campaigns: ${res.status} ${JSON.stringify(res.body)}`);
+    const createdMs = performance.now() - t0;
+    const id = res.body.data.id as string;
+    let last = 0;
+    const done = await eventually(
+      async () => {
+        const c = (await org.get(`${P}/campaigns/${id}`)).body.data;
+        if (!c) return null; // an error answer under load: look again
+        const called = c.counts.total - c.counts.pending;
+        if (called - last >= count / 10) {
+          last = called;
+          say(`  ${name}: ${called}/${count} called`);
+        }
+        return c.status === "completed" ? c : null;
+      },
+      `campaign ${name}`,
+      30 * 60_000,
+    );
+    const [span] = await sql`select extract(epoch from max(ended_at) - min(created_at)) * 1000 as ms
+      from agent_tasks where campaign_id = ${id}`;
+    return { id, done, createdMs, dialMs: Number(span!.ms) };
+  };
+
+  const rateCount = Number(values["rate-contacts"]);
+  say(`dial rate: ${rateCount} contacts, maxConcurrentCalls 100, SIPp answering 486 after 200 ms`);
+  const sipp = await startSippUas("uas-reject.xml", { STATUS: 486, REASON: "Busy Here" }, sippPort, rateCount);
+  const rate = await runCampaign("rate", "+15550500002", rateCount);
+  sipp.stop();
+
+  const bigCount = Number(values.contacts);
+  say(`large campaign: ${bigCount} contacts to a number the trunk answers 404`);
+  const rssBefore = { api: rssMb(process.pid), worker: rssMb(workerPid()) };
+  let rssPeak = { ...rssBefore };
+  const sampler = setInterval(() => {
+    rssPeak = { api: Math.max(rssPeak.api, rssMb(process.pid)), worker: Math.max(rssPeak.worker, rssMb(workerPid())) };
+  }, 1000);
+  const big = await runCampaign("large", "+15550509999", bigCount);
+  clearInterval(sampler);
+  const [rows] = await sql`select
+    (select count(*) from campaign_contacts where campaign_id = ${big.id})::int as contacts,
+    (select count(*) from agent_tasks where campaign_id = ${big.id})::int as tasks,
+    pg_total_relation_size('campaign_contacts') as contact_bytes`;
+  const { address } = await ensureTemporal();
+  const temporal = await connectTemporal(loadConfig({ ...process.env, TEMPORAL_ADDRESS: address }));
+  let events = 0;
+  let runs = 0;
+  for await (const run of temporal.client.workflow.list({ query: `WorkflowId = "${campaignWorkflowId(big.id)}"` })) {
+    runs++;
+    const history = await temporal.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+    events += history.events?.length ?? 0;
+  }
+  await temporal.close();
+
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  console.log(`
+| measure | value |
+|---|---|
+| POST P/calls → INVITE at the callee (through the trunk's 407), p50 / p99 | ${ms(pct(postToInvite, 50))} / ${ms(pct(postToInvite, 99))} (n=${postToInvite.length}) |
+| dial rate, maxConcurrentCalls 100, 486 after 200 ms | ${((rateCount * 1000) / rate.dialMs).toFixed(1)} calls/s (${rateCount} in ${(rate.dialMs / 1000).toFixed(1)} s) |
+| large campaign: create (${bigCount} contacts, JSON) | ${ms(big.createdMs)} |
+| large campaign: first offer to last end | ${(big.dialMs / 1000).toFixed(1)} s (${((bigCount * 1000) / big.dialMs).toFixed(1)} calls/s) |
+| large campaign: rows | ${rows!.contacts} campaign_contacts, ${rows!.tasks} agent_tasks |
+| campaign_contacts on disk (all campaigns of the run, indexes included) | ${(Number(rows!.contact_bytes) / 1024 / 1024).toFixed(1)} MB |
+| Temporal history | ${events} events in ${runs} runs: ${(events / bigCount).toFixed(3)} per contact |
+| RSS API + bridge (this process), before / peak | ${rssBefore.api.toFixed(0)} / ${rssPeak.api.toFixed(0)} MB |
+| RSS worker, before / peak | ${rssBefore.worker.toFixed(0)} / ${rssPeak.worker.toFixed(0)} MB |
+`);
+  uas.close();
+} finally {
+  await world.stop();
+  await sql.end();
+}
+await finish();

@@ -1,0 +1,108 @@
+// P/campaigns (design.md, "Campaigns"): create (contacts as JSON or text/csv), read with counts, list,
+// the contacts, and pause / resume / cancel, each of which signals the campaign's workflow.
+import { t } from "elysia";
+import type { Deps } from "./deps";
+import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
+import { checkBody } from "./check-body";
+import { resourceRoutes } from "./resource-routes";
+import { CampaignCsvQuery, CampaignModel, ContactsQuery } from "../models/campaigns";
+import { Envelope, PageQuery, PagedEnvelope, errorResponses } from "../models/common";
+import { ok, paged } from "../models/envelope";
+import { badRequest } from "../errors";
+import { parseContactsCsv } from "../services/campaign-csv";
+import * as campaigns from "../services/campaigns";
+import { signalCampaign } from "../temporal/campaign-signal";
+import type { OrgScope } from "../services/auth";
+
+const TAG = "Campaigns";
+const CampaignParams = t.Object({ vendorId: t.String(), organizationId: t.String(), campaignId: t.String() });
+const idOf = (params: Record<string, string>) => assertUuid(params.campaignId, campaigns.CAMPAIGN);
+
+const isCsvBody = (body: unknown): body is { text: string } =>
+  typeof body === "object" && body !== null && (body as { contentType?: unknown }).contentType === "text/csv";
+const jsonFields = new Set(["schedule", "retry", "voicemail"]);
+
+/** The campaign as JSON, or built from a CSV body and the query's fields; 400 naming the field. */
+function campaignInput(body: unknown, query: Record<string, string | undefined>) {
+  if (!isCsvBody(body)) return checkBody(CampaignModel.create, body);
+  const fields: Record<string, unknown> = { contacts: parseContactsCsv(body.text) };
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (!jsonFields.has(name)) fields[name] = /^[0-9]+$/.test(value) ? Number(value) : value;
+    else
+      try {
+        fields[name] = JSON.parse(value);
+      } catch {
+        throw badRequest(name, "must be JSON in the query of a text/csv body");
+      }
+  }
+  return checkBody(CampaignModel.create, fields);
+}
+
+export const campaignsRoutes = (deps: Deps) => {
+  const act = (name: campaigns.CampaignAction) => async (scope: OrgScope, params: Record<string, string>) => {
+    const campaign = await campaigns.changeCampaignStatus(deps.db, scope, idOf(params), name);
+    await signalCampaign(deps.config, campaign.id, name);
+    return ok(campaign);
+  };
+  const actionDoc = (summary: string) => ({
+    params: CampaignParams,
+    response: { 200: Envelope(CampaignModel.out), ...errorResponses },
+    detail: { tags: [TAG], summary, description: "Pause and cancel stop new dials only: calls already placed go on." },
+  });
+  const [pause, resume, cancel] = campaigns.campaignActions.map(act);
+  return resourceRoutes({
+    prefix: `${ORG_PREFIX}/campaigns`,
+    access: organizationAccess(deps),
+    tag: TAG,
+    what: campaigns.CAMPAIGN,
+    idParam: "campaignId",
+    sortable: "id, name, createdAt, status",
+    models: { out: CampaignModel.out, query: PageQuery },
+    service: {
+      list: ({ scope }, _, query) => campaigns.listCampaigns(deps.db, scope, query),
+      get: ({ scope }, _, id) => campaigns.getCampaign(deps.db, scope, id),
+    },
+  })
+    .post(
+      "",
+      async ({ access, body, query, status }) => {
+        const input = campaignInput(body, query);
+        const id = await campaigns.createCampaign(deps.db, deps.guard, access.scope, input);
+        await signalCampaign(deps.config, id, "created");
+        return status(201, ok(await campaigns.getCampaign(deps.db, access.scope, id)));
+      },
+      {
+        query: CampaignCsvQuery,
+        response: { 201: Envelope(CampaignModel.out), 413: errorResponses[400], ...errorResponses },
+        detail: {
+          tags: [TAG],
+          summary: "Create a campaign (JSON, or text/csv contacts with the other fields in the query)",
+          description:
+            "A CSV has a header row with a `to` column; every other column is a variable. With text/csv, `schedule`, `retry` and `voicemail` are JSON in the query.",
+          "x-text-bodies": true,
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: CampaignModel.create as object },
+              "text/csv": { schema: { type: "string" } },
+            },
+          },
+        },
+      },
+    )
+    .get(
+      "/:campaignId/contacts",
+      async ({ access, params, query }) =>
+        paged(await campaigns.listContacts(deps.db, access.scope, idOf(params), query)),
+      {
+        params: CampaignParams,
+        query: ContactsQuery,
+        response: { 200: PagedEnvelope(CampaignModel.contact), ...errorResponses },
+        detail: { tags: [TAG], summary: "List a campaign's contacts (sortable by position, status)" },
+      },
+    )
+    .post("/:campaignId/pause", ({ access, params }) => pause!(access.scope, params), actionDoc("Pause a campaign"))
+    .post("/:campaignId/resume", ({ access, params }) => resume!(access.scope, params), actionDoc("Resume a campaign"))
+    .post("/:campaignId/cancel", ({ access, params }) => cancel!(access.scope, params), actionDoc("Cancel a campaign"));
+};

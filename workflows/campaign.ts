@@ -1,0 +1,43 @@
+// A campaign's workflow: step (reconcile, claim, offer: one local activity), wait, step, ... until
+// every contact has its outcome. It holds only the campaign's id: contacts and their states live in
+// Postgres, so a step repeated after a crash is harmless and the history stays small. Pause, resume
+// and cancel arrive as signals: the API has already written the new status, the signal only cuts the
+// wait short. Continue-as-new long before Temporal's history limits.
+// Deterministic code only: no Node, no Bun, no clock, no database here.
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from "@temporalio/workflow";
+import type { CampaignActivities } from "../workers/activities";
+import { campaignSignals } from "./ids";
+
+export type CampaignInput = { campaignId: string };
+
+// each step with its wait is about 6 events; a new run well before the 50,000-event limit
+const historyEventsPerRun = 6_000;
+
+export async function campaignWorkflow(input: CampaignInput): Promise<void> {
+  const { advanceCampaign } = proxyLocalActivities<CampaignActivities>({
+    startToCloseTimeout: "30s",
+    // the database away: keep trying; the step is idempotent
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "30s" },
+  });
+  let woken = false;
+  const wake = () => {
+    woken = true;
+  };
+  for (const name of campaignSignals) setHandler(defineSignal(name), wake);
+  for (;;) {
+    const step = await advanceCampaign(input.campaignId);
+    if (step.done) return;
+    woken = false;
+    await condition(() => woken, step.wakeInMs);
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > historyEventsPerRun)
+      return continueAsNew<typeof campaignWorkflow>(input);
+  }
+}
