@@ -72,6 +72,7 @@ export class CallSession {
   private recorder: CallRecorder | null = null;
   private startedAt: number | null = null;
   private hangupAfterTurn = false;
+  private hangupReason: EndReason = "agent-hangup";
   private ending = false;
 
   constructor(private readonly options: CallSessionOptions) {
@@ -233,7 +234,15 @@ export class CallSession {
 
   private onTurnDone() {
     this.messages.agentDone();
-    if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end("agent-hangup"));
+    if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end(this.hangupReason));
+  }
+
+  /** Speaks `text` word for word, then ends the call with `reason` once it has played (a voicemail message). */
+  sayThenEnd(text: string, reason: EndReason) {
+    if (this.ending || !this.voice) return this.end(reason);
+    this.hangupReason = reason;
+    this.hangupAfterTurn = true;
+    this.voice.greet(text);
   }
 
   private onEndCall(reason: string | null) {

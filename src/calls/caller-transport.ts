@@ -17,6 +17,8 @@ export const endReasons = [
   "database-unavailable",
   // hung up through the API (POST agent-tasks/{id}/hangup)
   "canceled",
+  // an answering machine took the outbound call (after our message, with leave_message)
+  "voicemail",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 

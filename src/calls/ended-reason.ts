@@ -8,6 +8,7 @@ const byEndReason: Record<EndReason, EndedReason> = {
   "agent-hangup": "assistant-ended",
   "max-duration": "max-duration",
   canceled: "canceled",
+  voicemail: "voicemail",
   // our side went away with the call: the same reason the reaper gives a dead bridge's calls
   "bridge-shutdown": "bridge-lost",
   "provider-disconnected": "failed",

@@ -26,6 +26,7 @@ import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-write
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import { endedReasonOf } from "./ended-reason";
 import { GreetOnSilence } from "./greet-on-silence";
+import { VoicemailScreen, type VoicemailSetting } from "./voicemail-screen";
 import { runningCalls } from "./running-calls";
 import { callVariables, renderTemplate } from "./templates";
 import type { FrameTicker } from "./frame-ticker";
@@ -51,6 +52,8 @@ export type CallStart = {
   maxCallMs?: number;
   /** outbound: the callee speaks first, or the assistant greets after this much silence */
   greetAfterSilenceMs?: number;
+  /** outbound: what to do when an answering machine answers (screened from the first seconds) */
+  voicemail?: VoicemailSetting;
   /** outbound: the INVITE's final response (200) */
   sipStatus?: number;
   /** what is left of the time the caller may wait to learn whether the call is served */
@@ -114,6 +117,10 @@ export function startCall(
     start.greetAfterSilenceMs === undefined
       ? null
       : new GreetOnSilence(transport.sampleRate, start.greetAfterSilenceMs);
+  const message = start.voicemail?.message;
+  const voicemail =
+    start.voicemail && message ? { ...start.voicemail, message: renderTemplate(message, variables) } : start.voicemail;
+  const screen = VoicemailScreen.of(voicemail, transport.sampleRate, session, callId);
   const done = runCall(deps, {
     assistant,
     task,
@@ -125,6 +132,7 @@ export function startCall(
     reserved: start.reservedCallId !== undefined,
     sipStatus: start.sipStatus ?? null,
     opening,
+    screen,
     budget: start.budget ?? startBudget(deps.availability),
   });
   void session.ended.then(() => opening?.stop());
@@ -134,6 +142,7 @@ export function startCall(
     callId: task.callId,
     callerAudio: (samples, ulaw) => {
       opening?.feed(samples);
+      screen?.feed(samples);
       session.callerAudio(samples, ulaw);
     },
     callerHangup: () => session.end("caller-hangup"),
@@ -159,6 +168,8 @@ type RunningCall = {
   sipStatus: number | null;
   /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
   opening: GreetOnSilence | null;
+  /** outbound with voicemail screening: the voice hears and says nothing until the callee is a person */
+  screen: VoicemailScreen | null;
 };
 
 /**
@@ -211,11 +222,11 @@ async function runCall(deps: CallDeps, call: RunningCall) {
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
 async function connectVoice(deps: CallDeps, call: RunningCall) {
-  const { assistant, tools, session, sampleRate, setupDone, opening, task } = call;
+  const { assistant, tools, session, sampleRate, setupDone, opening, screen, task } = call;
   try {
     if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
     const greeting = assistant.greeting ? renderTemplate(assistant.greeting, task.variables) : null;
-    const voice = await createVoiceSession(assistant.strategy, {
+    const provider = await createVoiceSession(assistant.strategy, {
       instructions: renderTemplate(assistant.systemPrompt ?? "", task.variables),
       greeting: opening ? null : greeting,
       tools: tools.map((w) => w.tool),
@@ -223,6 +234,7 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
       config: deps.config,
     });
     setupDone();
+    const voice = screen ? screen.gate(provider) : provider;
     session.attachVoice(voice);
     if (opening && greeting) opening.ready(() => voice.greet(greeting));
   } catch (error) {
