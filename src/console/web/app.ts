@@ -1,6 +1,7 @@
 // The console: a hash-routed single page on the public API (see docs/console.md).
 import { api, blob, consoleConfig, type Json, session, signIn, signOut } from "./api";
 import { h, when } from "./dom";
+import { dialer } from "./dialer";
 import { startTalk } from "./talk";
 
 const main = document.getElementById("main")!;
@@ -151,7 +152,7 @@ async function assistantPage(kind: Kind, id: string) {
       result.textContent = (e as Error).message;
     }
   }
-  return h(
+  const edit = h(
     "form",
     { onsubmit: save },
     h("h2", {}, a.name, " ", h("a", { href: `#/talk/${kind}/${id}` }, "Talk")),
@@ -169,6 +170,7 @@ async function assistantPage(kind: Kind, id: string) {
     h("button", { type: "submit", id: "save" }, "Save"),
     result,
   );
+  return h("div", {}, edit, dialer(kind, id));
 }
 
 async function talkPage(kind: Kind, id: string) {
