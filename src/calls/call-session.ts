@@ -86,6 +86,7 @@ export class CallSession {
   private startedAt: number | null = null;
   private hangupAfterTurn = false;
   private transferredTo: string | null = null;
+  private hangupReason: EndReason = "agent-hangup";
   private ending = false;
 
   constructor(private readonly options: CallSessionOptions) {
@@ -265,9 +266,17 @@ export class CallSession {
 
   private onTurnDone() {
     this.messages.agentDone();
-    if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end("agent-hangup"));
+    if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end(this.hangupReason));
     // with a tool call pending the agent goes on once its result is in: not yet the caller's turn
     else if (this.toolsInFlight.size === 0 && !this.ending) this.transport.notify({ type: "turn_done" });
+  }
+
+  /** Speaks `text` word for word, then ends the call with `reason` once it has played (a voicemail message). */
+  sayThenEnd(text: string, reason: EndReason) {
+    if (this.ending || !this.voice) return this.end(reason);
+    this.hangupReason = reason;
+    this.hangupAfterTurn = true;
+    this.voice.greet(text);
   }
 
   private onEndCall(reason: string | null) {

@@ -19,6 +19,8 @@ export const endReasons = [
   "canceled",
   // handed to a human (the transfer_call tool): our leg is done
   "transferred",
+  // an answering machine took the outbound call (after our message, with leave_message)
+  "voicemail",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 

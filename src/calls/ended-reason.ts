@@ -9,6 +9,7 @@ const byEndReason: Record<EndReason, EndedReason> = {
   "max-duration": "max-duration",
   canceled: "canceled",
   transferred: "transferred",
+  voicemail: "voicemail",
   // our side went away with the call: the same reason the reaper gives a dead bridge's calls
   "bridge-shutdown": "bridge-lost",
   "provider-disconnected": "failed",

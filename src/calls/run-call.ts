@@ -31,6 +31,7 @@ import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-write
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import { endedReasonOf } from "./ended-reason";
 import { GreetOnSilence } from "./greet-on-silence";
+import { VoicemailScreen, type VoicemailSetting } from "./voicemail-screen";
 import { runningCalls } from "./running-calls";
 import { callVariables, renderTemplate } from "./templates";
 import type { FrameTicker } from "./frame-ticker";
@@ -57,6 +58,8 @@ export type CallStart = {
   maxCallMs?: number;
   /** outbound: the callee speaks first, or the assistant greets after this much silence */
   greetAfterSilenceMs?: number;
+  /** outbound: what to do when an answering machine answers (screened from the first seconds) */
+  voicemail?: VoicemailSetting;
   /** outbound: the INVITE's final response (200) */
   sipStatus?: number;
   /** what is left of the time the caller may wait to learn whether the call is served */
@@ -132,6 +135,10 @@ export function startCall(
     start.greetAfterSilenceMs === undefined
       ? null
       : new GreetOnSilence(transport.sampleRate, start.greetAfterSilenceMs);
+  const message = start.voicemail?.message;
+  const voicemail =
+    start.voicemail && message ? { ...start.voicemail, message: renderTemplate(message, variables) } : start.voicemail;
+  const screen = VoicemailScreen.of(voicemail, transport.sampleRate, session, callId);
   const done = runCall(deps, {
     assistant,
     task,
@@ -144,6 +151,7 @@ export function startCall(
     modality: start.modality ?? "audio",
     sipStatus: start.sipStatus ?? null,
     opening,
+    screen,
     budget: start.budget ?? startBudget(deps.availability),
   });
   void session.ended.then(() => opening?.stop());
@@ -153,6 +161,7 @@ export function startCall(
     callId: task.callId,
     callerAudio: (samples, ulaw) => {
       opening?.feed(samples);
+      screen?.feed(samples);
       session.callerAudio(samples, ulaw);
     },
     callerHangup: () => session.end("caller-hangup"),
@@ -180,6 +189,8 @@ type RunningCall = {
   /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
   opening: GreetOnSilence | null;
   modality: "audio" | "text";
+  /** outbound with voicemail screening: the voice hears and says nothing until the callee is a person */
+  screen: VoicemailScreen | null;
 };
 
 /**
@@ -232,11 +243,11 @@ async function runCall(deps: CallDeps, call: RunningCall) {
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
 async function connectVoice(deps: CallDeps, call: RunningCall) {
-  const { assistant, tools, session, sampleRate, setupDone, opening, task } = call;
+  const { assistant, tools, session, sampleRate, setupDone, opening, screen, task } = call;
   try {
     if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
     const greeting = assistant.greeting ? renderTemplate(assistant.greeting, task.variables) : null;
-    const voice = await createVoiceSession(assistant.strategy, {
+    const provider = await createVoiceSession(assistant.strategy, {
       instructions: renderTemplate(assistant.systemPrompt ?? "", task.variables),
       greeting: opening ? null : greeting,
       tools: tools.map((w) => w.tool),
@@ -245,6 +256,7 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
       modality: call.modality,
     });
     setupDone();
+    const voice = screen ? screen.gate(provider) : provider;
     session.attachVoice(voice);
     if (!greeting && !opening) session.callerTurnFirst();
     if (opening && greeting) opening.ready(() => voice.greet(greeting));

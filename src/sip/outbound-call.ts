@@ -98,6 +98,7 @@ export class OutboundCall {
       variables: task.variables,
       maxCallMs: task.dial.maxDurationMs,
       greetAfterSilenceMs,
+      voicemail: task.dial.voicemail,
       sipStatus: 200,
     });
     log.info("call", { ...this.fields, event: "answered", rtpPort: media.rtp.port });

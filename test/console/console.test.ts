@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { concatPcm } from "../../src/audio/pcm";
 import { encodeWav } from "../../src/audio/wav";
 import { createTenant, startTestApi, type TestApi } from "../helpers/api";
+import { launchChromium } from "../helpers/chromium";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { silence, speech } from "../helpers/speech";
@@ -73,38 +74,6 @@ beforeAll(async () => {
   page = browser.pages()[0] ?? (await browser.newPage());
 }, 180_000);
 
-/** Chromium with the fake microphone; a launch that hangs (seen once on a loaded machine) is tried again. */
-async function launchChromium(userData: string, mic: string): Promise<BrowserContext> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await launchOnce(`${userData}-${attempt}`, mic);
-    } catch (error) {
-      if (attempt === 2) throw error;
-      console.log(`[console] chromium launch ${attempt} failed, trying again: ${(error as Error).message}`);
-    }
-  }
-}
-
-function launchOnce(userData: string, mic: string) {
-  return chromium.launchPersistentContext(userData, {
-    timeout: 45_000,
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--autoplay-policy=no-user-gesture-required",
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      `--use-file-for-fake-audio-capture=${mic}`,
-    ],
-  });
-}
 afterAll(async () => {
   await browser?.close();
   await Promise.all([world?.stop(), worker?.kill(), tools?.close(), api?.stop()]);

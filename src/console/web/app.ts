@@ -2,6 +2,7 @@
 import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
+import { dialer } from "./dialer";
 import { startTalk } from "./talk";
 
 const main = document.getElementById("main")!;
@@ -119,7 +120,7 @@ async function assistantPage(kind: Kind, id: string) {
       result.textContent = (e as Error).message;
     }
   }
-  return h(
+  const edit = h(
     "form",
     { onsubmit: save },
     h("h2", {}, a.name, " ", h("a", { href: `#/talk/${kind}/${id}` }, "Talk")),
@@ -137,6 +138,7 @@ async function assistantPage(kind: Kind, id: string) {
     h("button", { type: "submit", id: "save" }, "Save"),
     result,
   );
+  return h("div", {}, edit, dialer(kind, id));
 }
 
 async function talkPage(kind: Kind, id: string) {

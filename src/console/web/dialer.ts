@@ -1,0 +1,75 @@
+// An assistant's page: place an outbound call (POST P/calls) and follow it live by polling its agent
+// task once a second: ringing (offered), answered (active), ended and why (endedReason, sipStatus).
+import { api, type Json } from "./api";
+import { h } from "./dom";
+
+type Kind = "assistants" | "agents";
+
+const pollMs = 1000;
+
+/** What a task's state means to the person who placed the call. */
+export function callState(task: Json): string {
+  if (task.status === "offered") return "ringing…";
+  if (task.status === "active") return "answered: in the call";
+  const sip = task.sipStatus ? ` (SIP ${task.sipStatus})` : "";
+  return `ended: ${task.endedReason ?? task.status}${sip}`;
+}
+
+export function dialer(kind: Kind, id: string): HTMLElement {
+  const to = h("input", { id: "dial-to", placeholder: "+15551230000", size: 20 });
+  const variables = h("textarea", { id: "dial-variables", rows: 3 }, "{}");
+  const status = h("p", { id: "dial-status" });
+  const hangUp = h("button", { type: "button", id: "dial-hangup", disabled: true }, "Hang up");
+  const section = h(
+    "form",
+    { onsubmit: place, id: "dialer" },
+    h("h3", {}, "Place a call"),
+    h("label", { htmlFor: "dial-to" }, "to (E.164 or sip: URI)"),
+    to,
+    h("label", { htmlFor: "dial-variables" }, "variables (JSON object of strings)"),
+    variables,
+    h("button", { type: "submit", id: "dial-start" }, "Call"),
+    " ",
+    hangUp,
+    status,
+  );
+  let taskId: string | null = null;
+  hangUp.addEventListener("click", async () => {
+    if (taskId) await api("POST", `/agent-tasks/${taskId}/hangup`).catch(() => {}); // 409: it already ended
+  });
+
+  async function place(event: Event) {
+    event.preventDefault();
+    status.className = "";
+    try {
+      const owner = kind === "agents" ? { agentId: id } : { assistantId: id };
+      const task = await api("POST", "/calls", {
+        ...owner,
+        to: to.value.trim(),
+        variables: JSON.parse(variables.value || "{}"),
+      });
+      taskId = task.id;
+      follow(task);
+    } catch (e) {
+      status.className = "error";
+      status.textContent = (e as Error).message;
+    }
+  }
+
+  function follow(task: Json) {
+    status.textContent = callState(task);
+    const ended = task.status === "completed" || task.status === "failed";
+    hangUp.disabled = ended;
+    // stops once the call has ended or the page was left
+    if (ended || !section.isConnected) return;
+    setTimeout(async () => {
+      try {
+        follow(await api("GET", `/agent-tasks/${task.id}`));
+      } catch (e) {
+        status.textContent = `${callState(task)} (${(e as Error).message})`;
+        if (section.isConnected) setTimeout(() => follow(task), pollMs);
+      }
+    }, pollMs);
+  }
+  return section;
+}
