@@ -99,9 +99,9 @@ test("frames keep their 20 ms pace while this event loop is blocked for 300 ms",
     });
     expect(arrivals.map((a) => a.first)).toEqual([...Array(25).keys()]);
     const gaps = arrivals.slice(1).map((a, i) => a.at - arrivals[i]!.at);
-    // paced, not a burst: 24 gaps of 20 ms; in the event loop itself the stall would hold every frame
+    // paced, not a burst: 24 gaps of 20 ms; paced in the event loop itself, the stall would be one gap of 300 ms
     expect(arrivals.at(-1)!.at - arrivals[0]!.at).toBeGreaterThan(400);
-    expect(Math.max(...gaps)).toBeLessThan(60);
+    expect(Math.max(...gaps)).toBeLessThan(150);
   } finally {
     receiver.terminate();
   }
