@@ -102,6 +102,10 @@ test("frames keep their 20 ms pace while this event loop is blocked for 300 ms",
     // paced, not a burst: 24 gaps of 20 ms; paced in the event loop itself, the stall would be one gap of 300 ms
     expect(arrivals.at(-1)!.at - arrivals[0]!.at).toBeGreaterThan(400);
     expect(Math.max(...gaps)).toBeLessThan(150);
+    // one frame a tick, not two every 40 ms
+    const median = gaps.toSorted((a, b) => a - b)[gaps.length >> 1]!;
+    expect(median).toBeGreaterThan(12);
+    expect(median).toBeLessThan(28);
   } finally {
     receiver.terminate();
   }
