@@ -67,13 +67,17 @@ function bridgeConfig(env: Env) {
   return {
     port,
     sip: sipConfig(env),
+    // shared by every bridge worker on the machine (a port is whoever binds it first): 5,000 calls
     rtpPortMin: int(env, "RTP_PORT_MIN", 20000),
-    rtpPortMax: int(env, "RTP_PORT_MAX", 20999),
+    rtpPortMax: int(env, "RTP_PORT_MAX", 29999),
     // the caller's RTP stopped (outside hold) for this long: the call is over
     rtpTimeoutMs: int(env, "RTP_TIMEOUT_MS", 15_000),
     // SIP calls' RTP on a thread of its own per bridge process (false: in the event loop of SIP and calls)
     mediaThread: str(env, "BRIDGE_MEDIA_THREAD", "true") !== "false",
-    // agent frames go to the media thread this far ahead of their play time: stalls of the event loop
+    // websocket calls' sockets and frame pacing on a thread of their own (false: in the calls' event
+    // loop); off by default until measured on an idle machine (docs/bridge.md#websocket-thread)
+    wsThread: str(env, "BRIDGE_WS_THREAD", "false") === "true",
+    // agent frames go to the media (or websocket) thread this far ahead of their play time: stalls of the event loop
     // shorter than this are not heard (the frames wait on the thread instead of in the call)
     mediaLeadMs: int(env, "BRIDGE_MEDIA_LEAD_MS", 60),
     // stable across restarts, so a restarted bridge finds (and closes) the calls it left open
@@ -103,23 +107,18 @@ function bridgeConfig(env: Env) {
 }
 
 /**
- * The environment of bridge worker `index` of `workers`: its own instance id, SIP port and slice of the
- * RTP range; the websocket port is shared (SO_REUSEPORT).
+ * The environment of bridge worker `index` of `workers`: its own instance id and SIP port; the websocket
+ * port is shared (SO_REUSEPORT), and so is the RTP range (not sliced: the worker holding a busy
+ * credential's lease takes every call of it, and may need most of the range).
  */
 export function bridgeWorkerEnv(config: Config, index: number, env: Env = process.env): Record<string, string> {
   const { bridge } = config;
-  const min = bridge.rtpPortMin + (bridge.rtpPortMin % 2);
-  // whole RTP/RTCP port pairs per worker
-  const pairs = Math.floor((bridge.rtpPortMax - min + 1) / 2 / bridge.workers);
-  if (pairs < 1) throw new Error(`RTP_PORT_MIN..RTP_PORT_MAX is too small for ${bridge.workers} bridge workers`);
   const base = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
   return {
     ...base,
     BRIDGE_WORKER_INDEX: String(index),
     BRIDGE_INSTANCE_ID: `${bridge.instanceId}#${index}`,
     SIP_PORT: String(bridge.sip.port === 0 ? 0 : bridge.sip.port + index),
-    RTP_PORT_MIN: String(min + index * pairs * 2),
-    RTP_PORT_MAX: String(min + (index + 1) * pairs * 2 - 1),
   };
 }
 

@@ -26,8 +26,12 @@ export function nativeProtocol(
   const transport: CallerTransport = {
     descriptor: { type: "websocket" },
     sampleRate,
-    playAudio: (frame) => open && socket.sendBinary(pcmToBytes(frame)),
-    clearAudio: () => send({ type: "interrupt" }),
+    playAudio: (frame) => open && socket.sendFrame(pcmToBytes(frame)),
+    leadMs: socket.frameLeadMs,
+    clearAudio: () => {
+      socket.clearFrames();
+      send({ type: "interrupt" });
+    },
     notify: (notice) => send(notice),
     // the client carries the caller on to the destination; our side of the call is done
     transfer: async ({ to, mode }) => {

@@ -39,9 +39,15 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
   const transport: CallerTransport = {
     descriptor: { type: "websocket" },
     sampleRate: 8000,
-    playAudio: (frame) =>
-      send({ event: "media", media: { payload: Buffer.from(muLawEncode(frame)).toString("base64") } }),
-    clearAudio: () => send({ event: "clear" }),
+    playAudio: (frame) => {
+      const media = { payload: Buffer.from(muLawEncode(frame)).toString("base64") };
+      if (open) socket.sendFrame(JSON.stringify({ event: "media", media, streamSid }));
+    },
+    leadMs: socket.frameLeadMs,
+    clearAudio: () => {
+      socket.clearFrames();
+      send({ event: "clear" });
+    },
     notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
     hangup: (reason) => close(...closeFor(reason)),
     ...(options.twilio && {

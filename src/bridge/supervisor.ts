@@ -1,6 +1,6 @@
 // `start:bridge` with BRIDGE_WORKERS > 1: one bridge process per worker (each its own event loop, so
 // one worker's call start-up or signalling never delays another's media pacing), started with its own
-// instance id, SIP port and RTP slice (config.bridgeWorkerEnv), and started again when it dies.
+// instance id and SIP port (config.bridgeWorkerEnv; the RTP range is shared), and started again when it dies.
 // Websocket calls share BRIDGE_PORT through SO_REUSEPORT; the kernel spreads connections over workers.
 import type { Subprocess } from "bun";
 import { bridgeWorkerEnv, type Config } from "../config";

@@ -4,6 +4,14 @@ export interface WireSocket {
   sendText(text: string): void;
   sendBinary(bytes: Uint8Array): void;
   close(code: number, reason: string): void;
+  /**
+   * One 20 ms frame of agent audio, in the wire format's own message. A socket on the websocket
+   * thread paces frames itself and takes them `frameLeadMs` early; one in the event loop sends at once.
+   */
+  sendFrame(frame: string | Uint8Array): void;
+  /** Barge-in: frames handed over but not sent yet are dropped. */
+  clearFrames(): void;
+  readonly frameLeadMs: number;
 }
 
 /** A wire format's handlers for one connection. */

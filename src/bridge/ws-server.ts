@@ -30,6 +30,7 @@ import type { TestCallSetup } from "../calls/test-call-tools";
 import { nativeProtocol, nativeSampleRates } from "./protocol-native";
 import { twilioProtocol } from "./protocol-twilio";
 import { tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
+import { startWsThread, type HostedSockets, type UpgradeTarget } from "./ws-thread";
 
 type Upgrade =
   | { route: "native"; assistant: CallAssistant; sampleRate: number; budget: StartBudget; test?: TestCallSetup }
@@ -116,15 +117,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
 
   const { twilio } = config.bridge;
   const twilioApi = twilio.accountSid && twilio.authToken ? twilio : null;
-  function protocolFor(ws: ServerWebSocket<Connection>): WireProtocol | null {
-    const socket: WireSocket = {
-      sendText: (text) => void ws.send(text),
-      sendBinary: (bytes) => void ws.send(bytes),
-      close: (code, reason) => ws.close(code, reason),
-    };
-    const data = ws.data;
+  function protocolFor(data: Connection, socket: WireSocket): WireProtocol | null {
     if (data.route === "refused") {
-      ws.close(...tryAgainLater);
+      socket.close(...tryAgainLater);
       return null;
     }
     if (data.route === "native")
@@ -157,12 +152,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     });
   }
 
-  const server = Bun.serve({
-    port: options.port ?? config.bridge.port,
-    hostname: "0.0.0.0",
-    // the workers of one `start:bridge` share the port; the kernel spreads connections over them
-    reusePort: config.bridge.workerIndex !== null,
-    async fetch(req, server) {
+  const sockets: HostedSockets<Connection> = {
+    async fetch(req: Request, server: UpgradeTarget<Connection>) {
       const url = new URL(req.url);
       if (url.pathname === "/healthz") return Response.json({ status: "ok", calls: calls.size });
       if (url.pathname === "/metrics") return refuseMetrics(req, config.metrics.token, true) ?? bridgeMetricsResponse();
@@ -184,19 +175,25 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
         return json(500, "internal error");
       }
     },
-    websocket: {
-      data: {} as Connection,
-      idleTimeout: 60,
-      open(ws) {
-        const protocol = protocolFor(ws);
-        if (!protocol) return;
-        ws.data.protocol = protocol;
-        protocol.onOpen();
-      },
-      message: (ws, message) => ws.data.protocol?.onMessage(message),
-      close: (ws) => ws.data.protocol?.onClose(),
+    open(data, socket) {
+      const protocol = protocolFor(data, socket);
+      if (!protocol) return;
+      data.protocol = protocol;
+      protocol.onOpen();
     },
-  });
+    message: (data, message) => data.protocol?.onMessage(message),
+    close: (data) => data.protocol?.onClose(),
+  };
+  const listen = {
+    port: options.port ?? config.bridge.port,
+    hostname: "0.0.0.0",
+    // the workers of one `start:bridge` share the port; the kernel spreads connections over them
+    reusePort: config.bridge.workerIndex !== null,
+    idleTimeout: 60,
+  };
+  const server = config.bridge.wsThread
+    ? await startWsThread({ ...listen, leadMs: config.bridge.mediaLeadMs }, sockets)
+    : serveInLoop(listen, sockets);
   if (config.bridge.workerIndex !== null) answerMetricsCollection();
 
   // each step waits for the database when it is away (a bridge starting during an outage serves
@@ -213,7 +210,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
   // alive (and reaping the calls of bridges that are not) before the first call
   await untilDatabase("first heartbeat", () => reaper.start());
   accepting = true;
-  log.info("bridge listening", { port: server.port, bridgeId });
+  log.info("bridge listening", { port: server.port, bridgeId, wsThread: config.bridge.wsThread });
   // Bun's first fetch in a process sets its HTTP client up (~30 ms here): made now, on our own health
   // check, it is not the first LLM request of the first pipeline turn (bench/pipeline, A p99)
   void fetch(`http://127.0.0.1:${server.port}/healthz`)
@@ -221,7 +218,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     .catch(() => {});
 
   return {
-    port: server.port!,
+    port: server.port,
     url: `ws://127.0.0.1:${server.port}`,
     /** Calls in progress (for tests and shutdown). */
     get activeCalls() {
@@ -243,7 +240,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
       await within(reaper.stop(), 2_000, "removing the heartbeat").catch((error) =>
         log.warn("bridge heartbeat not removed", { error: describeError(error) }),
       );
-      server.stop(true);
+      await server.stop();
       await revocations.unlisten();
       await hangups.unlisten();
       await closeDb();
@@ -252,3 +249,32 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
 }
 
 export type Bridge = Awaited<ReturnType<typeof startBridge>>;
+
+/** The websocket server in this event loop (BRIDGE_WS_THREAD=false): frames go out as the call hands them over. */
+function serveInLoop(
+  listen: { port: number; hostname: string; reusePort: boolean; idleTimeout: number },
+  sockets: HostedSockets<Connection>,
+) {
+  const socketOf = (ws: ServerWebSocket<Connection>): WireSocket => ({
+    sendText: (text) => void ws.send(text),
+    sendBinary: (bytes) => void ws.send(bytes),
+    close: (code, reason) => ws.close(code, reason),
+    sendFrame: (frame) => void ws.send(frame),
+    clearFrames: () => {},
+    frameLeadMs: 0,
+  });
+  const server = Bun.serve({
+    port: listen.port,
+    hostname: listen.hostname,
+    reusePort: listen.reusePort,
+    fetch: (req, srv) => sockets.fetch(req, srv),
+    websocket: {
+      data: {} as Connection,
+      idleTimeout: listen.idleTimeout,
+      open: (ws) => sockets.open(ws.data, socketOf(ws)),
+      message: (ws, message) => sockets.message(ws.data, message),
+      close: (ws) => sockets.close(ws.data),
+    },
+  });
+  return { port: server.port!, stop: () => server.stop(true) };
+}

@@ -6,7 +6,7 @@ import { noStats, type MediaStats, type MediaTarget } from "./call-media";
 import { nameThisThread } from "../lib/thread-priority";
 import { codecByName, frameSamples, type Codec } from "./codecs";
 import type { CallerQuality } from "./rtcp-reporter";
-import { PortPool } from "./port-pool";
+import { PortPool, PortsExhausted } from "./port-pool";
 import { RtpSession } from "./rtp-session";
 
 /** A MediaTarget as it crosses threads: the codec by name. */
@@ -23,7 +23,8 @@ export type ToMediaThread =
 export type FromMediaThread =
   | { t: "opened"; id: number; port: number }
   | { t: "configured"; id: number }
-  | { t: "failed"; id: number; error: string }
+  /** exhausted: no free RTP port (the caller is told to try again, not that we failed) */
+  | { t: "failed"; id: number; error: string; exhausted: boolean }
   /** caller payloads: payload i for session ids[i], in codec payloadTypes[i], bytes[ends[i-1]..ends[i]] */
   | { t: "audio"; ids: Int32Array; payloadTypes: Uint8Array; ends: Uint32Array; bytes: Uint8Array }
   | { t: "digit"; id: number; digit: string }
@@ -97,7 +98,8 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
     case "open":
       open(message.id, message.timeoutMs, message.rtcpIntervalMs).then(
         (port) => post({ t: "opened", id: message.id, port }),
-        (error: Error) => post({ t: "failed", id: message.id, error: error.message }),
+        (error: Error) =>
+          post({ t: "failed", id: message.id, error: error.message, exhausted: error instanceof PortsExhausted }),
       );
       return;
     case "frames":

@@ -18,6 +18,7 @@ import {
 } from "./call-media";
 import { codecs, frameSamples } from "./codecs";
 import type { FromMediaThread, ToMediaThread } from "./media-thread-worker";
+import { PortsExhausted } from "./port-pool";
 import type { CallerQuality } from "./rtcp-reporter";
 
 export type MediaThreadOptions = {
@@ -94,7 +95,10 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
         const waiter = opening.get(message.id);
         opening.delete(message.id);
         if (message.t === "opened") waiter?.resolve(message.port);
-        else waiter?.reject(new Error(message.error));
+        else
+          waiter?.reject(
+            message.exhausted ? new PortsExhausted(options.portMin, options.portMax) : new Error(message.error),
+          );
         return;
       }
       case "configured":

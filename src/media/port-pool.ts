@@ -1,9 +1,17 @@
 // RTP ports: even numbers within RTP_PORT_MIN..RTP_PORT_MAX (RTCP would take port+1). Several bridges
-// may share a machine and a range, so a port counts as ours only once its socket is bound.
+// (the workers of one `start:bridge` too) share a machine and a range, so a port counts as ours only
+// once its socket is bound; each pool starts at a random port so they do not probe the same ports in step.
 import type { udp } from "bun";
 
 export type RtpSocket = udp.Socket<"buffer">;
 export type DatagramHandler = (data: Buffer, port: number, address: string) => void;
+
+/** Every port of the range is bound (by us or another process): the call is refused for now (SIP 503). */
+export class PortsExhausted extends Error {
+  constructor(min: number, max: number) {
+    super(`no free RTP port in ${min}..${max}`);
+  }
+}
 
 export class PortPool {
   private readonly inUse = new Set<number>();
@@ -15,13 +23,12 @@ export class PortPool {
     private readonly hostname: string,
   ) {
     this.min = min % 2 === 0 ? min : min + 1;
-    this.cursor = this.min;
+    this.cursor = this.min + 2 * Math.floor(Math.random() * this.slots);
   }
 
   /** Binds a socket on the next free even port; throws when the range is exhausted. */
   async bind(onData: DatagramHandler): Promise<RtpSocket> {
-    const slots = Math.floor((this.max - this.min) / 2) + 1;
-    for (let i = 0; i < slots; i++) {
+    for (let i = 0; i < this.slots; i++) {
       const port = this.cursor;
       this.cursor = port + 2 > this.max ? this.min : port + 2;
       if (this.inUse.has(port)) continue;
@@ -38,7 +45,11 @@ export class PortPool {
         // taken by another process (another bridge on this machine): try the next one
       }
     }
-    throw new Error(`no free RTP port in ${this.min}..${this.max}`);
+    throw new PortsExhausted(this.min, this.max);
+  }
+
+  private get slots() {
+    return Math.floor((this.max - this.min) / 2) + 1;
   }
 
   release(socket: RtpSocket) {

@@ -80,7 +80,7 @@ const rtpLost = new Counter({
 });
 const pacingDelay = new Histogram({
   name: "vas_media_pacing_delay_seconds",
-  help: "how much later than its 2 ms interval a media pacer ran, every run while calls play, by thread (main: agent frames, and RTP without the media thread; media: RTP on the media thread)",
+  help: "how much later than its 2 ms interval a media pacer ran, every run while calls play, by thread (main: agent frames, and RTP without the media thread; media: RTP on the media thread; ws: websocket agent frames on the websocket thread)",
   labelNames: ["thread"],
   buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25],
   registers: [registry],
@@ -163,7 +163,7 @@ export function recordRtpCall(stats: { jitterMs: number; received: number; lost:
   rtpLost.inc(stats.lost);
 }
 
-export type PacerThread = "main" | "media";
+export type PacerThread = "main" | "media" | "ws";
 export const recordPacingDelay = (ms: number, thread: PacerThread = "main") =>
   pacingDelay.observe({ thread }, ms / 1000);
 export const recordLateFrames = (count: number) => lateFrames.inc(count);

@@ -11,6 +11,7 @@ import { startBudget } from "../calls/start-budget";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
+import { PortsExhausted } from "../media/port-pool";
 import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipCallMedia } from "./answered-call";
 import { callerIdentity } from "./caller-identity";
 import { closeUnanswered } from "./close-unanswered";
@@ -21,6 +22,9 @@ import { sipCallerTransport } from "./sip-caller-transport";
 import { originalUserHeader } from "./sip-transport";
 
 export type InboundContext = SipCallContext;
+
+/** With a 503: the trunk may try this bridge again (or another route) in a moment. */
+export const retryAfter = "Retry-After: 5";
 
 export async function handleInvite(ctx: InboundContext, invitation: Invitation): Promise<void> {
   const received = performance.now();
@@ -84,7 +88,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
     void media?.rtp.close();
     ctx.media.delete(invitation.id);
     const cancelled = callerCancelled;
-    if (!cancelled) await invitation.reject({ statusCode: error instanceof UnusableOffer ? 488 : 500 }).catch(() => {});
+    if (!cancelled) await invitation.reject(refusalFor(error)).catch(() => {});
     const why = cancelled ? "caller cancelled before the answer" : `answer failed: ${describeError(error)}`;
     log.info("call", { ...fields, callId, event: cancelled ? "cancelled" : "answer_failed", error: why });
     await closeUnanswered(ctx.deps.db, task, {
@@ -101,6 +105,13 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   call = startCall(ctx.deps, route.assistant, transportOut, { reservedCallId: callId });
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
   superviseAnsweredCall(ctx, invitation, media, call, fields);
+}
+
+/** Why the answer failed, as the caller is told: out of RTP ports is "busy here, try again", not our fault. */
+function refusalFor(error: unknown) {
+  if (error instanceof UnusableOffer) return { statusCode: 488 };
+  if (error instanceof PortsExhausted) return { statusCode: 503, extraHeaders: [retryAfter] };
+  return { statusCode: 500 };
 }
 
 class UnusableOffer extends Error {

@@ -21,7 +21,7 @@ import { createOutboundGuard } from "../net/outbound-guard";
 import type { CredentialAgent } from "./credential-agent";
 import { loadWantedCredentials } from "./credential-sync";
 import type { SipCallContext } from "./answered-call";
-import { handleInvite } from "./inbound-call";
+import { handleInvite, retryAfter } from "./inbound-call";
 import { OutboundCall } from "./outbound-call";
 import { OutboundDialer } from "./outbound-dialer";
 import { LeaseKeeper } from "./leases";
@@ -89,7 +89,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
         // the database away: the trunk may try again (or another route) in a moment
         if (isDatabaseUnavailable(error)) {
           log.warn("sip invite refused: database unavailable", { credentialId, error: describeError(error) });
-          return void invitation.reject({ statusCode: 503, extraHeaders: ["Retry-After: 5"] }).catch(() => {});
+          return void invitation.reject({ statusCode: 503, extraHeaders: [retryAfter] }).catch(() => {});
         }
         log.error("sip invite failed", { credentialId, error: describeError(error) });
         invitation.reject({ statusCode: 500 }).catch(() => {});

@@ -1,0 +1,185 @@
+// The websocket thread (see ws-thread.ts): the bridge's websocket server itself, so agent frames leave
+// paced by this thread's own ticker whatever the bridge's event loop is doing. Requests go to that
+// loop to be answered (or upgraded); what callers send goes back batched, one message per run of the
+// 2 ms ticker.
+import type { Server, ServerWebSocket } from "bun";
+import { createFrameTicker } from "../calls/frame-ticker";
+import { frameMs } from "../calls/playout";
+import { nameThisThread } from "../lib/thread-priority";
+
+export type WsThreadInit = { t: "init"; port: number; hostname: string; reusePort: boolean; idleTimeout: number };
+
+export type ToWsThread =
+  | WsThreadInit
+  /** the bridge's answer to request `id`: a response, or an upgrade to connection `conn` */
+  | { t: "response"; id: number; status: number; headers: [string, string][]; body: string }
+  | { t: "upgrade"; id: number; conn: number }
+  /** sent at once (notices, interrupts) */
+  | { t: "send"; conn: number; data: string | Uint8Array }
+  /** agent frames, frame i for connection conns[i]: paced, one every 20 ms per connection */
+  | { t: "frames"; conns: Int32Array; data: (string | Uint8Array)[] }
+  /** barge-in: the frames not sent yet are dropped */
+  | { t: "clear"; conn: number }
+  | { t: "close"; conn: number; code: number; reason: string }
+  | { t: "stop" };
+
+export type FromWsThread =
+  | { t: "listening"; port: number }
+  | { t: "request"; id: number; method: string; url: string; headers: [string, string][]; ip: string | null }
+  | { t: "open" | "closed"; conn: number }
+  /** what callers sent since the last run of the ticker: message i from connection conns[i] */
+  | { t: "messages"; conns: Int32Array; data: (string | Uint8Array)[] }
+  | { t: "pacing"; delays: Float64Array }
+  | { t: "stopped" };
+
+type Data = { conn: number };
+type Pending = { resolve: (answer: Response | number) => void };
+
+declare const self: Worker;
+nameThisThread("vas-ws");
+const post = (message: FromWsThread) => self.postMessage(message);
+
+// after a stall of this thread, frames go on from now rather than in a burst (none is dropped)
+const maxLagMs = 100;
+
+class Connection {
+  private queue: (string | Uint8Array)[] = [];
+  private head = 0;
+  private nextDue = 0;
+  private pacing = false;
+  constructor(readonly ws: ServerWebSocket<Data>) {}
+
+  push(frame: string | Uint8Array) {
+    this.queue.push(frame);
+    if (this.pacing) return;
+    this.pacing = true;
+    // never earlier than a frame after the last one: an underrun must not squeeze two frames together
+    this.nextDue = Math.max(this.nextDue, clock.now());
+    clock.add(this.tick);
+  }
+
+  clear() {
+    this.queue = [];
+    this.head = 0;
+  }
+
+  /** What is left goes before the close: the agent's last words were handed over before its hang-up. */
+  close(code: number, reason: string) {
+    while (this.head < this.queue.length) this.ws.send(this.queue[this.head++]!);
+    this.stop();
+    this.ws.close(code, reason);
+  }
+
+  stop() {
+    this.clear();
+    if (this.pacing) clock.remove(this.tick);
+    this.pacing = false;
+  }
+
+  private readonly tick = (now: number) => {
+    if (now - this.nextDue > maxLagMs) this.nextDue = now;
+    while (this.head < this.queue.length && this.nextDue <= now) {
+      this.ws.send(this.queue[this.head++]!);
+      this.nextDue += frameMs;
+    }
+    if (this.head < this.queue.length) return;
+    this.clear();
+    clock.remove(this.tick);
+    this.pacing = false;
+  };
+}
+
+const connections = new Map<number, Connection>();
+const pending = new Map<number, Pending>();
+let nextRequest = 0;
+let server: Server<Data> | null = null;
+let delays: number[] = [];
+const clock = createFrameTicker(2, (ms) => delays.push(ms));
+
+// callers' messages since the last run of the ticker
+let inConns: number[] = [];
+let inData: (string | Uint8Array)[] = [];
+function flushMessages() {
+  clock.remove(flushMessages);
+  post({ t: "messages", conns: Int32Array.from(inConns), data: inData });
+  inConns = [];
+  inData = [];
+}
+
+function start(init: WsThreadInit) {
+  server = Bun.serve<Data>({
+    port: init.port,
+    hostname: init.hostname,
+    reusePort: init.reusePort,
+    async fetch(req, srv) {
+      const id = ++nextRequest;
+      const answer = new Promise<Response | number>((resolve) => pending.set(id, { resolve }));
+      const headers = [...req.headers.entries()];
+      post({ t: "request", id, method: req.method, url: req.url, headers, ip: srv.requestIP(req)?.address ?? null });
+      const answered = await answer;
+      if (typeof answered !== "number") return answered;
+      if (srv.upgrade(req, { data: { conn: answered } })) return undefined;
+      post({ t: "closed", conn: answered }); // it never opened
+      return Response.json({ error: { message: "this endpoint takes a websocket upgrade" } }, { status: 426 });
+    },
+    websocket: {
+      idleTimeout: init.idleTimeout,
+      open(ws) {
+        connections.set(ws.data.conn, new Connection(ws));
+        post({ t: "open", conn: ws.data.conn });
+      },
+      message(ws, message) {
+        inConns.push(ws.data.conn);
+        inData.push(typeof message === "string" ? message : new Uint8Array(message));
+        if (inConns.length === 1) clock.add(flushMessages);
+      },
+      close(ws) {
+        connections.get(ws.data.conn)?.stop();
+        connections.delete(ws.data.conn);
+        post({ t: "closed", conn: ws.data.conn });
+      },
+    },
+  });
+  post({ t: "listening", port: server.port! });
+}
+
+self.onmessage = ({ data: message }: MessageEvent<ToWsThread>) => {
+  switch (message.t) {
+    case "init":
+      return start(message);
+    case "response": {
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      waiter?.resolve(new Response(message.body, { status: message.status, headers: message.headers }));
+      return;
+    }
+    case "upgrade": {
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      waiter?.resolve(message.conn);
+      return;
+    }
+    case "send":
+      connections.get(message.conn)?.ws.send(message.data);
+      return;
+    case "frames":
+      for (let i = 0; i < message.conns.length; i++) connections.get(message.conns[i]!)?.push(message.data[i]!);
+      return;
+    case "clear":
+      connections.get(message.conn)?.clear();
+      return;
+    case "close":
+      connections.get(message.conn)?.close(message.code, message.reason);
+      return;
+    case "stop":
+      void Promise.resolve(server?.stop(true)).then(() => post({ t: "stopped" }));
+      return;
+  }
+};
+
+// the pacer's delays for the bridge's metrics
+setInterval(() => {
+  if (delays.length === 0) return;
+  post({ t: "pacing", delays: Float64Array.from(delays) });
+  delays = [];
+}, 500);
