@@ -171,3 +171,47 @@ describe("a text run", () => {
     expect(result.criteria[0]).toMatchObject({ verdict: "error" });
   }, 90_000);
 });
+
+describe("bun run test-assistant", () => {
+  async function cli(args: string[]) {
+    const { tenant } = world;
+    const proc = Bun.spawn(
+      ["bun", "src/cli/test-assistant.ts", "--api", `${world.api.url}${tenant.P}`, "--token", tenant.orgToken, ...args],
+      { cwd: `${import.meta.dir}/../..`, stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { out, err, code };
+  }
+  const file = async (scenarios: unknown[]) => {
+    const path = `${require("node:os").tmpdir()}/vas-tests-${process.pid}-${Math.random().toString(36).slice(2)}.json`;
+    await Bun.write(path, JSON.stringify(scenarios));
+    return path;
+  };
+  const hello = (criteria: unknown[]) => ({ name: "hello", kind: "scripted", turns: [{ say: "Hello?" }], criteria });
+
+  test("exit 0 when the run passes, with progress, each result and the JUnit file", async () => {
+    world.chat.reply = scriptedReplies([{ text: "Luigi's here, hello!" }]);
+    const junit = `${require("node:os").tmpdir()}/vas-junit-${process.pid}.xml`;
+    const tests = await file([hello([{ name: "greets", type: "said", pattern: "hello", by: "agent" }])]);
+    const { out, code } = await cli(["--assistant", assistantId, "--file", tests, "--junit", junit]);
+    expect(code).toBe(0);
+    expect(out).toContain("passed hello #1");
+    expect(out).toMatch(/1\/1 done \(1 passed/);
+    expect(await Bun.file(junit).text()).toContain('tests="1" failures="0"');
+  }, 90_000);
+
+  test("exit 1 when it fails, 2 when the input is refused (naming the field)", async () => {
+    world.chat.reply = scriptedReplies([{ text: "Hi." }]);
+    const failing = await file([hello([{ name: "says ciao", type: "said", pattern: "ciao", by: "agent" }])]);
+    expect((await cli(["--assistant", assistantId, "--file", failing])).code).toBe(1);
+    const invalid = await file([hello([{ name: "x", type: "toolCalled", tool: "refund" }])]);
+    const refused = await cli(["--assistant", assistantId, "--file", invalid]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("scenarios[0].criteria[0].tool");
+    expect((await cli(["--assistant", assistantId])).code).toBe(2);
+  }, 90_000);
+});
