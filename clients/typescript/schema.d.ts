@@ -7233,6 +7233,8 @@ export interface operations {
                 agentId?: string;
                 transport?: "sip" | "websocket";
                 direction?: "inbound" | "outbound";
+                /** @description only calls whose analysis judged them so (call_analysis) */
+                success?: "true" | "false";
                 /** @description only tasks created at or after this time */
                 createdAfter?: string;
                 /** @description only tasks created before this time */

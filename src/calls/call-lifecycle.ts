@@ -122,6 +122,7 @@ export async function concludeCallTask(
         error,
         endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt),
         endedReason: event.endedReason,
+        ...(event.analysis && { analysis: event.analysis }),
         ...(sipStatus !== undefined && { sipStatus }),
       })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))

@@ -12,6 +12,7 @@ import { createOutboundGuard } from "../net/outbound-guard";
 import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
 import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
+import { analysisPlanOf, type AnalysisPlan } from "../voice/call-analysis";
 import { knowledgeToolsFromExtensions, toolWebhooksFromExtensions, type CallTool } from "../voice/tools";
 import { createSecretBox } from "../crypto/secrets";
 import { searchKnowledgeBase } from "../services/knowledge/search";
@@ -189,7 +190,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const outcome = await session.ended;
   const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
   recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
-  const event = await concludedEvent(config, task, outcome);
+  const event = await concludedEvent(config, task, outcome, analysisPlanOf(call.assistant.extensions));
   const writer = conclusionWriterOf(deps);
   const landed = await writer.conclude({
     task,
@@ -231,15 +232,23 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
 }
 
 /** call_concluded without its recording: the writer adds it off the event loop. */
-async function concludedEvent(config: Config, task: CallTask, outcome: CallOutcome): Promise<CallConcludedPayload> {
-  const { shortSummary, summary } = await summarizeCall({
+async function concludedEvent(
+  config: Config,
+  task: CallTask,
+  outcome: CallOutcome,
+  analysisPlan: AnalysisPlan | null,
+): Promise<CallConcludedPayload> {
+  const { shortSummary, summary, analysis } = await summarizeCall({
     transcript: CallMessages.transcriptOf(outcome.messages),
     config,
+    analysis: analysisPlan,
+    timeoutMs: config.voice.analysisTimeoutMs,
   });
   return {
     ...bareConcludedEvent(task, outcome.startedAt, endedReasonOf(outcome.reason), outcome.endedAt),
     shortSummary,
     summary,
+    analysis: analysis ?? null,
     messages: outcome.messages,
   };
 }

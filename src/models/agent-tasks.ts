@@ -48,6 +48,9 @@ export const AgentTaskModel = {
       agentId: t.Optional(Uuid),
       transport: t.Optional(Enum(transportTypes)),
       direction: t.Optional(Enum(callDirections)),
+      success: t.Optional(
+        Enum(["true", "false"] as const, { description: "only calls whose analysis judged them so (call_analysis)" }),
+      ),
       createdAfter: t.Optional(DateTime("only tasks created at or after this time")),
       createdBefore: t.Optional(DateTime("only tasks created before this time")),
     },

@@ -122,6 +122,8 @@ export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuer
   for (const id of [query.assistantId, query.agentId]) if (id) filters.push(eq(agentTasks.assistantId, id));
   if (query.transport) filters.push(sql`${agentTasks.transport}->>'type' = ${query.transport}`);
   if (query.direction) filters.push(eq(agentTasks.direction, query.direction));
+  // jsonb text of a boolean is exactly 'true' or 'false'; calls without an analysis match neither
+  if (query.success) filters.push(sql`${agentTasks.analysis}->>'success' = ${query.success}`);
   if (query.createdAfter) filters.push(gte(agentTasks.createdAt, new Date(query.createdAfter)));
   if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);

@@ -7,7 +7,10 @@ import { headerProblems } from "../net/outbound-headers";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { freeFormErrors } from "./free-form-limits";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
+import { compileAnalysisSchema } from "../models/analysis-schema";
 import {
+  CallAnalysisParameters,
+  CallContextParameters,
   CallHookParameters,
   KnowledgeBaseParameters,
   ToolWebhookParameters,
@@ -69,6 +72,10 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
         checkName((ext.parameters.name as string | undefined) ?? KNOWLEDGE_TOOL_NAME, `${prefix}.name`);
       return;
     }
+    if (ext.type === "call_context" || ext.type === "call_analysis") {
+      errors.push(...callExtensionErrors(ext.type, ext.parameters, prefix, guard));
+      return;
+    }
     if (ext.type !== "tool_webhook") return;
     const shapeErrors = schemaErrors(ToolWebhookParameters, ext.parameters, prefix);
     errors.push(...shapeErrors);
@@ -98,6 +105,24 @@ function knowledgeBaseErrors(p: Record<string, unknown>, prefix: string, guard: 
   if (!hasUrl && p.authToken !== undefined && p.authToken !== null)
     return [{ field: `${prefix}.authToken`, message: "only with url" }];
   return hasUrl ? destinationErrors(guard, p.url as string, `${prefix}.url`, undefined, prefix) : [];
+}
+
+/** call_context: its shape and a destination the guard reaches; call_analysis: its shape and a schema Ajv compiles. */
+function callExtensionErrors(
+  type: "call_context" | "call_analysis",
+  p: Record<string, unknown>,
+  prefix: string,
+  guard: OutboundGuard,
+): FieldError[] {
+  if (type === "call_context") {
+    const shapeErrors = schemaErrors(CallContextParameters, p, prefix);
+    if (shapeErrors.length > 0) return shapeErrors;
+    return destinationErrors(guard, p.url as string, `${prefix}.url`, p.headers, prefix);
+  }
+  const shapeErrors = schemaErrors(CallAnalysisParameters, p, prefix);
+  if (shapeErrors.length > 0) return shapeErrors;
+  const compiled = compileAnalysisSchema(p.schema as string);
+  return compiled.ok ? [] : [{ field: `${prefix}.schema`, message: compiled.message }];
 }
 
 export function validateHooks(hooks: HookInput[], guard: OutboundGuard) {

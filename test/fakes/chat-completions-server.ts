@@ -51,6 +51,8 @@ export type FakeChatServer = {
   /** What the next requests get: the scripted JSON, a 500, a reply that is not JSON, or no answer. */
   mode: ChatMode;
   summary: { shortSummary: string; summary: string };
+  /** The contents the next plain requests get, one each, before `summary` again (a summary with its analysis). */
+  answers: unknown[];
   /** What a `stream: true` request gets. */
   reply: (body: any) => StreamedReply;
   /** Wait before the first streamed chunk (a model's time to first token). */
@@ -71,6 +73,7 @@ export async function startFakeChatServer(
     requests: [],
     mode: "ok",
     summary,
+    answers: [],
     reply: scriptedReplies([]),
     firstTokenDelayMs: 0,
     chunkChars: 4,
@@ -94,7 +97,10 @@ export async function startFakeChatServer(
       }
       const request = fake.requests.at(-1)!;
       if (request.body?.stream === true) return void streamReply(res, fake.reply(request.body), request, fake);
-      const content = fake.mode === "not-json" ? "Here is your summary: it went well." : JSON.stringify(fake.summary);
+      const content =
+        fake.mode === "not-json"
+          ? "Here is your summary: it went well."
+          : JSON.stringify(fake.answers.length > 0 ? fake.answers.shift() : fake.summary);
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({
           id: "chatcmpl-fake",
