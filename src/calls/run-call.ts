@@ -45,6 +45,8 @@ export type CallDeps = {
 export type CallStart = {
   /** the call's task already exists as `offered` under this callId (SIP reserves it before answering) */
   reservedCallId?: string;
+  /** the callId a call_context POST already named (the task is opened under it) */
+  callId?: string;
   direction?: CallDirection;
   /** the call's own variables for its templates (the built-ins are added) */
   variables?: Record<string, string>;
@@ -65,7 +67,7 @@ export function startCall(
   start: CallStart = {},
 ): CallHandle {
   const { config } = deps;
-  const callId = start.reservedCallId ?? randomUUID();
+  const callId = start.reservedCallId ?? start.callId ?? randomUUID();
   const direction = start.direction ?? "inbound";
   const { calledNumber, callingNumber } = transport.descriptor;
   const variables = callVariables(start.variables ?? {}, {
