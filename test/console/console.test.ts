@@ -49,6 +49,7 @@ beforeAll(async () => {
   assistant = await createAssistant(world, {
     greeting: "Hello, Acme here.",
     tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
+    extensions: [{ type: "call_analysis", parameters: { schema: '{"type":"object","required":["orderId"]}' } }],
     fake: {
       turns: [
         {
@@ -57,6 +58,12 @@ beforeAll(async () => {
         },
       ],
     },
+  });
+
+  // the call's summary request answers with its analysis too
+  world.chat.answers.push({
+    ...world.chat.summary,
+    analysis: { data: { orderId: "42" }, success: true, successReason: "The order was found." },
   });
 
   // the fake microphone: the question, then silence (chromium loops the file)
@@ -218,6 +225,8 @@ describe("the console", () => {
     await page.waitForSelector("#call-messages .assistant:has-text('Hello, Acme here.')");
     await page.waitForSelector("#call-messages .user:has-text('Where is my order forty two?')");
     await page.waitForSelector("#call-messages .tool:has-text('lookup_order')");
+    await page.waitForSelector('#call-analysis:has-text(\'success · The order was found. · data: {"orderId":"42"}\')');
+    await page.waitForSelector("#call-variables:has-text('call_id')");
     // the audio element loaded the recording (fetched with the token) and knows its length
     const playable = `(() => { const a = document.querySelector("#recording"); return a && a.src.startsWith("blob:") && a.readyState >= 1 && a.duration; })()`;
     const recording = await page.waitForFunction(playable, undefined, { timeout: 10_000 });

@@ -18,6 +18,8 @@ export type SipAssistantSpec = {
   systemPrompt?: string;
   fake?: FakeRealtimeOptions;
   tools?: { name: string; serverUrl: string }[];
+  /** other extensions, as the API takes them */
+  extensions?: { type: string; parameters: Record<string, unknown> }[];
 };
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -119,10 +121,13 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
           llmAudioContentGenerationStrategyId: strategy.body.data.id,
           telephoneNumberId: spec.numberId,
           ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
-          extensions: (spec.tools ?? []).map((tool) => ({
-            type: "tool_webhook",
-            parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) },
-          })),
+          extensions: [
+            ...(spec.tools ?? []).map((tool) => ({
+              type: "tool_webhook",
+              parameters: { name: tool.name, serverUrl: tool.serverUrl, schema: toolSchema(tool.name) },
+            })),
+            ...(spec.extensions ?? []),
+          ],
           callEventHooks: ["call_started", "call_concluded"].map((type) => ({
             type,
             parameters: { url: `${hooks.url}/hooks` },
