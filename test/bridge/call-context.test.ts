@@ -3,6 +3,7 @@
 // failing (a real HTTP receiver through the outbound guard); call_analysis stored on the task.
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { startReceiver, type Receiver } from "../helpers/receiver";
+import { scrape, total } from "../metrics/scrape";
 import { dialNative, dialTwilio, type WsCaller } from "../helpers/ws-caller";
 import { agentTask, createAssistant, startWorld, type World } from "./fixtures";
 
@@ -47,7 +48,7 @@ async function finish(caller: WsCaller, callId: string) {
   }, "the task to close");
 }
 
-async function poll<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+async function poll<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 45_000): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -56,6 +57,11 @@ async function poll<T>(check: () => Promise<T | undefined>, what: string, timeou
     await Bun.sleep(100);
   }
 }
+
+const contextCount = async (outcome: string) =>
+  total(await scrape(`${world.bridge.url.replace(/^ws/, "http")}/metrics`), "vas_call_context_duration_seconds_count", {
+    outcome,
+  });
 
 const dial = (assistantId: string) =>
   dialNative(
@@ -122,6 +128,7 @@ test("call_context answers: one POST with its headers naming the call; its varia
     body: JSON.stringify({ variables: { customer_name: "Grace", tier: "gold" } }),
   }));
   const assistant = await createAssistant(world, withContext({ headers: { "X-Api-Key": "ctx-key" } }));
+  const okBefore = await contextCount("ok");
   const caller = await dial(assistant.id);
   caller.sendJson({ type: "start", variables: { customer_name: "Ada", order: "42" } });
   const ready = await caller.waitFor((e) => e.type === "ready");
@@ -136,6 +143,7 @@ test("call_context answers: one POST with its headers naming the call; its varia
     callId: ready.callId,
     transport: { type: "websocket" },
   });
+  expect(await contextCount("ok")).toBe(okBefore + 1);
   const task = await finish(caller, ready.callId);
   expect(task.variables).toMatchObject({ customer_name: "Grace", order: "42", tier: "gold" });
 });

@@ -151,7 +151,7 @@ describe("the console", () => {
     await shot("assistant");
     const saved = await tenant.org.get(`${tenant.P}/assistants/${assistant.id}`);
     expect(saved.body.data.systemPromptGreeting).toBe("Hello from the console.");
-    expect(saved.body.data.extensions).toHaveLength(1);
+    expect(saved.body.data.extensions).toHaveLength(2); // the tool and call_analysis
     expect(saved.body.data.callEventHooks.map((hook: any) => hook.parameters.url)).toContain(
       "http://127.0.0.2:9/refused",
     );
