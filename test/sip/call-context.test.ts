@@ -74,8 +74,8 @@ test("call_context refuses: the INVITE gets 603 and the reserved task is closed 
   const body = JSON.parse(context.requests.at(-1)!.body.toString());
   expect(body.transport).toEqual({ type: "sip", calledNumber: "+15550270001", callingNumber: "+15557654321" });
   const [task] = await eventually(async () => {
-    const tasks = await world.tasks((t) => t.assistantId === assistant.id);
+    const tasks = await world.tasks((t) => t.assistantId === assistant.id && t.status !== "offered");
     return tasks.length > 0 && tasks;
-  }, "the task");
+  }, "the task to close");
   expect(task).toMatchObject({ callId: body.callId, status: "completed", endedReason: "declined" });
 }, 60_000);
