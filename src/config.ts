@@ -166,6 +166,8 @@ export function loadConfig(env: Env = process.env) {
       realtimeInputChunkMs: int(env, "REALTIME_INPUT_CHUNK_MS", 100),
       baseUrl: str(env, "OPENAI_BASE_URL", "https://api.openai.com/v1"),
       summaryModel: str(env, "SUMMARY_MODEL", "gpt-4o-mini"),
+      // the post-call summary and analysis request, retry included: call_concluded waits no longer
+      analysisTimeoutMs: int(env, "ANALYSIS_TIMEOUT_MS", 20_000),
       // the pipeline engine's providers: the operator's endpoints and keys, never a tenant's
       deepgramUrl: str(env, "DEEPGRAM_URL", "wss://api.deepgram.com/v1/listen"),
       deepgramApiKey: env.DEEPGRAM_API_KEY || null,

@@ -7348,6 +7348,8 @@ export interface operations {
                 agentId?: string;
                 transport?: "sip" | "websocket";
                 direction?: "inbound" | "outbound";
+                /** @description only calls whose analysis judged them so (call_analysis) */
+                success?: "true" | "false";
                 /** @description only tasks created at or after this time */
                 createdAfter?: string;
                 /** @description only tasks created before this time */

@@ -7,8 +7,9 @@ import type { CallAssistant } from "../calls/load-assistant";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "../db/unavailable";
+import { stringVariables } from "../calls/call-context";
 import { redirectTwilioCall, type TwilioApi } from "./twilio-call-update";
-import { closeFor, tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
+import { closeFor, refusedByContext, tryAgainLater, type WireProtocol, type WireSocket } from "./wire-socket";
 
 type TwilioEvent = {
   event?: string;
@@ -21,10 +22,22 @@ export type TwilioOptions = {
   /** Authorized before the upgrade, or null to authorize the start event's custom parameters. */
   assistant: CallAssistant | null;
   authorize: (customParameters: Record<string, string>) => Promise<CallAssistant>;
-  startCall: (assistant: CallAssistant, transport: CallerTransport) => CallHandle;
+  /** null: the call was refused (call_context) */
+  startCall: (
+    assistant: CallAssistant,
+    transport: CallerTransport,
+    variables: Record<string, string>,
+  ) => Promise<CallHandle | null>;
   /** the account whose call-update API transfers calls; null: transfer is unavailable */
   twilio: TwilioApi | null;
 };
+
+// what names the assistant and authorizes the stream is not a variable (the token never is one)
+const credentialParameters = new Set(["assistantId", "agentId", "token"]);
+
+/** The custom parameters that become the call's variables. */
+const callVariablesOf = (parameters: Record<string, string>) =>
+  stringVariables(Object.fromEntries(Object.entries(parameters).filter(([name]) => !credentialParameters.has(name))));
 
 export function twilioProtocol(socket: WireSocket, options: TwilioOptions): WireProtocol {
   let call: CallHandle | null = null;
@@ -62,8 +75,13 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
     streamSid = event.start?.streamSid ?? event.streamSid ?? "";
     callSid = event.start?.callSid ?? "";
     try {
-      const assistant = options.assistant ?? (await options.authorize(event.start?.customParameters ?? {}));
-      if (open) call = options.startCall(assistant, transport);
+      const parameters = event.start?.customParameters ?? {};
+      const assistant = options.assistant ?? (await options.authorize(parameters));
+      if (!open) return;
+      const handle = await options.startCall(assistant, transport, callVariablesOf(parameters));
+      if (!handle) return close(...refusedByContext);
+      call = handle;
+      if (!open) handle.callerHangup(); // the stream stopped while call_context answered
     } catch (error) {
       if (isDatabaseUnavailable(error)) return close(...tryAgainLater);
       const message = error instanceof AppError ? error.message : "could not authorize the stream";

@@ -24,6 +24,9 @@ export interface WireProtocol {
 /** RFC 6455 1013 "try again later": the call was refused for now (the database is away), not for good. */
 export const tryAgainLater = [1013, "try again later: the service cannot take calls right now"] as const;
 
+/** The assistant's call_context service refused the call (RFC 6455 1008: policy). */
+export const refusedByContext = [1008, "call refused by the call_context service"] as const;
+
 /** The close code and reason for a call that ended for `reason`. */
 export const closeFor = (reason: EndReason): readonly [number, string] =>
   reason === "database-unavailable" ? tryAgainLater : [1000, "call ended"];

@@ -20,7 +20,8 @@ import { recoverOrphanedTasks } from "../calls/call-lifecycle";
 import { hearHangups } from "../calls/running-calls";
 import { ConclusionSpool } from "../calls/conclusion-spool";
 import { ConclusionWriter, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
-import { startCall, type CallDeps } from "../calls/run-call";
+import type { CallDeps } from "../calls/run-call";
+import { startInboundCall } from "../calls/start-inbound-call";
 import { startBudget, type StartBudget } from "../calls/start-budget";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { untilDatabase } from "../db/until-available";
@@ -78,7 +79,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
   // calls are refused (1013) until the previous run's calls are closed and this bridge beats
   let accepting = false;
 
-  const track = (call: CallHandle) => {
+  const track = (call: CallHandle | null) => {
+    if (!call) return null; // refused by call_context
     calls.add(call);
     void call.done.finally(() => calls.delete(call));
     return call;
@@ -124,13 +126,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     }
     if (data.route === "native")
       return nativeProtocol(socket, data.sampleRate, (transport, start) =>
-        track(
-          startCall(deps, data.assistant, transport, {
-            budget: data.budget,
-            modality: start.modality,
-            test: data.test,
-          }),
-        ),
+        startInboundCall(deps, data.assistant, transport, start.variables, {
+          budget: data.budget,
+          modality: start.modality,
+          test: data.test,
+        }).then(track),
       );
     // the stream's start event names the assistant: the budget starts with it
     let budget = startBudget(availability);
@@ -147,7 +147,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
         };
         return budget.bound(authorizeCall(db, tokens, credentials), "authorizing");
       },
-      startCall: (assistant, transport) => track(startCall(deps, assistant, transport, { budget })),
+      startCall: (assistant, transport, variables) =>
+        startInboundCall(deps, assistant, transport, variables, { budget }).then(track),
       twilio: twilioApi,
     });
   }

@@ -139,6 +139,7 @@ export async function concludeCallTask(
         endedAt: event.endedAt === null ? new Date() : new Date(event.endedAt),
         endedReason: event.endedReason,
         ...(event.transferredTo && { transferredTo: event.transferredTo }),
+        ...(event.analysis && { analysis: event.analysis }),
         ...(sipStatus !== undefined && { sipStatus }),
       })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))

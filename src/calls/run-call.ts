@@ -18,6 +18,7 @@ import {
   transferToolsFromExtensions,
   type CallTool,
 } from "../voice/tools";
+import { analysisPlanOf, type AnalysisPlan } from "../voice/call-analysis";
 import { createSecretBox } from "../crypto/secrets";
 import { searchKnowledgeBase } from "../services/knowledge/search";
 import type { CallConcludedPayload } from "../events/payloads";
@@ -51,6 +52,8 @@ export type CallDeps = {
 export type CallStart = {
   /** the call's task already exists as `offered` under this callId (SIP reserves it before answering) */
   reservedCallId?: string;
+  /** the callId a call_context POST already named (the task is opened under it) */
+  callId?: string;
   direction?: CallDirection;
   /** the call's own variables for its templates (the built-ins are added) */
   variables?: Record<string, string>;
@@ -77,7 +80,7 @@ export function startCall(
   start: CallStart = {},
 ): CallHandle {
   const { config } = deps;
-  const callId = start.reservedCallId ?? randomUUID();
+  const callId = start.reservedCallId ?? start.callId ?? randomUUID();
   const direction = start.direction ?? "inbound";
   const { calledNumber, callingNumber } = transport.descriptor;
   const variables = callVariables(
@@ -221,7 +224,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const outcome = await session.ended;
   const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
   recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
-  const event = await concludedEvent(config, task, outcome);
+  const event = await concludedEvent(config, task, outcome, analysisPlanOf(call.assistant.extensions));
   const writer = conclusionWriterOf(deps);
   const landed = await writer.conclude({
     task,
@@ -266,16 +269,24 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
 }
 
 /** call_concluded without its recording: the writer adds it off the event loop. */
-async function concludedEvent(config: Config, task: CallTask, outcome: CallOutcome): Promise<CallConcludedPayload> {
-  const { shortSummary, summary } = await summarizeCall({
+async function concludedEvent(
+  config: Config,
+  task: CallTask,
+  outcome: CallOutcome,
+  analysisPlan: AnalysisPlan | null,
+): Promise<CallConcludedPayload> {
+  const { shortSummary, summary, analysis } = await summarizeCall({
     transcript: CallMessages.transcriptOf(outcome.messages),
     config,
+    analysis: analysisPlan,
+    timeoutMs: config.voice.analysisTimeoutMs,
   });
   return {
     ...bareConcludedEvent(task, outcome.startedAt, endedReasonOf(outcome.reason), outcome.endedAt),
     transferredTo: outcome.transferredTo,
     shortSummary,
     summary,
+    analysis: analysis ?? null,
     messages: outcome.messages,
   };
 }

@@ -1,5 +1,6 @@
 // The call event payloads of the spec (Events section), defined once for the bridge and the hooks.
 import type { CallDirection, EndedReason, Transport } from "../db/schema";
+import type { CallAnalysis } from "../voice/call-analysis";
 
 export type MessageRole = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL_CALL" | "TOOL_CALL_RESULT" | "UNKNOWN";
 type SpokenRole = Extract<MessageRole, "USER" | "ASSISTANT" | "SYSTEM" | "UNKNOWN">;
@@ -50,6 +51,8 @@ export type CallConcludedPayload = {
   transferredTo?: string | null;
   /** every variable the call's templates saw; omitted when it had none (a call that never ran) */
   variables?: Record<string, string> | null;
+  /** the call_analysis extension's result; omitted when the assistant has none */
+  analysis?: CallAnalysis | null;
 };
 
 export type CallEventPayload = CallStartedPayload | CallConcludedPayload;

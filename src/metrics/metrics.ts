@@ -105,6 +105,14 @@ const toolErrors = new Counter({
   registers: [registry],
 });
 
+const callContextDuration = new Histogram({
+  name: "vas_call_context_duration_seconds",
+  help: "call_context request duration before an inbound call's greeting, by outcome (ok, rejected, failed)",
+  labelNames: ["outcome"] as const,
+  buckets: fast,
+  registers: [registry],
+});
+
 const hookAttempts = new Histogram({
   name: "vas_hook_attempt_duration_seconds",
   help: "hook delivery attempt duration, by the delivery's state after it (SUCCEEDED, PENDING = will retry, FAILED)",
@@ -177,6 +185,9 @@ export function recordToolWebhook(result: ToolSample) {
       reason: result.status !== null ? "status" : result.error?.startsWith("timed out") ? "timeout" : "network",
     });
 }
+
+export const recordCallContext = (outcome: "ok" | "rejected" | "failed", durationMs: number) =>
+  callContextDuration.observe({ outcome }, durationMs / 1000);
 
 export const recordUnknownTool = () => toolErrors.inc({ reason: "unknown_tool" });
 

@@ -50,6 +50,9 @@ export const AgentTaskModel = {
       transport: t.Optional(Enum(transportTypes)),
       direction: t.Optional(Enum(callDirections)),
       testRunId: t.Optional(Uuid),
+      success: t.Optional(
+        Enum(["true", "false"] as const, { description: "only calls whose analysis judged them so (call_analysis)" }),
+      ),
       createdAfter: t.Optional(DateTime("only tasks created at or after this time")),
       createdBefore: t.Optional(DateTime("only tasks created before this time")),
     },

@@ -72,6 +72,28 @@ export const TransferCallParameters = t.Object(
   Strict,
 );
 
+/** parameters of a `call_context` extension (docs/context.md): the POST before an inbound call's greeting. */
+export const CallContextParameters = t.Object(
+  {
+    url: HttpUrl,
+    headers: t.Optional(StringMap),
+    timeoutMs: t.Optional(
+      t.Integer({ minimum: 200, maximum: 5000, description: "default 2000: the caller never waits longer" }),
+    ),
+  },
+  Strict,
+);
+
+/** parameters of a `call_analysis` extension (docs/context.md): what the post-call request fills. */
+export const CallAnalysisParameters = t.Object(
+  {
+    schema: t.String({ minLength: 2, maxLength: 20_000, description: "a JSON Schema, as a string, for analysis.data" }),
+    prompt: t.Optional(t.String({ maxLength: 4000, description: "how to fill the data" })),
+    successCriteria: t.Optional(t.String({ maxLength: 4000, description: "when the call counts as a success" })),
+  },
+  Strict,
+);
+
 /** parameters of `call_started` and `call_concluded` hooks; other hook types are stored as given. */
 export const CallHookParameters = t.Object(
   {

@@ -125,6 +125,8 @@ export function listAgentTasks(db: DbOrTx, scope: OrgScope, query: AgentTaskQuer
   if (query.direction) filters.push(eq(agentTasks.direction, query.direction));
   // test calls are listed only when asked for by their run
   filters.push(query.testRunId ? eq(agentTasks.testRunId, query.testRunId) : isNull(agentTasks.testRunId));
+  // jsonb text of a boolean is exactly 'true' or 'false'; calls without an analysis match neither
+  if (query.success) filters.push(sql`${agentTasks.analysis}->>'success' = ${query.success}`);
   if (query.createdAfter) filters.push(gte(agentTasks.createdAt, new Date(query.createdAfter)));
   if (query.createdBefore) filters.push(lt(agentTasks.createdAt, new Date(query.createdBefore)));
   const where = and(...filters);

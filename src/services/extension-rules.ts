@@ -8,7 +8,10 @@ import type { OutboundGuard } from "../net/outbound-guard";
 import { freeFormErrors } from "./free-form-limits";
 import { checkDestination } from "./outbound-calls";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
+import { compileAnalysisSchema } from "../models/analysis-schema";
 import {
+  CallAnalysisParameters,
+  CallContextParameters,
   CallHookParameters,
   KnowledgeBaseParameters,
   ToolWebhookParameters,
@@ -79,6 +82,10 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
         checkName((ext.parameters.name as string | undefined) ?? TRANSFER_TOOL_NAME, `${prefix}.name`);
       return;
     }
+    if (ext.type === "call_context" || ext.type === "call_analysis") {
+      errors.push(...callExtensionErrors(ext.type, ext.parameters, prefix, guard));
+      return;
+    }
     if (ext.type !== "tool_webhook") return;
     const shapeErrors = schemaErrors(ToolWebhookParameters, ext.parameters, prefix);
     errors.push(...shapeErrors);
@@ -132,6 +139,24 @@ function transferCallErrors(p: Record<string, unknown>, prefix: string, guard: O
     }
   });
   return errors;
+}
+
+/** call_context: its shape and a destination the guard reaches; call_analysis: its shape and a schema Ajv compiles. */
+function callExtensionErrors(
+  type: "call_context" | "call_analysis",
+  p: Record<string, unknown>,
+  prefix: string,
+  guard: OutboundGuard,
+): FieldError[] {
+  if (type === "call_context") {
+    const shapeErrors = schemaErrors(CallContextParameters, p, prefix);
+    if (shapeErrors.length > 0) return shapeErrors;
+    return destinationErrors(guard, p.url as string, `${prefix}.url`, p.headers, prefix);
+  }
+  const shapeErrors = schemaErrors(CallAnalysisParameters, p, prefix);
+  if (shapeErrors.length > 0) return shapeErrors;
+  const compiled = compileAnalysisSchema(p.schema as string);
+  return compiled.ok ? [] : [{ field: `${prefix}.schema`, message: compiled.message }];
 }
 
 export function validateHooks(hooks: HookInput[], guard: OutboundGuard) {

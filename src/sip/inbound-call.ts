@@ -7,6 +7,8 @@ import { SessionState } from "sip.js";
 import { bareConcludedEvent } from "../calls/call-lifecycle";
 import type { CallHandle } from "../calls/caller-transport";
 import { startCall } from "../calls/run-call";
+import { prepareInboundCall } from "../calls/call-context";
+import { createOutboundGuard } from "../net/outbound-guard";
 import { startBudget } from "../calls/start-budget";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
@@ -15,6 +17,7 @@ import { PortsExhausted } from "../media/port-pool";
 import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipCallMedia } from "./answered-call";
 import { callerIdentity } from "./caller-identity";
 import { closeUnanswered } from "./close-unanswered";
+import { inviteVariables } from "./invite-variables";
 import { reserveAgentTask } from "./reserve-task";
 import { negotiate, parseSdp } from "./sdp";
 import { routeCall } from "./route-call";
@@ -74,6 +77,18 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   });
   if (!reserved) return refuse(invitation, 486, { ...fields, reason: "maxAgentTasks reached" });
   const reservedMs = since();
+  // before the answer: a call_context refusal is a 603, and its variables feed the greeting
+  const guard = createOutboundGuard(config.outbound);
+  const prepared = await prepareInboundCall(route.assistant, transport, inviteVariables(request), guard, callId);
+  if (prepared.rejected) {
+    await refuse(invitation, 603, { ...fields, callId, reason: "refused by call_context" });
+    await closeUnanswered(db, task, {
+      status: "completed",
+      error: "refused by call_context",
+      event: bareConcludedEvent({ callId, transport }, null, "declined"),
+    });
+    return;
+  }
 
   let call: CallHandle | null = null;
   let media: SipCallMedia | null = null;
@@ -102,7 +117,10 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   const rtp = media.rtp;
   rtp.start();
   const transportOut = sipCallerTransport(invitation, rtp, transport, ctx.trunk);
-  call = startCall(ctx.deps, route.assistant, transportOut, { reservedCallId: callId });
+  call = startCall(ctx.deps, route.assistant, transportOut, {
+    reservedCallId: callId,
+    variables: prepared.variables,
+  });
   log.info("call", { ...fields, callId, event: "answered", rtpPort: rtp.port, setupMs: since(), routedMs, reservedMs });
   superviseAnsweredCall(ctx, invitation, media, call, fields);
 }

@@ -50,6 +50,7 @@ beforeAll(async () => {
   assistant = await createAssistant(world, {
     greeting: "Hello, Acme here.",
     tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
+    extensions: [{ type: "call_analysis", parameters: { schema: '{"type":"object","required":["orderId"]}' } }],
     fake: {
       turns: [
         {
@@ -58,6 +59,12 @@ beforeAll(async () => {
         },
       ],
     },
+  });
+
+  // the call's summary request answers with its analysis too
+  world.chat.answers.push({
+    ...world.chat.summary,
+    analysis: { data: { orderId: "42" }, success: true, successReason: "The order was found." },
   });
 
   // the fake microphone: the question, then silence (chromium loops the file)
@@ -111,7 +118,7 @@ describe("the console", () => {
     await shot("assistant");
     const saved = await tenant.org.get(`${tenant.P}/assistants/${assistant.id}`);
     expect(saved.body.data.systemPromptGreeting).toBe("Hello from the console.");
-    expect(saved.body.data.extensions).toHaveLength(1);
+    expect(saved.body.data.extensions).toHaveLength(2); // the tool and call_analysis
     expect(saved.body.data.callEventHooks.map((hook: any) => hook.parameters.url)).toContain(
       "http://127.0.0.2:9/refused",
     );
@@ -185,6 +192,8 @@ describe("the console", () => {
     await page.waitForSelector("#call-messages .assistant:has-text('Hello, Acme here.')");
     await page.waitForSelector("#call-messages .user:has-text('Where is my order forty two?')");
     await page.waitForSelector("#call-messages .tool:has-text('lookup_order')");
+    await page.waitForSelector('#call-analysis:has-text(\'success · The order was found. · data: {"orderId":"42"}\')');
+    await page.waitForSelector("#call-variables:has-text('call_id')");
     // the audio element loaded the recording (fetched with the token) and knows its length
     const playable = `(() => { const a = document.querySelector("#recording"); return a && a.src.startsWith("blob:") && a.readyState >= 1 && a.duration; })()`;
     const recording = await page.waitForFunction(playable, undefined, { timeout: 10_000 });

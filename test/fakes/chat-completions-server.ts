@@ -51,6 +51,8 @@ export type FakeChatServer = {
   /** What the next requests get: the scripted JSON, a 500, a reply that is not JSON, or no answer. */
   mode: ChatMode;
   summary: { shortSummary: string; summary: string };
+  /** The contents the next plain requests get, one each, before `summary` again (a summary with its analysis). */
+  answers: unknown[];
   /** What a `stream: true` request gets. */
   reply: (body: any) => StreamedReply;
   /** When set, what a plain request's message is (else the summary as JSON): a judge's or a simulated caller's answer. */
@@ -73,6 +75,7 @@ export async function startFakeChatServer(
     requests: [],
     mode: "ok",
     summary,
+    answers: [],
     reply: scriptedReplies([]),
     complete: null,
     firstTokenDelayMs: 0,
@@ -97,7 +100,10 @@ export async function startFakeChatServer(
       }
       const request = fake.requests.at(-1)!;
       if (request.body?.stream === true) return void streamReply(res, fake.reply(request.body), request, fake);
-      const content = fake.mode === "not-json" ? "Here is your summary: it went well." : JSON.stringify(fake.summary);
+      const content =
+        fake.mode === "not-json"
+          ? "Here is your summary: it went well."
+          : JSON.stringify(fake.answers.length > 0 ? fake.answers.shift() : fake.summary);
       const message = fake.complete?.(request.body) ?? { content };
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({

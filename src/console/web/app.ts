@@ -311,6 +311,18 @@ const transportText = (t: { type: string; callingNumber?: string; calledNumber?:
     .filter(Boolean)
     .join(" ");
 
+/** call_analysis' result: success and why, then the data (or why there is none). */
+const analysisText = (a: Json | null) =>
+  !a
+    ? ""
+    : [
+        a.success === true ? "success" : a.success === false ? "not a success" : "",
+        a.successReason,
+        a.error ? `error: ${a.error}` : `data: ${JSON.stringify(a.data)}`,
+      ]
+        .filter(Boolean)
+        .join(" · ");
+
 async function callPage(id: string) {
   const [task, byId] = await Promise.all([api("GET", `/agent-tasks/${id}`), owners()]);
   const deliveries: Json[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
@@ -341,6 +353,8 @@ async function callPage(id: string) {
         ["Started", when(task.startedAt)],
         ["Ended", when(task.endedAt)],
         ["Summary", task.summary ?? task.shortSummary ?? ""],
+        ["Analysis", h("span", { id: "call-analysis" }, analysisText(task.analysis))],
+        ["Variables", h("code", { id: "call-variables" }, task.variables ? JSON.stringify(task.variables) : "")],
       ].map(([k, v]) => h("tr", {}, h("th", {}, k as string), h("td", {}, v as Node))),
     ),
     h("h3", {}, "Recording"),
