@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the presented token may reach (its vendor and organization) */
+        get: operations["getApiV1Token"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors": {
         parameters: {
             query?: never;
@@ -402,6 +419,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/to-scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a finished call into a scripted test scenario
+         * @description 201 with the scenario: the caller's utterances as turns, the call's tool calls and results as mocks, and one criterion that the call ends the same way. 409 while the call runs, or when its messages are no longer kept.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdTo-scenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors/{vendorId}/organizations/{organizationId}/agent-tasks/{agentTaskId}/recording": {
         parameters: {
             query?: never;
@@ -628,6 +665,181 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List test scenarios (sortable by id, name, kind, createdAt, updatedAt)
+         * @description Scripted (turns) and simulated (persona, goal, facts) callers with tool mocks and criteria (judge, toolCalled, toolNotCalled, said, notSaid, endedReason, analysis, latency, noUnmockedTools).
+         */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios"];
+        put?: never;
+        /** Create a test scenario */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-scenarios/{scenarioId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test scenario */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
+        /**
+         * Replace a test scenario
+         * @description Takes the full object: a field left out is cleared or reset to its default.
+         */
+        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
+        post?: never;
+        /** Delete a test scenario */
+        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test suites (sortable by id, name, createdAt, updatedAt) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites"];
+        put?: never;
+        /** Create a test suite */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-suites/{suiteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test suite */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        /**
+         * Replace a test suite
+         * @description Takes the full object: a field left out is cleared or reset to its default.
+         */
+        put: operations["putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        post?: never;
+        /** Delete a test suite */
+        delete: operations["deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test runs (sortable by id, createdAt, status (default createdAt,desc)) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runs"];
+        put?: never;
+        /**
+         * Run scenarios against an assistant or agent (202: queued; poll the run or its results)
+         * @description Exactly one of assistantId and agentId, and exactly one of suiteId, scenarioIds and scenarios (inline, not stored). Mocks and criteria naming a tool the target does not have, and required criteria the modality cannot measure, are a 400 naming the field.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-runs/{testRunId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test run */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-runs/{testRunId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run: pending results never start, running calls are hung up; the verdict stays null
+         * @description 409 when the run has already completed.
+         */
+        post: operations["postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-runs/{testRunId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The results that are in (sortable by position, endedAt; default scenario order, then iteration) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunIdResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vendors/{vendorId}/organizations/{organizationId}/test-runs/{testRunId}/junit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's results as JUnit XML (a testcase per scenario and iteration) */
+        get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunIdJunit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vendors/{vendorId}/organizations/{organizationId}/campaigns": {
         parameters: {
             query?: never;
@@ -759,6 +971,111 @@ export interface components {
                 message: string;
             }[];
         };
+        StrategyWritePipeline: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pipeline";
+            parameters: {
+                temperature?: number;
+                /** @description one of 8000, 16000, 22050, 24000, 44100 */
+                outputSampleRate?: 8000 | 16000 | 22050 | 24000 | 44100;
+                voice?: {
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /** @description voice id */
+                    voiceId?: string;
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                };
+                vad?: {
+                    /** @description speech probability threshold */
+                    confidenceThreshold?: number;
+                    /** @description RMS volume gate (full scale = 1) */
+                    minVolume?: number;
+                    /** @description speech needed to start a turn, in milliseconds */
+                    startDuration?: number;
+                    /** @description silence needed to end a turn, in milliseconds */
+                    stopDuration?: number;
+                    /** @description audio kept from before the start, in milliseconds */
+                    backbufferDuration?: number;
+                };
+                llm?: {
+                    /** @description chat completions model */
+                    model?: string;
+                };
+                stt?: {
+                    /** @description Deepgram model */
+                    model?: string;
+                    /** @description Deepgram language, e.g. en or de */
+                    language?: string;
+                };
+                /** @description a short filler while a slow tool (a knowledge search) runs; off when absent */
+                toolFiller?: {
+                    /** @description what the agent says, e.g. One moment. */
+                    text: string;
+                    /** @description said once a tool has run this long, in milliseconds (default 800) */
+                    afterMs?: string | number;
+                };
+            };
+        };
+        StrategyWriteOpenaiRealtime: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "openai_realtime";
+            parameters: {
+                temperature?: number;
+                /** @description one of 8000, 24000 */
+                outputSampleRate?: 8000 | 24000;
+                voice?: {
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /** @description voice id */
+                    voiceId?: string;
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                };
+                vad?: {
+                    /** @description speech probability threshold */
+                    confidenceThreshold?: number;
+                    /** @description RMS volume gate (full scale = 1) */
+                    minVolume?: number;
+                    /** @description speech needed to start a turn, in milliseconds */
+                    startDuration?: number;
+                    /** @description silence needed to end a turn, in milliseconds */
+                    stopDuration?: number;
+                    /** @description audio kept from before the start, in milliseconds */
+                    backbufferDuration?: number;
+                };
+                /** @description Realtime model */
+                model?: string;
+                /** @description input transcription model */
+                transcriptionModel?: string;
+            };
+        };
     };
     responses: never;
     parameters: {
@@ -848,7 +1165,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         success: boolean;
-                        message?: string;
+                        message: string;
                         /** Format: date-time */
                         timestamp: string;
                         traceId?: string;
@@ -858,6 +1175,77 @@ export interface operations {
                             temporal?: boolean;
                         };
                     };
+                };
+            };
+        };
+    };
+    getApiV1Token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** @description admin: everything; vendor: the vendor and all its organizations; organization: that one only */
+                            scope: "admin" | "vendor" | "organization";
+                            tokenId: string | null;
+                            vendorId: string | null;
+                            organizationId: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
@@ -1006,7 +1394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1187,7 +1575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1354,7 +1742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1522,7 +1910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1707,7 +2095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1877,7 +2265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2062,7 +2450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2392,7 +2780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2582,7 +2970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2742,7 +3130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2928,7 +3316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3152,7 +3540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3539,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3700,7 +4088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3886,7 +4274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4110,7 +4498,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4497,7 +4885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4658,7 +5046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4827,7 +5215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4862,14 +5250,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    type: string;
-                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
-                    parameters: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
             };
         };
         responses: {
@@ -5018,7 +5399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5189,7 +5570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5225,14 +5606,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    type: string;
-                    /** @description structure depends on type (pipeline, openai_realtime); see docs/voice.md */
-                    parameters: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["StrategyWritePipeline"] | components["schemas"]["StrategyWriteOpenaiRealtime"];
             };
         };
         responses: {
@@ -5380,7 +5754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5541,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5716,7 +6090,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,7 +6289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6092,7 +6466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6291,7 +6665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6452,7 +6826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6801,7 +7175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6968,7 +7342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7152,7 +7526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7314,7 +7688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7348,6 +7722,7 @@ export interface operations {
                 agentId?: string;
                 transport?: "sip" | "websocket";
                 direction?: "inbound" | "outbound";
+                testRunId?: string;
                 /** @description only calls whose analysis judged them so (call_analysis) */
                 success?: "true" | "false";
                 /** @description only tasks created at or after this time */
@@ -7399,6 +7774,7 @@ export interface operations {
                             } | null;
                             transferredTo: string | null;
                             campaignId: string | null;
+                            testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
                             } | null;
@@ -7515,7 +7891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7587,6 +7963,7 @@ export interface operations {
                             } | null;
                             transferredTo: string | null;
                             campaignId: string | null;
+                            testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
                             } | null;
@@ -7722,7 +8099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7794,6 +8171,7 @@ export interface operations {
                             } | null;
                             transferredTo: string | null;
                             campaignId: string | null;
+                            testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
                             } | null;
@@ -7924,7 +8302,233 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdTo-scenario": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                agentTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +8570,34 @@ export interface operations {
                     "audio/wav": unknown;
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8062,6 +8693,7 @@ export interface operations {
                             } | null;
                             transferredTo: string | null;
                             campaignId: string | null;
+                            testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
                             } | null;
@@ -8192,7 +8824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8378,7 +9010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8573,7 +9205,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8778,7 +9410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8969,7 +9601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9145,7 +9777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9313,7 +9945,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9499,7 +10131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9669,7 +10301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9855,7 +10487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10016,7 +10648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10186,7 +10818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10395,7 +11027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10557,7 +11189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10719,7 +11351,3095 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenarios": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    tags?: string[];
+                    kind: "scripted" | "simulated";
+                    /** @description scripted only */
+                    turns?: ({
+                        /** @description what the caller says */
+                        say: string;
+                    } | {
+                        /** @description the caller stays silent */
+                        silenceMs: number;
+                    })[];
+                    /** @description simulated only: who the caller is and how they talk */
+                    persona?: string;
+                    /** @description simulated only: what the caller wants */
+                    goal?: string;
+                    /** @description simulated only: what the caller knows and gives when asked */
+                    facts?: {
+                        [key: string]: string;
+                    };
+                    /** @description simulated only; default 12 */
+                    maxTurns?: number;
+                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /** @description default 300 */
+                    maxDurationSeconds?: number;
+                    toolMocks?: {
+                        tool: string;
+                        /** @description matched as a subset of the call's arguments */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description a string, or JSON sent as its text */
+                        output: unknown;
+                        delayMs?: number;
+                    }[];
+                    /** @description default mock */
+                    toolPolicy?: "mock" | "live";
+                    criteria: ({
+                        name: string;
+                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                        /** @description default true */
+                        required?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    tags?: string[];
+                    kind: "scripted" | "simulated";
+                    /** @description scripted only */
+                    turns?: ({
+                        /** @description what the caller says */
+                        say: string;
+                    } | {
+                        /** @description the caller stays silent */
+                        silenceMs: number;
+                    })[];
+                    /** @description simulated only: who the caller is and how they talk */
+                    persona?: string;
+                    /** @description simulated only: what the caller wants */
+                    goal?: string;
+                    /** @description simulated only: what the caller knows and gives when asked */
+                    facts?: {
+                        [key: string]: string;
+                    };
+                    /** @description simulated only; default 12 */
+                    maxTurns?: number;
+                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /** @description default 300 */
+                    maxDurationSeconds?: number;
+                    toolMocks?: {
+                        tool: string;
+                        /** @description matched as a subset of the call's arguments */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description a string, or JSON sent as its text */
+                        output: unknown;
+                        delayMs?: number;
+                    }[];
+                    /** @description default mock */
+                    toolPolicy?: "mock" | "live";
+                    criteria: ({
+                        name: string;
+                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                        /** @description default true */
+                        required?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tags: string[];
+                            kind: "scripted" | "simulated";
+                            /** @description scripted only */
+                            turns?: ({
+                                /** @description what the caller says */
+                                say: string;
+                            } | {
+                                /** @description the caller stays silent */
+                                silenceMs: number;
+                            })[];
+                            /** @description simulated only: who the caller is and how they talk */
+                            persona?: string;
+                            /** @description simulated only: what the caller wants */
+                            goal?: string;
+                            /** @description simulated only: what the caller knows and gives when asked */
+                            facts?: {
+                                [key: string]: string;
+                            };
+                            /** @description simulated only; default 12 */
+                            maxTurns?: number;
+                            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                            /** @description default 300 */
+                            maxDurationSeconds?: number;
+                            toolMocks?: {
+                                tool: string;
+                                /** @description matched as a subset of the call's arguments */
+                                arguments?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description a string, or JSON sent as its text */
+                                output: unknown;
+                                delayMs?: number;
+                            }[];
+                            /** @description default mock */
+                            toolPolicy?: "mock" | "live";
+                            criteria: ({
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                /** @description default true */
+                                required?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-scenariosByScenarioId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suites": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description the suite's scenarios, in order */
+                    scenarioIds: string[];
+                    /** @description default 1 */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                suiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "putApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                suiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description the suite's scenarios, in order */
+                    scenarioIds: string[];
+                    /** @description default 1 */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scenarioIds: string[];
+                            repeat: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "deleteApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-suitesBySuiteId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only while the resource still has one of these ETags (or "*"); 412 otherwise. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                suiteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description If-Match no longer matches: the resource has changed, nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runs": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            suiteId: string | null;
+                            modality: "text" | "audio";
+                            concurrency: number;
+                            status: "queued" | "running" | "completed" | "canceled";
+                            verdict: ("passed" | "failed" | "flaky" | "error") | null;
+                            counts: {
+                                total: number;
+                                passed: number;
+                                failed: number;
+                                error: number;
+                                pending: number;
+                            };
+                            labels: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runs": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    assistantId?: string;
+                    /** Format: uuid */
+                    agentId?: string;
+                    /** Format: uuid */
+                    suiteId?: string;
+                    scenarioIds?: string[];
+                    /** @description inline scenarios, not stored: tests as code */
+                    scenarios?: {
+                        name: string;
+                        description?: string | null;
+                        tags?: string[];
+                        kind: "scripted" | "simulated";
+                        /** @description scripted only */
+                        turns?: ({
+                            /** @description what the caller says */
+                            say: string;
+                        } | {
+                            /** @description the caller stays silent */
+                            silenceMs: number;
+                        })[];
+                        /** @description simulated only: who the caller is and how they talk */
+                        persona?: string;
+                        /** @description simulated only: what the caller wants */
+                        goal?: string;
+                        /** @description simulated only: what the caller knows and gives when asked */
+                        facts?: {
+                            [key: string]: string;
+                        };
+                        /** @description simulated only; default 12 */
+                        maxTurns?: number;
+                        /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+                        variables?: {
+                            [key: string]: string;
+                        };
+                        /** @description default 300 */
+                        maxDurationSeconds?: number;
+                        toolMocks?: {
+                            tool: string;
+                            /** @description matched as a subset of the call's arguments */
+                            arguments?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description a string, or JSON sent as its text */
+                            output: unknown;
+                            delayMs?: number;
+                        }[];
+                        /** @description default mock */
+                        toolPolicy?: "mock" | "live";
+                        criteria: ({
+                            name: string;
+                            type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                            /** @description default true */
+                            required?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    }[];
+                    /** @description default text */
+                    modality?: "text" | "audio";
+                    /** @description overrides the suite's */
+                    repeat?: number;
+                    /** @description default 4 */
+                    concurrency?: number;
+                    /** @description free-form, e.g. the commit under test */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the work was started */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            suiteId: string | null;
+                            modality: "text" | "audio";
+                            concurrency: number;
+                            status: "queued" | "running" | "completed" | "canceled";
+                            verdict: ("passed" | "failed" | "flaky" | "error") | null;
+                            counts: {
+                                total: number;
+                                passed: number;
+                                failed: number;
+                                error: number;
+                                pending: number;
+                            };
+                            labels: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunId": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body while the resource still has one of these ETags. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                testRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            suiteId: string | null;
+                            modality: "text" | "audio";
+                            concurrency: number;
+                            status: "queued" | "running" | "completed" | "canceled";
+                            verdict: ("passed" | "failed" | "flaky" | "error") | null;
+                            counts: {
+                                total: number;
+                                passed: number;
+                                failed: number;
+                                error: number;
+                                pending: number;
+                            };
+                            labels: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match still matches */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "postApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunIdCancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept 24 h per token scope, method, path and key and replayed for a repeat with the same body. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vendorId: string;
+                organizationId: string;
+                testRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            assistantId: string | null;
+                            agentId: string | null;
+                            suiteId: string | null;
+                            modality: "text" | "audio";
+                            concurrency: number;
+                            status: "queued" | "running" | "completed" | "canceled";
+                            verdict: ("passed" | "failed" | "flaky" | "error") | null;
+                            counts: {
+                                total: number;
+                                passed: number;
+                                failed: number;
+                                error: number;
+                                pending: number;
+                            };
+                            labels: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            endedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with another request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunIdResults": {
+        parameters: {
+            query?: {
+                /** @description 0-indexed page number (default 0) */
+                page?: string;
+                /** @description items per page, 1..100 (default 20) */
+                size?: string;
+                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                sort?: string;
+            };
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+                testRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            scenarioId: string | null;
+                            scenarioName: string;
+                            iteration: number;
+                            status: "passed" | "failed" | "error";
+                            criteria: {
+                                name: string;
+                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
+                                required: boolean;
+                                verdict: "pass" | "fail" | "notApplicable" | "error";
+                                reason: string;
+                            }[];
+                            agentTaskId: string | null;
+                            metrics: {
+                                turns: number;
+                                durationMs: number;
+                                firstAudioMs: {
+                                    p50: number;
+                                    p95: number;
+                                } | null;
+                            } | null;
+                            /** @description the call_started / call_concluded payloads captured */
+                            hooks: {
+                                [key: string]: unknown;
+                            }[];
+                            error: string | null;
+                        }[];
+                        page: number;
+                        size: number;
+                        totalElements: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Invalid input: the envelope's errors name each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict with the stored state, or a request with the same Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message?: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        traceId?: string;
+                        data?: null;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unavailable (the database away, or the process still starting): retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runsByTestRunIdJunit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vendorId: string;
+                organizationId: string;
+                testRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JUnit XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10926,7 +14646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11216,7 +14936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11425,7 +15145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11597,7 +15317,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11816,7 +15536,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12035,7 +15755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12254,7 +15974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many failed authentication attempts */
+            /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
