@@ -1026,7 +1026,7 @@ export interface components {
                     /** @description what the agent says, e.g. One moment. */
                     text: string;
                     /** @description said once a tool has run this long, in milliseconds (default 800) */
-                    afterMs?: string | number;
+                    afterMs?: number;
                 };
             };
         };

@@ -1,7 +1,7 @@
 import { t, type TSchema } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import { fieldName, type FieldError } from "../errors";
-import { NonEmpty, Strict, Uuid } from "./common";
+import { Integer, NonEmpty, Strict, Uuid } from "./common";
 import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
 
 /** Output rates each engine can deliver (ElevenLabs raw formats; the Realtime API's g711_ulaw and pcm16). */
@@ -74,7 +74,7 @@ export const strategyParameters = {
           {
             text: t.String({ minLength: 1, maxLength: 200, description: "what the agent says, e.g. One moment." }),
             afterMs: t.Optional(
-              t.Integer({
+              Integer({
                 minimum: 0,
                 maximum: 10_000,
                 description: "said once a tool has run this long, in milliseconds (default 800)",

@@ -40,8 +40,6 @@ test("place a call from an assistant's page and see it end, with why", async () 
   const { tenant } = world;
   await page.goto(`${world.api.url}/console`);
   await page.fill("#token", tenant.orgToken);
-  await page.fill("#vendor-id", tenant.vendorId);
-  await page.fill("#organization-id", tenant.organizationId);
   await page.click("#sign-in button[type=submit]");
   await page.click(`#assistants-list a[href="#/assistants/${assistantId}"]`);
   await page.waitForSelector("#dial-to");
