@@ -1,3 +1,5 @@
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 // Every failure a client can see is an AppError; its code maps to a status in exactly one place.
 export const errorStatus = {
   BAD_REQUEST: 400,
@@ -43,6 +45,23 @@ export const databaseUnavailable = (message = "the database is unavailable; retr
   new AppError("UNAVAILABLE", message, undefined, 1);
 export const tooManyRequests = (message: string, retryAfterSec: number) =>
   new AppError("TOO_MANY_REQUESTS", message, undefined, retryAfterSec);
+
+/**
+ * What is wrong with `value` against `schema`, the first (most specific) message per field; fields are
+ * named under `prefix` ("extensions[0].parameters"), or as they are in a body when there is none.
+ */
+export function schemaErrors(schema: TSchema, value: unknown, prefix = ""): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const error of Value.Errors(schema, value)) {
+    const field = !error.path
+      ? prefix || "body"
+      : prefix
+        ? `${prefix}.${fieldName(error.path)}`
+        : fieldName(error.path);
+    if (!errors.some((e) => e.field === field)) errors.push({ field, message: error.message });
+  }
+  return errors;
+}
 
 // Validators report JSON pointers ("/extensions/0/parameters"); clients read "extensions[0].parameters".
 export function fieldName(pointer: string): string {

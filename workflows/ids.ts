@@ -5,7 +5,8 @@ export function hookDeliveryWorkflowId(deliveryId: string, run: number): string 
   return `hook-delivery:${deliveryId}:${run}`;
 }
 
-/** One workflow per test run: starting it twice is refused by Temporal, so the starter may retry freely. */
+export const TEST_RUN_WORKFLOW = "testRunWorkflow";
+/** One workflow per test run: a second start meets the running one, so the starter may retry freely. */
 export const testRunWorkflowId = (runId: string) => `test-run-${runId}`;
 export const CAMPAIGN_WORKFLOW = "campaignWorkflow";
 /** The signals the API sends a campaign's workflow (pause, resume, cancel; created starts it). */

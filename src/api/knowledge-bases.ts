@@ -1,6 +1,5 @@
 // Built-in knowledge bases, their documents and their search (docs/knowledge.md).
 import { t } from "elysia";
-import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
@@ -15,7 +14,8 @@ import {
   SearchQuery,
   SearchResult,
 } from "../models/knowledge";
-import { AppError, badRequest, fieldName, type FieldError } from "../errors";
+import { badRequest } from "../errors";
+import { checkBody } from "./check-body";
 import * as bases from "../services/knowledge/knowledge-bases";
 import * as documents from "../services/knowledge/documents";
 import { searchKnowledgeBase } from "../services/knowledge/search";
@@ -39,13 +39,7 @@ function documentInput(body: unknown, query: { title?: string; source?: string }
     if (title.length > 500) throw badRequest("title", "at most 500 characters");
     return { title, source: query.source ?? null, content: body.text, format: body.contentType };
   }
-  const errors: FieldError[] = [];
-  for (const error of Value.Errors(DocumentJson, body ?? {}))
-    if (!errors.some((e) => e.field === fieldName(error.path)))
-      errors.push({ field: fieldName(error.path), message: error.message });
-  if (errors.length)
-    throw new AppError("BAD_REQUEST", `invalid input: ${errors.map((e) => e.field).join(", ")}`, errors);
-  const json = body as typeof DocumentJson.static;
+  const json = checkBody(DocumentJson, body);
   return { title: json.title, source: json.source ?? null, content: json.content, format: "application/json" as const };
 }
 

@@ -6,6 +6,16 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 
+type Criterion = { required: boolean; verdict: string; reason: string };
+type Run = {
+  id: string;
+  status: string;
+  verdict: string | null;
+  counts: { total: number; passed: number; failed: number; error: number };
+};
+type Result = { status: string; scenarioName: string; iteration: number; error: string | null; criteria: Criterion[] };
+type Envelope<T> = { message?: string; errors?: { field: string; message: string }[]; data?: T; totalPages?: number };
+
 const EXIT = { passed: 0, failed: 1, invalid: 2, incomplete: 3 } as const;
 
 const usage =
@@ -54,14 +64,15 @@ const int = (name: string) => {
   return n;
 };
 
-async function call(method: string, path: string, body?: unknown) {
+async function call<T = Run>(method: string, path: string, body?: unknown) {
   const res = await fetch(`${api}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   }).catch((error: Error) => fail(EXIT.incomplete, `the API is unreachable: ${error.message}`));
   const text = await res.text();
-  let json: any = null;
+  // the API's envelope, read as it is documented (clients/typescript has the full types)
+  let json: Envelope<T> | null = null;
   try {
     json = JSON.parse(text);
   } catch {}
@@ -95,11 +106,11 @@ if (created.status === 400 || created.status === 404 || created.status === 401 |
   fail(EXIT.invalid, [`refused (${created.status}): ${created.json?.message ?? created.text}`, ...fields].join("\n"));
 }
 if (created.status !== 202) fail(EXIT.incomplete, `the run was not created (${created.status}): ${created.text}`);
-const runId: string = created.json.data.id;
-console.log(`run ${runId}: ${created.json.data.counts.total} call(s)`);
+let run = created.json!.data!;
+const runId = run.id;
+console.log(`run ${runId}: ${run.counts.total} call(s)`);
 
 const deadline = Date.now() + (int("timeout") ?? 1800) * 1000;
-let run = created.json.data;
 let shown = "";
 while (run.status === "queued" || run.status === "running") {
   if (Date.now() > deadline) {
@@ -115,13 +126,13 @@ while (run.status === "queued" || run.status === "running") {
 }
 
 for (let page = 0; ; page++) {
-  const results = (await call("GET", `/test-runs/${runId}/results?size=100&page=${page}`)).json;
+  const results = (await call<Result[]>("GET", `/test-runs/${runId}/results?size=100&page=${page}`)).json;
   for (const r of results?.data ?? []) {
     const why =
-      r.status === "error" ? r.error : r.criteria.find((c: any) => c.required && c.verdict !== "pass")?.reason;
+      r.status === "error" ? r.error : r.criteria.find((c: Criterion) => c.required && c.verdict !== "pass")?.reason;
     console.log(`${r.status.padEnd(6)} ${r.scenarioName} #${r.iteration}${why ? ` (${why})` : ""}`);
   }
-  if (!results || page + 1 >= results.totalPages) break;
+  if (!results || page + 1 >= (results.totalPages ?? 0)) break;
 }
 if (str("junit")) {
   const junit = await call("GET", `/test-runs/${runId}/junit`);

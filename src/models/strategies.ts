@@ -1,6 +1,5 @@
 import { t, type TSchema } from "elysia";
-import { Value } from "@sinclair/typebox/value";
-import { fieldName, type FieldError } from "../errors";
+import { schemaErrors, type FieldError } from "../errors";
 import { Integer, NonEmpty, Strict, Uuid } from "./common";
 import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
 
@@ -140,12 +139,7 @@ export function strategyErrors(input: StrategyInput): FieldError[] {
   if (!Object.hasOwn(strategyParameters, input.type))
     return [{ field: "type", message: `unknown strategy type; known types: ${strategyTypes.join(", ")}` }];
   const schema = strategyParameters[input.type as keyof typeof strategyParameters];
-  const errors: FieldError[] = [];
-  for (const issue of Value.Errors(schema, input.parameters)) {
-    const field = issue.path ? `parameters.${fieldName(issue.path)}` : "parameters";
-    if (errors.some((e) => e.field === field)) continue; // the first message per field is the most specific
-    errors.push({ field, message: issue.message });
-  }
+  const errors = schemaErrors(schema, input.parameters, "parameters");
   if (input.type === "openai_realtime" && errors.length === 0) errors.push(...realtimeVoiceErrors(input.parameters));
   return errors;
 }

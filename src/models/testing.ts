@@ -3,10 +3,8 @@
 // on each criterion's `type`), so that every message names its field.
 import { t, type Static, type TSchema } from "elysia";
 import type { TObject } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { endedReasons, testModalities, testRunStatuses, testScenarioKinds, testVerdicts } from "../db/schema";
-import type { FieldError } from "../errors";
-import { fieldName } from "../errors";
+import { schemaErrors, type FieldError } from "../errors";
 import { CallVariables } from "./calls";
 import { Enum, Integer, NonEmpty, Nullable, OptionalNullable, Strict, Uuid } from "./common";
 
@@ -175,11 +173,7 @@ export function scenarioErrors(input: ScenarioInput): FieldError[] {
 
 function criterionErrors(criterion: Record<string, unknown>, field: string): FieldError[] {
   const type = criterion.type as CriterionType;
-  const errors: FieldError[] = [];
-  for (const issue of Value.Errors(criterionSchemas[type], criterion)) {
-    const name = issue.path ? `${field}.${fieldName(issue.path)}` : field;
-    if (!errors.some((e) => e.field === name)) errors.push({ field: name, message: issue.message });
-  }
+  const errors = schemaErrors(criterionSchemas[type], criterion, field);
   if (errors.length) return errors;
   if (type === "said" || type === "notSaid") {
     try {

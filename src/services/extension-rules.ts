@@ -1,8 +1,6 @@
 // Validation of the type-specific parts of extensions and hooks that t schemas cannot express alone.
-import { Value } from "@sinclair/typebox/value";
-import type { TSchema } from "@sinclair/typebox";
 import { callEventTypes } from "../db/schema";
-import { AppError, fieldName, type FieldError } from "../errors";
+import { AppError, schemaErrors, type FieldError } from "../errors";
 import { headerProblems } from "../net/outbound-headers";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { freeFormErrors } from "./free-form-limits";
@@ -22,15 +20,6 @@ import {
 
 const KNOWLEDGE_TOOL_NAME = "search_knowledge_base";
 const TRANSFER_TOOL_NAME = "transfer_call";
-
-function schemaErrors(schema: TSchema, value: unknown, prefix: string): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const error of Value.Errors(schema, value)) {
-    const field = `${prefix}${error.path ? `.${fieldName(error.path)}` : ""}`;
-    if (!errors.some((e) => e.field === field)) errors.push({ field, message: error.message });
-  }
-  return errors;
-}
 
 /** Checks a tool `schema` string with the parser the call uses. */
 export function toolSchemaErrors(json: string, field: string): FieldError[] {

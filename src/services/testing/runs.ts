@@ -7,7 +7,7 @@ import type { PageRequest } from "../../models/common";
 import { junitXml, type JunitResult } from "../../testing/junit";
 import type { CriterionResult } from "../../testing/criteria";
 import type { OrgScope } from "../auth";
-import { pageOf, parsePaging, selectPage } from "../paging";
+import { parsePaging, selectPage } from "../paging";
 import { single } from "../rows";
 
 export const RUN = "test run";
@@ -143,11 +143,7 @@ export async function listResults(db: DbOrTx, scope: OrgScope, runId: string, qu
       .limit(limit)
       .offset(offset),
   );
-  return pageOf(
-    page.data.map((r) => resultOut(r, run.scenarios)),
-    paging,
-    page.totalElements,
-  );
+  return { ...page, data: page.data.map((r) => resultOut(r, run.scenarios)) };
 }
 
 export async function runJunit(db: DbOrTx, scope: OrgScope, runId: string) {
