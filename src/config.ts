@@ -158,6 +158,9 @@ export function loadConfig(env: Env = process.env) {
     knowledge: {
       embeddingsUrl: env.EMBEDDINGS_URL || null,
       embeddingsModel: str(env, "EMBEDDINGS_MODEL", "text-embedding-3-small"),
+      embeddingsApiKey: env.EMBEDDINGS_API_KEY || null,
+      // a question's embedding: slower than this and the search answers with full-text results alone
+      embeddingsTimeoutMs: int(env, "EMBEDDINGS_TIMEOUT_MS", 1_500),
     },
     voice: {
       openaiApiKey: env.OPENAI_API_KEY || null,

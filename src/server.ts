@@ -1,6 +1,6 @@
 // Builds the API's dependencies from a Config and starts listening. Used by start:api, start and tests.
 import { sql } from "drizzle-orm";
-import { reportEmbeddings } from "./services/knowledge/embeddings-check";
+import { knowledgeSearchFor } from "./services/knowledge/knowledge-search";
 import type { Config } from "./config";
 import { createDb } from "./db/client";
 import { createApp } from "./app";
@@ -42,7 +42,9 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
   let started = options.started === undefined;
   void (options.started ?? Promise.resolve()).then(() => {
     started = true;
-    void reportEmbeddings(db, config);
+    // says what searches use; embeds the chunks stored before embeddings were configured or while
+    // the provider was down (the API does, a bridge only searches)
+    void knowledgeSearchFor(db, config.knowledge).indexNew();
   });
   const app = createApp({
     db,

@@ -18,8 +18,9 @@ import { badRequest } from "../errors";
 import { checkBody } from "./check-body";
 import * as bases from "../services/knowledge/knowledge-bases";
 import * as documents from "../services/knowledge/documents";
-import { searchKnowledgeBase } from "../services/knowledge/search";
+import { knowledgeSearchFor } from "../services/knowledge/knowledge-search";
 import type { DocumentFormat } from "../services/knowledge/document-text";
+import type { OrgScope } from "../services/auth";
 import { MAX_DOCUMENT_BYTES } from "./json-body";
 
 const TAG = "Knowledge bases";
@@ -50,8 +51,15 @@ function maxResultsOf(value: string | undefined): number {
   return n;
 }
 
-export const knowledgeBasesRoutes = (deps: Deps) =>
-  resourceRoutes({
+export function knowledgeBasesRoutes(deps: Deps) {
+  const knowledge = knowledgeSearchFor(deps.db, deps.config.knowledge);
+  /** The upload answers once its chunks are embedded too (hybrid search only), so a search right after finds them. */
+  const addDocument = async (scope: OrgScope, knowledgeBaseId: string, input: documents.NewDocument) => {
+    const added = await documents.addDocument(deps.db, scope, knowledgeBaseId, input);
+    await knowledge.indexNew(knowledgeBaseId);
+    return added;
+  };
+  return resourceRoutes({
     prefix: `${ORG_PREFIX}/knowledge-bases`,
     access: organizationAccess(deps),
     tag: TAG,
@@ -70,7 +78,7 @@ export const knowledgeBasesRoutes = (deps: Deps) =>
     .post(
       "/:knowledgeBaseId/documents",
       async ({ access, params, body, query, status }) =>
-        status(201, ok(await documents.addDocument(deps.db, access.scope, kbOf(params), documentInput(body, query)))),
+        status(201, ok(await addDocument(access.scope, kbOf(params), documentInput(body, query)))),
       {
         params: KbParams,
         query: DocumentQuery,
@@ -121,7 +129,7 @@ export const knowledgeBasesRoutes = (deps: Deps) =>
         const id = kbOf(params);
         const maxResults = maxResultsOf(query.maxResults);
         await bases.requireKnowledgeBase(deps.db, access.scope, id);
-        return ok(await searchKnowledgeBase(deps.db, id, query.q, maxResults));
+        return ok(await knowledge.search(id, query.q, maxResults));
       },
       {
         params: KbParams,
@@ -133,3 +141,4 @@ export const knowledgeBasesRoutes = (deps: Deps) =>
         },
       },
     );
+}

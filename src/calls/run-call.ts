@@ -20,7 +20,7 @@ import {
 } from "../voice/tools";
 import { analysisPlanOf, type AnalysisPlan } from "../voice/call-analysis";
 import { createSecretBox } from "../crypto/secrets";
-import { searchKnowledgeBase } from "../services/knowledge/search";
+import { knowledgeSearchFor } from "../services/knowledge/knowledge-search";
 import type { CallConcludedPayload } from "../events/payloads";
 import { CallMessages } from "./call-messages";
 import { CallSession, type CallOutcome } from "./call-session";
@@ -115,7 +115,7 @@ export function startCall(
     tools,
     toolTimeoutMs: config.bridge.toolTimeoutMs,
     knowledgeTimeoutMs: config.bridge.knowledgeTimeoutMs,
-    knowledgeSearch: (id, query, max) => searchKnowledgeBase(deps.db, id, query, max),
+    knowledgeSearch: (id, query, max) => knowledgeSearchFor(deps.db, config.knowledge).search(id, query, max),
     toolGuard: createOutboundGuard(config.outbound),
     variables,
     maxCallMs: start.test?.maxCallMs ?? start.maxCallMs ?? config.bridge.maxCallMs,

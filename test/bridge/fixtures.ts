@@ -29,9 +29,13 @@ export type World = {
   stop(): Promise<void>;
 };
 
-export async function startWorld(env: Record<string, string> = {}): Promise<World> {
+/** `env` is the bridge's; `apiEnv` the API's (settings both read, like EMBEDDINGS_URL, go in both). */
+export async function startWorld(
+  env: Record<string, string> = {},
+  apiEnv: Record<string, string> = {},
+): Promise<World> {
   const [api, hooks, chat, realtime] = await Promise.all([
-    startTestApi(),
+    startTestApi(apiEnv),
     startReceiver(),
     startFakeChatServer(),
     startFakeRealtimeHub(),

@@ -1,9 +1,11 @@
 // Websocket calls whose (fake realtime) LLM calls a knowledge_base tool: the customer's search service
-// (url mode, a real local HTTP server) and one of our knowledge bases (knowledgeBaseId mode).
+// (url mode, a real local HTTP server) and one of our knowledge bases (knowledgeBaseId mode), searched
+// hybrid: the API and the bridge both use a local embeddings provider.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { toolFailureMessage } from "../../src/calls/tool-webhook";
 import { at } from "../hooks/fixtures";
 import { speech } from "../helpers/speech";
+import { answerEmbeddings } from "../helpers/fake-embeddings";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { dialNative } from "../helpers/ws-caller";
 import { createAssistant, startWorld, type World } from "../bridge/fixtures";
@@ -12,10 +14,13 @@ let world: World;
 let search: Receiver;
 let garbage: Receiver;
 let slow: Receiver;
+let embeddings: Receiver;
 
 beforeAll(async () => {
+  embeddings = await startReceiver(answerEmbeddings);
+  const hybrid = { EMBEDDINGS_URL: `${embeddings.url}/v1`, EMBEDDINGS_MODEL: "fake-embed-1" };
   [world, search, garbage, slow] = await Promise.all([
-    startWorld({ KNOWLEDGE_TIMEOUT_MS: "800" }),
+    startWorld({ KNOWLEDGE_TIMEOUT_MS: "800", ...hybrid }, hybrid),
     startReceiver(() => ({
       status: 200,
       headers: { "content-type": "application/json" },
@@ -33,7 +38,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
-  await Promise.all([search?.close(), garbage?.close(), slow?.close()]);
+  await Promise.all([search?.close(), garbage?.close(), slow?.close(), embeddings?.close()]);
 });
 
 /** One call: the caller asks, the LLM calls `tools` at once; the finished call's messages. */
@@ -130,4 +135,21 @@ test("knowledgeBaseId mode: our own search answers the tool call", async () => {
   });
   // in use: the knowledge base cannot be deleted
   expect((await tenant.org.delete(`${tenant.P}/knowledge-bases/${kb}`)).status).toBe(409);
+}, 30_000);
+
+test("knowledgeBaseId mode with embeddings: the tool finds a chunk by meaning, with no word in common", async () => {
+  const { tenant } = world;
+  const kb = (await tenant.org.post(`${tenant.P}/knowledge-bases`, { name: "policies" })).body.data.id;
+  for (const content of ["Returns are reimbursed within 30 days of delivery.", "Gift cards never expire."])
+    await tenant.org.post(`${tenant.P}/knowledge-bases/${kb}/documents`, { title: "Policy", content });
+  const { messages } = await callWith(
+    [{ type: "knowledge_base", parameters: { knowledgeBaseId: kb, maxResults: 1 } }],
+    [{ name: "search_knowledge_base", arguments: { query: "I want my money back" } }],
+  );
+  const result = JSON.parse(messages.find((m) => m.type === "tool_result").text);
+  expect(result.results.map((r: { content: string }) => r.content)).toEqual([
+    "Returns are reimbursed within 30 days of delivery.",
+  ]);
+  // the bridge embedded the question itself
+  expect(embeddings.requests.some((r) => JSON.parse(r.body.toString()).input[0] === "I want my money back")).toBe(true);
 }, 30_000);

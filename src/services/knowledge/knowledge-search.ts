@@ -1,0 +1,147 @@
+// What a knowledge base search uses: full-text search, and, when EMBEDDINGS_URL is set and the pgvector
+// extension is available, full-text and vector neighbours fused by reciprocal rank (k = 60, Cormack et
+// al.). One per database handle, shared by the API's search route and uploads and by the bridge's
+// knowledge tool. A provider that fails or is slow leaves a search full-text, never failed.
+import type { Db } from "../../db/client";
+import { describeError } from "../../errors";
+import { log } from "../../log";
+import type { SearchResultOut } from "../../models/knowledge";
+import { embed, type EmbeddingsConfig } from "./embeddings-client";
+import { embedMissingChunks, nearestChunks, prepareEmbeddingStore, VECTOR_CANDIDATES } from "./embedding-store";
+import { searchKnowledgeBase } from "./search";
+
+const RRF_K = 60;
+// a failed embedding pass is tried again after this long
+const RETRY_MS = 60_000;
+
+export type KnowledgeSearch = {
+  search(knowledgeBaseId: string, question: string, maxResults: number): Promise<SearchResultOut[]>;
+  /** embeds the base's new chunks (after an upload); failures are logged, the chunks wait for the next pass */
+  indexNew(knowledgeBaseId?: string): Promise<void>;
+  /** true when searches are hybrid; says once in the log what searches will use */
+  prepare(): Promise<boolean>;
+};
+
+const searches = new WeakMap<Db, KnowledgeSearch>();
+
+export function knowledgeSearchFor(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
+  let known = searches.get(db);
+  if (!known) {
+    known = config.embeddingsUrl ? hybridSearch(db, config) : fullTextSearch(db);
+    searches.set(db, known);
+  }
+  return known;
+}
+
+function fullTextSearch(db: Db): KnowledgeSearch {
+  return {
+    search: (id, question, max) => searchKnowledgeBase(db, id, question, max),
+    indexNew: async () => {},
+    prepare: async () => false,
+  };
+}
+
+function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
+  let prepared: Promise<boolean> | undefined;
+  const prepare = () => {
+    prepared ??= prepareEmbeddingStore(db).then(
+      (state) => {
+        if (state === "no-pgvector") {
+          log.warn(
+            "knowledge: EMBEDDINGS_URL is set but the pgvector extension is not available in this Postgres; knowledge bases are searched with full-text search only (docs/knowledge.md)",
+          );
+          return false;
+        }
+        log.info("knowledge: hybrid search (full-text and embeddings)", { model: config.embeddingsModel });
+        return true;
+      },
+      (error) => {
+        log.warn("knowledge: the embeddings table could not be prepared; full-text search only", {
+          error: describeError(error),
+        });
+        prepared = undefined; // the next use tries again
+        return false;
+      },
+    );
+    return prepared;
+  };
+
+  // one pass at a time per process; a request during a pass runs one more after it
+  let running: Promise<void> | null = null;
+  let again = false;
+  const indexNew = async (knowledgeBaseId?: string): Promise<void> => {
+    if (!(await prepare())) return;
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let base = knowledgeBaseId;
+      do {
+        again = false;
+        try {
+          await embedMissingChunks(db, config, base);
+          base = undefined; // a pass asked for meanwhile may be for any base
+        } catch (error) {
+          log.warn(
+            "knowledge: chunks could not be embedded; they are searched by their words until a pass in a minute",
+            {
+              error: describeError(error),
+            },
+          );
+          setTimeout(() => void indexNew(), RETRY_MS).unref();
+          return;
+        }
+      } while (again);
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  const search = async (knowledgeBaseId: string, question: string, maxResults: number) => {
+    if (!(await prepare())) return searchKnowledgeBase(db, knowledgeBaseId, question, maxResults);
+    const [words, nearest] = await Promise.all([
+      searchKnowledgeBase(db, knowledgeBaseId, question, VECTOR_CANDIDATES),
+      embed(config, [question.slice(0, 8_000)], config.embeddingsTimeoutMs).then(
+        ([vector]) => nearestChunks(db, config, knowledgeBaseId, vector!),
+        (error) => {
+          log.warn("knowledge: the question could not be embedded; full-text results only", {
+            error: describeError(error),
+          });
+          return null;
+        },
+      ),
+    ]);
+    if (!nearest) return words.slice(0, maxResults);
+    return fuse([words, nearest], maxResults);
+  };
+
+  return { search, indexNew, prepare };
+}
+
+type Hit = Omit<SearchResultOut, "score">;
+
+/** Reciprocal rank fusion: each list adds 1 / (k + rank) to a chunk's score; best first. */
+export function fuse(lists: Hit[][], maxResults: number): SearchResultOut[] {
+  const fused = new Map<string, SearchResultOut>();
+  for (const list of lists)
+    list.forEach((hit, i) => {
+      const key = `${hit.documentId}\u0000${hit.content}`;
+      const seen = fused.get(key);
+      const add = 1 / (RRF_K + i + 1);
+      if (seen) seen.score += add;
+      else
+        fused.set(key, {
+          documentId: hit.documentId,
+          title: hit.title,
+          source: hit.source,
+          content: hit.content,
+          score: add,
+        });
+    });
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score)
+    .slice(0, maxResults)
+    .map((r) => ({ ...r, score: Math.round(r.score * 1e6) / 1e6 }));
+}
