@@ -1,7 +1,10 @@
-// `bun run bench knowledge [--sizes 10000,100000] [--ingest 400]`: ingestion MB/s through the upload
+// `bun run bench knowledge [--sizes 10000,100000] [--ingest 400] [--embeddings]`: ingestion MB/s through the upload
 // path (the first --ingest documents), then search p50/p99 and recall@3 / top-1 / MRR on the generated
 // questions (test/knowledge/generated-corpus.ts) with the knowledge base grown to each size in chunks.
 // Documents past the first --ingest are bulk-loaded (bulk-load.ts): the search sees the same rows.
+// --embeddings: hybrid search too (pgvector), against a local OpenAI-compatible embeddings provider
+// (test/helpers/fake-embeddings.ts, 256 dimensions): the time to embed each size, the vector query
+// alone, and the whole hybrid search (the provider's local round trip included).
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
@@ -9,11 +12,20 @@ import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
 import { knowledgeBases, organizations, vendors } from "../../src/db/schema";
 import { addDocument } from "../../src/services/knowledge/documents";
 import { searchKnowledgeBase } from "../../src/services/knowledge/search";
+import { embed, type EmbeddingsConfig } from "../../src/services/knowledge/embeddings-client";
+import { embedMissingChunks, nearestChunks } from "../../src/services/knowledge/embedding-store";
+import { knowledgeSearchFor } from "../../src/services/knowledge/knowledge-search";
+import { answerEmbeddings } from "../../test/helpers/fake-embeddings";
+import { startReceiver } from "../../test/helpers/receiver";
 import { generateCorpus, type GeneratedQuestion } from "../../test/knowledge/generated-corpus";
 import { bulkLoad } from "./bulk-load";
 
 const { values } = parseArgs({
-  options: { sizes: { type: "string", default: "10000,100000" }, ingest: { type: "string", default: "400" } },
+  options: {
+    sizes: { type: "string", default: "10000,100000" },
+    ingest: { type: "string", default: "400" },
+    embeddings: { type: "boolean", default: false },
+  },
 });
 const sizes = values.sizes.split(",").map(Number);
 const ingestDocs = Number(values.ingest);
@@ -26,6 +38,16 @@ await migrateDatabase(databaseUrl);
 // a bulk statement of thousands of chunks outlasts the default 5 s deadline on a loaded machine
 const { db, close } = createDb(databaseUrl, { max: 4, timeoutMs: 120_000 });
 const rows: Record<string, string | number>[] = [];
+const provider = values.embeddings ? await startReceiver(answerEmbeddings) : null;
+const embeddings: EmbeddingsConfig | null = provider && {
+  embeddingsUrl: `${provider.url}/v1`,
+  embeddingsModel: "fake-embed-64",
+  embeddingsApiKey: null,
+  embeddingsTimeoutMs: 5_000,
+};
+const hybrid = embeddings && knowledgeSearchFor(db, embeddings);
+if (hybrid && !(await hybrid.prepare()))
+  throw new Error("--embeddings needs the pgvector extension (scripts/bootstrap.sh)");
 try {
   const productsAt = sizes.map((s) => Math.ceil(s / CHUNKS_PER_PRODUCT));
   const corpus = generateCorpus(productsAt.at(-1)!);
@@ -66,23 +88,45 @@ try {
     // questions spread over every product loaded so far, not only the first ones
     const asked = corpus.questions.slice(0, loadedProducts * 5);
     const stride = Math.max(1, Math.floor(asked.length / QUESTIONS));
+    const questions = asked.filter((_, k) => k % stride === 0);
     rows.push({
       chunks,
       documents: loadedProducts + loadedHelp,
-      ...(await measure(
-        kb!.id,
-        asked.filter((_, k) => k % stride === 0),
-      )),
+      search: "full-text",
+      ...(await measure(questions, (q) => searchKnowledgeBase(db, kb!.id, q, 3))),
     });
     console.log(rows.at(-1));
+    if (hybrid && embeddings) {
+      const t1 = performance.now();
+      const embedded = await embedMissingChunks(db, embeddings, kb!.id);
+      console.log(`embedded ${embedded} chunks in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+      await db.execute("analyze knowledge_chunk_embeddings" as never);
+      const vectors = new Map<string, number[]>();
+      for (const { question } of questions) vectors.set(question, (await embed(embeddings, [question], 5_000))[0]!);
+      rows.push({
+        chunks,
+        documents: loadedProducts + loadedHelp,
+        search: "vector query alone",
+        ...(await measure(questions, (q) => nearestChunks(db, embeddings, kb!.id, vectors.get(q)!, 3))),
+      });
+      console.log(rows.at(-1));
+      rows.push({
+        chunks,
+        documents: loadedProducts + loadedHelp,
+        search: "hybrid (provider included)",
+        ...(await measure(questions, (q) => hybrid.search(kb!.id, q, 3))),
+      });
+      console.log(rows.at(-1));
+    }
   }
   console.table(rows.map((r) => ({ ...r, "ingestion MB/s": ingestion.toFixed(3) })));
 } finally {
+  await provider?.close();
   await close();
   await dropDatabase(databaseUrl);
 }
 
-async function measure(knowledgeBaseId: string, questions: GeneratedQuestion[]) {
+async function measure(questions: GeneratedQuestion[], search: (q: string) => Promise<{ content: string }[]>) {
   const times: number[] = [];
   // the baseline, interleaved with the searches: a `select 1` round trip on the same pool, so that a
   // loaded machine shows as such beside the search figures
@@ -92,7 +136,7 @@ async function measure(knowledgeBaseId: string, questions: GeneratedQuestion[]) 
   let reciprocal = 0;
   for (const { question, answer } of questions) {
     const t0 = performance.now();
-    const results = await searchKnowledgeBase(db, knowledgeBaseId, question, 3);
+    const results = await search(question);
     times.push(performance.now() - t0);
     const t1 = performance.now();
     await db.execute(sql`select 1`);

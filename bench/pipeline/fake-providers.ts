@@ -1,7 +1,8 @@
 // The pipeline bench's providers, in their own process so their CPU is not the bridge's: Deepgram,
 // ElevenLabs and chat completions fakes answering after fixed delays. The first TAGGED_STREAMS calls
 // get turns tagged "s<call>t<turn>" (so each stage's timestamps can be matched per turn); the others
-// say and hear the same cached sentences. GET /timings returns the timestamps.
+// say and hear the same cached sentences. GET /timings returns the timestamps. With KNOWLEDGE_QUERY,
+// odd tagged turns first call the knowledge tool with that query, and answer after its result.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
@@ -18,9 +19,14 @@ const tts = await startFakeElevenLabs({ firstAudioDelayMs: Number(process.env.TT
 const llm = await startFakeChatServer();
 llm.firstTokenDelayMs = Number(process.env.LLM_DELAY_MS ?? 0);
 llm.chunkChars = 1000; // the first sentence in one chunk: its arrival is the first token
+const knowledgeQuery = process.env.KNOWLEDGE_QUERY;
 llm.reply = ({ messages }) => {
-  const tag = /s\d+t\d+/.exec(String(messages.at(-1)?.content ?? ""))?.[0];
-  return { text: tag ? `Answer ${tag}. That is all.` : plainAnswer };
+  const last = messages.at(-1);
+  const asked = last?.role === "tool" ? messages.findLast((m: { role: string }) => m.role === "user") : last;
+  const tag = /s\d+t(\d+)/.exec(String(asked?.content ?? ""));
+  if (tag && knowledgeQuery && last?.role !== "tool" && Number(tag[1]) % 2 === 1)
+    return { toolCalls: [{ name: "search_knowledge_base", arguments: { query: knowledgeQuery } }] };
+  return { text: tag ? `Answer ${tag[0]}. That is all.` : plainAnswer };
 };
 
 const tagOf = (text: string) => /s\d+t\d+/.exec(text)?.[0] ?? null;

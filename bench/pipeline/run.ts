@@ -1,5 +1,6 @@
 // bench/pipeline (by hand, not CI): the time the bridge adds in a pipeline turn, and its CPU per call.
 //   bun run bench pipeline [--calls 4] [--turns 25] [--steps 50,100] [--duration 30] [--llm-delay 200] [--tts-delay 100]
+//     [--knowledge 400]
 // Providers are fakes in their own process answering after fixed delays; the bridge runs as
 // `bun src/bridge/main.ts`; callers (this process) stream 8 kHz speech in real time.
 // Latency: CALLS calls one after another in time, TURNS turns each, per turn
@@ -8,6 +9,9 @@
 //   C: the first TTS audio going out -> the caller receiving the first agent frame.
 // Each is measured between two processes, so it includes loopback hops; the baseline line is one
 // websocket hop measured the same way in the same run.
+// --knowledge N: the assistant has a knowledge base of N generated documents, and every odd turn's
+// LLM first calls its tool: whole turns (Finalize -> first agent frame) with and without the tool, side
+// by side, and the searches' own time (the tool_result's durationMs).
 // CPU: N calls at once, each asking a question whenever the agent has been quiet for 300 ms.
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
@@ -15,7 +19,8 @@ import { migrateDatabase } from "../../src/db/migrate";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
 import { wallClock } from "../../test/fakes/wall-clock";
-import { createTenant } from "../../test/helpers/api";
+import { createTenant, type Tenant } from "../../test/helpers/api";
+import { generateCorpus } from "../../test/knowledge/generated-corpus";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool } from "../calls-ws/caller-pool";
@@ -30,6 +35,7 @@ const { values } = parseArgs({
     duration: { type: "string", default: "30" },
     "llm-delay": { type: "string", default: "200" },
     "tts-delay": { type: "string", default: "100" },
+    knowledge: { type: "string", default: "0" },
   },
 });
 const latencyCalls = Number(values.calls);
@@ -38,6 +44,7 @@ const steps = values.steps.split(",").filter(Boolean).map(Number);
 const durationS = Number(values.duration);
 const rate = 8000;
 const frameSamples = rate / 50;
+const knowledgeDocs = Number(values.knowledge);
 
 const { say, databaseUrl, env, spawnBun, finish } = createBench("pipeline");
 
@@ -103,15 +110,45 @@ async function wsHopBaseline(samples: number): Promise<number[]> {
 const line = (name: string, xs: number[]) =>
   `${name.padEnd(44)} n=${String(xs.length).padStart(3)}  p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms  p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms  max ${pct(xs, 100).toFixed(1).padStart(6)} ms`;
 
+/** A knowledge base of generated documents (test/knowledge/generated-corpus.ts), uploaded through the API. */
+async function knowledgeBase(tenant: Tenant, docs: number) {
+  const corpus = generateCorpus(docs);
+  const id = (await tenant.org.post(`${tenant.P}/knowledge-bases`, { name: "bench" })).body.data.id as string;
+  for (const [i, doc] of corpus.documents.slice(0, docs).entries()) {
+    await tenant.org.post(`${tenant.P}/knowledge-bases/${id}/documents`, { title: doc.title, content: doc.content });
+    if ((i + 1) % 100 === 0) say(`knowledge: ${i + 1}/${docs} documents uploaded`);
+  }
+  const { chunks } = (await tenant.org.get(`${tenant.P}/knowledge-bases/${id}`)).body.data;
+  return { id, chunks: chunks as number, query: corpus.questions[0]!.question };
+}
+
+/** Every knowledge tool_result's durationMs in the calls so far. */
+async function searchDurations(tenant: Tenant) {
+  const tasks = (await tenant.org.get(`${tenant.P}/agent-tasks?size=100`)).body.data as { id: string }[];
+  const durations: number[] = [];
+  for (const task of tasks) {
+    const { messages } = (await tenant.org.get(`${tenant.P}/agent-tasks/${task.id}`)).body.data;
+    for (const m of messages ?? []) if (m.type === "tool_result") durations.push(m.durationMs);
+  }
+  return durations;
+}
+
 try {
   say(
     `scratch database, API, fake providers (LLM ${values["llm-delay"]} ms, TTS ${values["tts-delay"]} ms) and a bridge`,
   );
   await migrateDatabase(databaseUrl);
   const api = await startApi(loadConfig(env), { port: 0 });
+  const tenant = await createTenant(api.url, "bench");
+  const knowledge = knowledgeDocs > 0 ? await knowledgeBase(tenant, knowledgeDocs) : null;
   const providers = await spawnBun(
     "bench/pipeline/fake-providers.ts",
-    { TAGGED_STREAMS: String(latencyCalls), LLM_DELAY_MS: values["llm-delay"], TTS_DELAY_MS: values["tts-delay"] },
+    {
+      TAGGED_STREAMS: String(latencyCalls),
+      LLM_DELAY_MS: values["llm-delay"],
+      TTS_DELAY_MS: values["tts-delay"],
+      ...(knowledge && { KNOWLEDGE_QUERY: knowledge.query }),
+    },
     (l) => l.includes('"timings"'),
   );
   const urls = JSON.parse(providers.line);
@@ -127,7 +164,6 @@ try {
     },
     (l) => l.includes("bridge listening"),
   );
-  const tenant = await createTenant(api.url, "bench");
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
     name: "pipeline",
     type: "pipeline",
@@ -137,6 +173,9 @@ try {
     name: "bench",
     systemPromptGreeting: "Hi.",
     llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    ...(knowledge && {
+      extensions: [{ type: "knowledge_base", parameters: { knowledgeBaseId: knowledge.id, maxResults: 3 } }],
+    }),
   });
   const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const question = await speech("Tell me more.", rate);
@@ -170,6 +209,12 @@ try {
     if (speak && request.firstContentAt) b.push(speak.receivedAt - request.firstContentAt);
     if (speak?.firstAudioAt && firstFrames[tag]) c.push(firstFrames[tag] - speak.firstAudioAt);
   }
+  // whole turns, the knowledge tool's (odd turns) beside the others
+  const turnsWith: number[] = [],
+    turnsWithout: number[] = [];
+  for (const [tag, fin] of finalizes as Map<string, any>)
+    if (firstFrames[tag]) (Number(tag.split("t")[1]) % 2 ? turnsWith : turnsWithout).push(firstFrames[tag] - fin.at);
+  const searches = knowledge ? await searchDurations(tenant) : [];
   const slowest = aByTurn.sort((x, y) => y[1] - x[1]).slice(0, 5);
   say(`slowest A turns (s<call>t<turn>): ${slowest.map(([tag, ms]) => `${tag} ${ms.toFixed(1)} ms`).join(", ")}`);
   const baseline = await wsHopBaseline(100);
@@ -208,6 +253,15 @@ try {
       line("B  LLM first sentence -> TTS text", b),
       line("C  first TTS audio -> first frame at caller", c),
       line("baseline: one websocket hop between processes", baseline),
+      ...(knowledge
+        ? [
+            `knowledge: ${knowledgeDocs} documents (${knowledge.chunks} chunks); odd turns call the tool once`,
+            line("turn, Finalize -> first frame, no tool", turnsWithout),
+            line("turn, Finalize -> first frame, knowledge tool", turnsWith),
+            line("the search (tool_result durationMs)", searches),
+            `added by the tool (p50): ${(pct(turnsWith, 50) - pct(turnsWithout, 50)).toFixed(1)} ms = one more LLM round (first token after ${values["llm-delay"]} ms) + the search (p50 ${pct(searches, 50).toFixed(1)} ms) + the rest (${(pct(turnsWith, 50) - pct(turnsWithout, 50) - Number(values["llm-delay"]) - pct(searches, 50)).toFixed(1)} ms)`,
+          ]
+        : []),
       ...cpuLines,
       "(2-core machine shared with other work: CPU and timings are noisy)",
     ].join("\n"),

@@ -4,7 +4,7 @@
 // it shares no word with, which full-text search alone cannot do.
 import type { ReceivedRequest, Reply } from "./receiver";
 
-export const FAKE_DIMS = 64;
+export const FAKE_DIMS = 256;
 const concepts = [
   ["refund", "refunds", "money", "back", "reimbursed", "reimburse", "returns", "repaid"],
   ["cost", "costs", "price", "prices", "fee", "fees", "charge", "much", "pay"],

@@ -7,7 +7,7 @@ import { createDb } from "../../src/db/client";
 import { embeddingsEndpoint } from "../../src/services/knowledge/embeddings-client";
 import { fuse } from "../../src/services/knowledge/knowledge-search";
 import { createTenant, startTestApi, type TestApi, type Tenant } from "../helpers/api";
-import { answerEmbeddings } from "../helpers/fake-embeddings";
+import { answerEmbeddings, FAKE_DIMS } from "../helpers/fake-embeddings";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 
 let provider: Receiver;
@@ -75,7 +75,7 @@ describe("hybrid knowledge search", () => {
     expect(JSON.parse(uploads[0]!.body.toString()).model).toBe("fake-embed-1");
     const stored = await db.execute<{ model: string; dims: number; n: number }>(sql`
       select model, dims, count(*)::int as n from knowledge_chunk_embeddings where knowledge_base_id = ${id} group by 1, 2`);
-    expect([...stored]).toEqual([{ model: "fake-embed-1", dims: 64, n: 2 }]);
+    expect([...stored]).toEqual([{ model: "fake-embed-1", dims: FAKE_DIMS, n: 2 }]);
   });
 
   test("vectors stay in their base: another tenant's closer chunk is never returned", async () => {
