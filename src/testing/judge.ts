@@ -4,7 +4,7 @@
 import type { Config } from "../config";
 import { chatCompletion, ChatProviderError } from "./chat-completion";
 import type { JudgeVerdicts } from "./criteria";
-import type { ObservedCall } from "./observed-call";
+import { transcriptLines, type ObservedCall } from "./observed-call";
 
 export type JudgeQuestion = { name: string; question: string };
 
@@ -33,11 +33,7 @@ const system = [
 
 /** The call as the judge reads it. */
 export function callForJudge(call: ObservedCall): string {
-  const lines = call.utterances.map((u) =>
-    u.heard !== undefined && u.heard !== u.text
-      ? `${u.by} (heard): ${u.heard}\n${u.by} (intended): ${u.text}`
-      : `${u.by}: ${u.text}`,
-  );
+  const lines = transcriptLines(call.utterances);
   const tools = call.toolCalls.map(
     (t) =>
       `tool ${t.tool}(${JSON.stringify(t.arguments)}) -> ${t.output}${t.source === "unmocked" ? " [no mock matched]" : ""}`,

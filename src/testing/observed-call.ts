@@ -27,3 +27,11 @@ export type ObservedCall = {
   /** audio only: end of the caller's speech to the agent's first audio, per turn */
   firstAudioMs: number[] | null;
 };
+
+/** The transcript as people read it (the judge, JUnit): in audio, heard and intended where they differ. */
+export const transcriptLines = (utterances: readonly Utterance[]) =>
+  utterances.map((u) =>
+    u.heard !== undefined && u.heard !== u.text
+      ? `${u.by} (heard): ${u.heard}\n${u.by} (intended): ${u.text}`
+      : `${u.by}: ${u.text}`,
+  );

@@ -1,8 +1,12 @@
-// One test call over the bridge's native websocket protocol in the text modality (design.md, "How a
-// test call runs"): the caller speaks a turn once the agent has finished its reply (`turn_done`; the
-// greeting counts as one), and hangs up after the reply to its last turn, or when `nextMove` says so.
+// One test call over the bridge's native websocket protocol (design.md, "How a test call runs"): the
+// caller speaks a turn once the agent has finished its reply (`turn_done`; the greeting counts as one),
+// and hangs up after the reply to its last turn, or when `nextStep` says so. In text the turns are
+// `user_text`; in audio they are spoken (audio-caller.ts) and the agent's replies heard, and the time
+// from the end of each turn to the agent's first audio is measured at the socket.
 // Runs in the worker (Node): the `ws` package, no Bun API.
 import WebSocket from "ws";
+import { bytesToPcm } from "../audio/pcm";
+import { CALLER_RATE, CallerEar, CallerLine, synthesize, type VoiceConfig } from "./audio-caller";
 import type { Utterance } from "./observed-call";
 
 export type CallerStep = { say: string } | { silenceMs: number } | { endCall: true };
@@ -16,6 +20,8 @@ export type TestCallOutcome = {
   /** the caller's utterances (maxTurns counts these) */
   turns: number;
   durationMs: number;
+  /** audio: end of each caller turn to the agent's first audio after it */
+  firstAudioMs: number[];
   /** why the call could not complete (the result is then an error) */
   error: string | null;
 };
@@ -29,27 +35,41 @@ export type TestCallOptions = {
   maxDurationMs: number;
   /** the longest the agent may take to finish one reply */
   replyTimeoutMs?: number;
+  /** the audio modality, with the environment's TTS and STT providers (else text) */
+  audio?: VoiceConfig;
 };
+
+// audio: a reply is over once turn_done has come and its audio has stopped arriving this long
+const REPLY_QUIET_MS = 400;
 
 type WireMessage = { type?: string; [key: string]: unknown };
 
-export async function placeTextCall(options: TestCallOptions): Promise<TestCallOutcome> {
+export async function placeTestCall(options: TestCallOptions): Promise<TestCallOutcome> {
   const started = performance.now();
+  const { audio } = options;
   const outcome: TestCallOutcome = {
     callId: null,
     utterances: [],
     toolCalls: [],
     turns: 0,
     durationMs: 0,
+    firstAudioMs: [],
     error: null,
   };
-  const socket = new WebSocket(options.url);
+  const url = new URL(options.url);
+  if (audio) url.searchParams.set("sampleRate", String(CALLER_RATE));
+  const socket = new WebSocket(url);
+  let ear: CallerEar | null = null;
+  let line: CallerLine | null = null;
+  let lastAgentAudioAt = 0;
+  /** when the caller's last turn ended, until the agent's first audio after it */
+  let speechEndedAt: number | null = null;
   const inbox: WireMessage[] = [];
   let wake: (() => void) | null = null;
   let closed = false;
   let closeReason = "";
   socket.on("message", (data, isBinary) => {
-    if (isBinary) return;
+    if (isBinary) return void (audio && heardAudio(data as Buffer));
     try {
       inbox.push(JSON.parse(data.toString()) as WireMessage);
     } catch {}
@@ -64,6 +84,40 @@ export async function placeTextCall(options: TestCallOptions): Promise<TestCallO
     closeReason ||= error.message;
   });
   const deadline = started + options.maxDurationMs;
+
+  function heardAudio(data: Buffer) {
+    const now = performance.now();
+    lastAgentAudioAt = now;
+    if (speechEndedAt !== null) {
+      outcome.firstAudioMs.push(Math.round(now - speechEndedAt));
+      speechEndedAt = null;
+    }
+    ear?.hear(bytesToPcm(data));
+  }
+
+  /** The agent's reply has ended (turn_done): in audio, once its audio has played out, what was heard of it. */
+  async function replyEnded(from: number) {
+    if (!audio || !ear) return;
+    while (!closed && performance.now() - lastAgentAudioAt < REPLY_QUIET_MS && performance.now() < deadline)
+      await read(() => false, REPLY_QUIET_MS - (performance.now() - lastAgentAudioAt));
+    const heard = await ear.reply();
+    // the reply's intended transcript, as one utterance beside what was heard of it
+    const said = outcome.utterances.splice(from).filter((u) => u.by === "agent");
+    if (said.length || heard) outcome.utterances.push({ by: "agent", text: said.map((u) => u.text).join(" "), heard });
+  }
+
+  /** What the caller knows of the conversation: in audio, the agent's words as heard. */
+  const conversation = (): readonly Utterance[] =>
+    audio
+      ? outcome.utterances.map((u) => (u.by === "agent" ? { by: u.by, text: u.heard ?? "" } : u))
+      : outcome.utterances;
+
+  async function speak(text: string) {
+    if (!audio || !line) return void socket.send(JSON.stringify({ type: "user_text", text }));
+    const samples = await synthesize(audio, text);
+    await line.speak(samples);
+    speechEndedAt = performance.now();
+  }
 
   /** Takes messages until `until` says stop; false when the call ended or time ran out first. */
   async function read(until: (m: WireMessage) => boolean, timeoutMs: number): Promise<boolean> {
@@ -112,13 +166,20 @@ export async function placeTextCall(options: TestCallOptions): Promise<TestCallO
       );
       socket.once("error", reject);
     });
-    socket.send(JSON.stringify({ type: "start", modality: "text", variables: options.variables ?? {} }));
+    socket.send(
+      JSON.stringify({ type: "start", modality: audio ? "audio" : "text", variables: options.variables ?? {} }),
+    );
+    if (audio) {
+      ear = await CallerEar.open(audio);
+      line = new CallerLine((frame) => socket.readyState === WebSocket.OPEN && socket.send(frame));
+    }
     if (!(await read((m) => m.type === "ready", 15_000)))
       throw new Error(`no ready from the bridge (${closeReason || "time-out"})`);
     // the greeting is a reply: the caller waits for it (a call without one sends turn_done at once)
     let replied = await read((m) => m.type === "turn_done", replyTimeoutMs);
+    if (replied) await replyEnded(0);
     while (replied && performance.now() < deadline) {
-      const step = await options.nextStep(outcome.utterances);
+      const step = await options.nextStep(conversation());
       if ("endCall" in step) break;
       if ("silenceMs" in step) {
         await read(() => false, step.silenceMs);
@@ -127,8 +188,10 @@ export async function placeTextCall(options: TestCallOptions): Promise<TestCallO
       }
       outcome.utterances.push({ by: "caller", text: step.say });
       outcome.turns++;
-      socket.send(JSON.stringify({ type: "user_text", text: step.say }));
+      const from = outcome.utterances.length;
+      await speak(step.say);
       replied = await read((m) => m.type === "turn_done", replyTimeoutMs);
+      if (replied) await replyEnded(from);
       if (!replied && !closed && performance.now() < deadline)
         throw new Error(`the agent did not finish its reply within ${replyTimeoutMs} ms`);
     }
@@ -137,6 +200,8 @@ export async function placeTextCall(options: TestCallOptions): Promise<TestCallO
   } catch (error) {
     outcome.error = (error as Error).message;
   } finally {
+    line?.stop();
+    ear?.close();
     if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.terminate();
     outcome.durationMs = Math.round(performance.now() - started);
   }

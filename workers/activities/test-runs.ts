@@ -13,7 +13,7 @@ import { evaluateCriteria, percentile, type JudgeVerdicts, type Modality } from 
 import { judgeCall } from "../../src/testing/judge";
 import type { ObservedCall, ObservedToolCall } from "../../src/testing/observed-call";
 import { nextCallerMove } from "../../src/testing/simulated-caller";
-import { placeTextCall, type CallerStep, type TestCallOutcome } from "../../src/testing/test-call";
+import { placeTestCall, type CallerStep, type TestCallOutcome } from "../../src/testing/test-call";
 import { matchMock, type ToolMock } from "../../src/testing/tool-mocks";
 import { resultStatus, verdictOfResults, type ResultStatus } from "../../src/testing/verdicts";
 
@@ -78,7 +78,7 @@ export function createTestRunActivities(deps: TestRunDeps) {
     const context = Context.current();
     const heartbeat = setInterval(() => context.heartbeat(), 5_000);
     try {
-      const outcome = await placeCall(deps, resultId, secret, scenario);
+      const outcome = await placeCall(deps, resultId, secret, scenario, run.modality);
       return await storeOutcome(deps, resultId, run.modality, scenario, outcome);
     } finally {
       clearInterval(heartbeat);
@@ -118,14 +118,21 @@ function stepsOf(
   };
 }
 
-async function placeCall(deps: TestRunDeps, resultId: string, secret: string, scenario: RunScenario) {
+async function placeCall(
+  deps: TestRunDeps,
+  resultId: string,
+  secret: string,
+  scenario: RunScenario,
+  modality: Modality,
+) {
   const url = new URL("/v1/calls", deps.config.testing.bridgeUrl.replace(/^http/, "ws"));
   url.searchParams.set("testResultId", resultId);
   url.searchParams.set("testSecret", secret);
   const next = stepsOf(deps, scenario);
   let providerError: string | null = null;
-  const outcome = await placeTextCall({
+  const outcome = await placeTestCall({
     url: url.toString(),
+    audio: modality === "audio" ? deps.config : undefined,
     variables: scenario.variables as Record<string, string> | undefined,
     maxDurationMs: ((scenario.maxDurationSeconds as number | undefined) ?? 300) * 1000,
     nextStep: async (conversation) => {
@@ -184,7 +191,7 @@ async function storeOutcome(
     toolCalls: observedToolCalls(outcome, scenario),
     endedReason: task?.endedReason ?? null,
     analysis: (task?.analysis as { data: unknown } | null | undefined) ?? null,
-    firstAudioMs: null,
+    firstAudioMs: modality === "audio" ? outcome.firstAudioMs : null,
   };
   const criteria = scenario.criteria as Criterion[];
   let error = outcome.error ?? (task ? null : "the call left no agent task");

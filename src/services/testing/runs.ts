@@ -6,6 +6,7 @@ import { conflict, notFound } from "../../errors";
 import type { PageRequest } from "../../models/common";
 import { junitXml, type JunitResult } from "../../testing/junit";
 import type { CriterionResult } from "../../testing/criteria";
+import { transcriptLines, type Utterance } from "../../testing/observed-call";
 import type { OrgScope } from "../auth";
 import { parsePaging, selectPage } from "../paging";
 import { single } from "../rows";
@@ -164,7 +165,7 @@ export async function runJunit(db: DbOrTx, scope: OrgScope, runId: string) {
     criteria: row.criteria as CriterionResult[],
     error: row.error,
     durationMs: (row.metrics as { durationMs?: number } | null)?.durationMs ?? null,
-    transcript: (row.transcript as { by: string; text: string }[]).map((u) => `${u.by}: ${u.text}`).join("\n"),
+    transcript: transcriptLines(row.transcript as Utterance[]).join("\n"),
   }));
   return junitXml({ id: run.id, name: `test run ${run.id}` }, results);
 }
