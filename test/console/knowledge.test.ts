@@ -262,9 +262,9 @@ describe("the console's knowledge pages", () => {
     expect((await tenant.org.get(`${tenant.P}/knowledge-bases/${kbId}`)).status).toBe(404);
   }, 90_000);
 
-  test("documents are paged, newest first", async () => {
+  test("a JSON file carries its own title and source; documents are paged, newest first", async () => {
     const kb = (await tenant.org.post(`${tenant.P}/knowledge-bases`, { name: "Many" })).body.data.id;
-    for (let i = 1; i <= 21; i++) {
+    for (let i = 1; i <= 20; i++) {
       const res = await tenant.org.send(
         "POST",
         `${tenant.P}/knowledge-bases/${kb}/documents?title=doc-${i}`,
@@ -274,8 +274,21 @@ describe("the console's knowledge pages", () => {
       expect(res.status).toBe(201);
     }
     await page.goto(`${api.url}/console#/knowledge/${kb}`);
+    await page.waitForSelector("#doc-upload");
+    await page.fill("#doc-title", "not this one"); // a JSON document's own title wins
+    await page.setInputFiles("#doc-file", {
+      name: "faq.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ title: "FAQ", content: "We open at nine.", source: "faq-export" })),
+    });
+    await page.click("#doc-upload-button");
+    await page.waitForSelector("#upload-result:has-text('Stored “FAQ”: 1 chunk from')");
+    const [newest] = (await tenant.org.get(`${tenant.P}/knowledge-bases/${kb}/documents?sort=createdAt,desc`)).body
+      .data;
+    expect(newest).toMatchObject({ title: "FAQ", source: "faq-export", chunks: 1 });
     await page.waitForSelector("#documents-next");
     expect(await page.locator("#documents .doc-title").count()).toBe(20);
+    expect(await page.locator("#documents .doc-title").first().textContent()).toBe("FAQ");
     expect(await page.textContent("#documents-pager")).toContain("page 1 of 2 (21 documents)");
     expect(await page.locator("#documents-prev").count()).toBe(0);
     await page.click("#documents-next");

@@ -232,7 +232,7 @@ function uploadForm(id: string, uploaded: () => Promise<void>) {
     }
     for (const el of [title, source, file, text]) el.value = "";
     await uploaded();
-    return `Stored “${doc.title}”: ${doc.chunks} chunks from ${doc.bytes} bytes.`;
+    return `Stored “${doc.title}”: ${doc.chunks} chunk${doc.chunks === 1 ? "" : "s"} from ${doc.bytes} bytes.`;
   }
   return h(
     "form",
