@@ -25,14 +25,23 @@ export function orgPath(s = session()!) {
   return `/api/v1/vendors/${s.vendorId}/organizations/${s.organizationId}`;
 }
 
+/** A body sent as it is under its own content type (a document upload), not as JSON. */
+export class RawBody {
+  constructor(
+    readonly body: Blob | string,
+    readonly type: string,
+  ) {}
+}
+
 async function request(method: string, path: string, body?: unknown, token = session()?.token): Promise<Response> {
+  const raw = body instanceof RawBody;
   const res = await fetch(path, {
     method,
     headers: {
       ...(token && { authorization: `Bearer ${token}` }),
-      ...(body !== undefined && { "content-type": "application/json" }),
+      ...(body !== undefined && { "content-type": raw ? body.type : "application/json" }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : raw ? body.body : JSON.stringify(body),
   });
   if (!res.ok) {
     const text = await res.text();
@@ -56,6 +65,13 @@ export type Json = any;
 export async function api<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await request(method, orgPath() + path, body);
   return (await res.json()).data as T;
+}
+
+export type Paged<T> = { data: T[]; page: number; size: number; totalElements: number; totalPages: number };
+
+/** A whole page of a list under the organization's path: its rows and where it is in the list. */
+export async function apiPage<T = Json>(path: string): Promise<Paged<T>> {
+  return (await request("GET", orgPath() + path)).json();
 }
 
 /** JSON `data` of an envelope at an absolute API path, as `token` (before signing in). */

@@ -3,6 +3,7 @@ import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
 import { dialer } from "./dialer";
+import { knowledgeBasePage, knowledgeBasesPage, knowledgeTools } from "./knowledge";
 import { startTalk } from "./talk";
 
 const main = document.getElementById("main")!;
@@ -16,6 +17,8 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
   [/^#\/calls(?:\?.*)?$/, callsPage],
   [/^#\/calls\/([\w-]+)$/, (id) => callPage(id!)],
   [/^#\/sip$/, sipPage],
+  [/^#\/knowledge$/, knowledgeBasesPage],
+  [/^#\/knowledge\/([\w-]+)(?:\?(.*))?$/, (id, query) => knowledgeBasePage(id!, query)],
 ];
 
 async function render() {
@@ -29,6 +32,7 @@ async function render() {
       ["#/assistants", "Assistants"],
       ["#/calls", "Calls"],
       ["#/sip", "SIP"],
+      ["#/knowledge", "Knowledge"],
     ].map(([href, label]) => h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label)),
     h("a", { href: "#/", onclick: signOutAndRender }, "Sign out"),
   );
@@ -81,9 +85,10 @@ async function assistantsPage() {
 }
 
 async function assistantPage(kind: Kind, id: string) {
-  const [a, strategies] = await Promise.all([
+  const [a, strategies, bases] = await Promise.all([
     api("GET", `/${kind}/${id}`),
     api("GET", "/llm-generation-strategies?size=100"),
+    api("GET", "/knowledge-bases?size=100&sort=name,asc"),
   ]);
   const field = (name: string, el: HTMLElement) => [h("label", { htmlFor: name }, name), el];
   const name = h("input", { id: "name", value: a.name, size: 60 });
@@ -97,7 +102,8 @@ async function assistantPage(kind: Kind, id: string) {
       h("option", { value: s.id, selected: s.id === a.llmAudioContentGenerationStrategyId }, `${s.name} (${s.type})`),
     ),
   );
-  const tools = h("textarea", { id: "extensions", rows: 10 }, JSON.stringify(a.extensions, null, 2));
+  const knowledge = knowledgeTools(a.extensions, bases);
+  const tools = h("textarea", { id: "extensions", rows: 10 }, JSON.stringify(knowledge.others, null, 2));
   const hooks = h("textarea", { id: "callEventHooks", rows: 8 }, JSON.stringify(a.callEventHooks, null, 2));
   const result = h("p", { id: "save-result" });
   async function save(event: Event) {
@@ -111,7 +117,7 @@ async function assistantPage(kind: Kind, id: string) {
         systemPromptGreeting: greeting.value || null,
         llmAudioContentGenerationStrategyId: strategy.value || null,
         telephoneNumberId: a.telephoneNumberId ?? null,
-        extensions: JSON.parse(tools.value),
+        extensions: [...JSON.parse(tools.value), ...knowledge.value()],
         callEventHooks: JSON.parse(hooks.value),
       });
       result.textContent = "Saved.";
@@ -131,10 +137,11 @@ async function assistantPage(kind: Kind, id: string) {
     h(
       "p",
       { className: "note" },
-      "Tools (tool_webhook extensions) and call event hooks, as JSON. Hook secrets are write-only: leave them out to keep them.",
+      "Tools and other extensions (all but knowledge tools, which have their form below) and call event hooks, as JSON. Hook secrets are write-only: leave them out to keep them.",
     ),
     field("extensions", tools),
     field("callEventHooks", hooks),
+    knowledge.element,
     h("button", { type: "submit", id: "save" }, "Save"),
     result,
   );
