@@ -5,6 +5,7 @@ import { signInPage } from "./sign-in";
 import { dialer } from "./dialer";
 import { knowledgeBasePage, knowledgeBasesPage, knowledgeTools } from "./knowledge";
 import { startTalk } from "./talk";
+import { transferFacts } from "./transfer-view";
 
 const main = document.getElementById("main")!;
 const nav = document.getElementById("nav")!;
@@ -332,6 +333,9 @@ const analysisText = (a: Json | null) =>
 
 async function callPage(id: string) {
   const [task, byId] = await Promise.all([api("GET", `/agent-tasks/${id}`), owners()]);
+  // the transfer tool's settings say how a transfer went out
+  const owner = task.assistantId ? `/assistants/${task.assistantId}` : task.agentId ? `/agents/${task.agentId}` : null;
+  const extensions = owner ? ((await api("GET", owner).catch(() => null))?.extensions ?? []) : [];
   const deliveries: Json[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
   const details = await Promise.all(deliveries.map((d) => api("GET", `/hook-deliveries/${d.id}`)));
   const audio = h("audio", { id: "recording", controls: true });
@@ -359,6 +363,11 @@ async function callPage(id: string) {
         ["SIP credential / number", [task.credentialId, task.phoneNumberId].filter(Boolean).join(" / ")],
         ["Started", when(task.startedAt)],
         ["Ended", when(task.endedAt)],
+        [
+          "Ended because",
+          task.endedReason ? `${task.endedReason}${task.sipStatus ? ` (SIP ${task.sipStatus})` : ""}` : "",
+        ],
+        ["Transfer", transferFacts(task, messages, extensions) ?? ""],
         ["Summary", task.summary ?? task.shortSummary ?? ""],
         ["Analysis", h("span", { id: "call-analysis" }, analysisText(task.analysis))],
         ["Variables", h("code", { id: "call-variables" }, task.variables ? JSON.stringify(task.variables) : "")],

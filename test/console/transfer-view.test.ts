@@ -1,0 +1,78 @@
+// The call page shows a transfer: to whom, how (the tool's mode and the transport's way of handing
+// over), the tool's outcome and the end. A native websocket call whose fake LLM calls transfer_call.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../helpers/chromium";
+import { dialNative } from "../helpers/ws-caller";
+import { agentTask, createAssistant, startWorld, type World } from "../bridge/fixtures";
+
+let world: World;
+let browser: BrowserContext;
+let page: Page;
+let profile: string;
+
+beforeAll(async () => {
+  world = await startWorld();
+  profile = mkdtempSync(join(tmpdir(), "vas-transfer-chromium-"));
+  browser = await launchChromium(join(profile, "user-data"));
+  page = browser.pages()[0] ?? (await browser.newPage());
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await world?.stop();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+test("a transferred call's page says to whom, how and with what outcome", async () => {
+  const greeting = "Hello, Acme desk.";
+  const assistant = await createAssistant(world, {
+    greeting,
+    extensions: [
+      {
+        type: "transfer_call",
+        parameters: {
+          name: "hand_over",
+          destinations: [{ to: "+15550300099", description: "Sales", message: "Connecting you to sales." }],
+          mode: "warm",
+        },
+      },
+    ],
+    fake: {
+      onInstructions: (instructions: string) => {
+        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
+        return words === greeting
+          ? { text: greeting, toolCalls: [{ name: "hand_over", arguments: { destination: "+15550300099" } }] }
+          : { text: words };
+      },
+    },
+  });
+  const caller = await dialNative(world.bridge.url, {
+    assistantId: assistant.id,
+    sampleRate: "16000",
+    token: world.tenant.orgToken,
+  });
+  const { callId } = await caller.waitFor((e) => e.type === "ready");
+  caller.startStreaming();
+  await caller.waitFor((e) => e.type === "transfer");
+  await caller.waitFor((e) => e.type === "ended");
+  let task = await agentTask(world, callId);
+  for (let i = 0; task?.status !== "completed" && i < 100; i++) {
+    await Bun.sleep(100);
+    task = await agentTask(world, callId);
+  }
+
+  await page.goto(`${world.api.url}/console`);
+  await page.fill("#token", world.tenant.orgToken);
+  await page.click("#sign-in button[type=submit]");
+  await page.goto(`${world.api.url}/console#/calls/${task.id}`);
+  await page.waitForSelector("#call-transfer");
+  const shown = await page.textContent("#call-transfer");
+  expect(shown).toContain(
+    "+15550300099 (warm, handed to the websocket client): The caller was transferred to +15550300099.",
+  );
+  expect(shown).toContain("Transferred to +15550300099");
+  expect(await page.textContent("#call-facts")).toContain("Ended becausetransferred");
+}, 60_000);
