@@ -2,6 +2,7 @@
 // environment's TTS provider (ELEVENLABS_URL) and streamed to the bridge in real time, 20 ms frames
 // with silence between turns like a phone line; what the agent says is transcribed with the
 // environment's STT provider (DEEPGRAM_URL). The operator's providers and keys only.
+import { concatPcm } from "../audio/pcm";
 import type { Config } from "../config";
 import { DeepgramStt } from "../voice/pipeline/deepgram-stt";
 import { TtsStream } from "../voice/pipeline/elevenlabs-tts";
@@ -44,13 +45,7 @@ export async function synthesize(config: VoiceConfig, text: string): Promise<Int
   } finally {
     tts.cancel();
   }
-  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatPcm(chunks);
 }
 
 /** The caller's line: one frame every 20 ms, speech when there is some, else silence. */

@@ -145,6 +145,19 @@ export async function hookFor(world: World, callId: string, type: string, timeou
   }
 }
 
+/**
+ * A fake realtime model's instructions handler: it says the greeting and with it calls the transfer
+ * `tool` for `destination`; anything else it is asked to say verbatim ("…nothing else: <words>") it says.
+ */
+export function greetThenTransfer(greeting: string, tool: string, destination: string) {
+  return (instructions: string) => {
+    const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
+    return words === greeting
+      ? { text: greeting, toolCalls: [{ name: tool, arguments: { destination } }] }
+      : { text: words };
+  };
+}
+
 export async function agentTask(world: World, callId: string, tenant = world.tenant) {
   const list = await tenant.org.get(`${tenant.P}/agent-tasks?size=100`);
   return (list.body.data as any[]).find((t) => t.callId === callId);

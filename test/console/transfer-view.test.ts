@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../helpers/chromium";
 import { dialNative } from "../helpers/ws-caller";
-import { agentTask, createAssistant, startWorld, type World } from "../bridge/fixtures";
+import { agentTask, createAssistant, greetThenTransfer, startWorld, type World } from "../bridge/fixtures";
 
 let world: World;
 let browser: BrowserContext;
@@ -41,12 +41,7 @@ test("a transferred call's page says to whom, how and with what outcome", async 
       },
     ],
     fake: {
-      onInstructions: (instructions: string) => {
-        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
-        return words === greeting
-          ? { text: greeting, toolCalls: [{ name: "hand_over", arguments: { destination: "+15550300099" } }] }
-          : { text: words };
-      },
+      onInstructions: greetThenTransfer(greeting, "hand_over", "+15550300099"),
     },
   });
   const caller = await dialNative(world.bridge.url, {

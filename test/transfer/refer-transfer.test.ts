@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startRtpPeer } from "../sip/helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "../sip/helpers/sip-world";
 import { runSipp } from "../sip/helpers/sipp";
+import { greetThenTransfer } from "../bridge/fixtures";
 
 let world: SipWorld;
 let numberId: string;
@@ -41,13 +42,7 @@ const transferringAssistant = (destination: string, parameters: Record<string, u
       },
     ],
     fake: {
-      // the bridge asks for words said verbatim: "…word for word, and nothing else: <words>"
-      onInstructions: (instructions) => {
-        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
-        return words === greeting
-          ? { text: greeting, toolCalls: [{ name: "transfer_call", arguments: { destination } }] }
-          : { text: words };
-      },
+      onInstructions: greetThenTransfer(greeting, "transfer_call", destination),
       afterToolOutputs: () => ({ text: "Sorry, nobody could take the call." }),
     },
   });

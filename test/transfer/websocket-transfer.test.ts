@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { dialNative, dialTwilio } from "../helpers/ws-caller";
-import { agentTask, createAssistant, hookFor, startWorld, type World } from "../bridge/fixtures";
+import { agentTask, createAssistant, greetThenTransfer, hookFor, startWorld, type World } from "../bridge/fixtures";
 
 let world: World;
 let worker: TestWorker;
@@ -40,12 +40,7 @@ test("the native client gets the transfer message after the spoken message; the 
       },
     ],
     fake: {
-      onInstructions: (instructions: string) => {
-        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
-        return words === greeting
-          ? { text: greeting, toolCalls: [{ name: "transfer_call", arguments: { destination: "+15550300099" } }] }
-          : { text: words };
-      },
+      onInstructions: greetThenTransfer(greeting, "transfer_call", "+15550300099"),
     },
   });
   const caller = await dialNative(world.bridge.url, {
