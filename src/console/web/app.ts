@@ -4,6 +4,8 @@ import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
 import { dialer } from "./dialer";
 import { startTalk } from "./talk";
+import { messageLine } from "./messages";
+import { testsRoutes } from "./tests";
 
 const main = document.getElementById("main")!;
 const nav = document.getElementById("nav")!;
@@ -16,6 +18,7 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
   [/^#\/calls(?:\?.*)?$/, callsPage],
   [/^#\/calls\/([\w-]+)$/, (id) => callPage(id!)],
   [/^#\/sip$/, sipPage],
+  ...testsRoutes,
 ];
 
 async function render() {
@@ -29,6 +32,7 @@ async function render() {
       ["#/assistants", "Assistants"],
       ["#/calls", "Calls"],
       ["#/sip", "SIP"],
+      ["#/tests", "Tests"],
     ].map(([href, label]) => h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label)),
     h("a", { href: "#/", onclick: signOutAndRender }, "Sign out"),
   );
@@ -330,14 +334,6 @@ async function callPage(id: string) {
   const audio = h("audio", { id: "recording", controls: true });
   if (task.recording) void blob(`/agent-tasks/${id}/recording`).then((b) => (audio.src = URL.createObjectURL(b)));
   const messages = (task.messages ?? []) as Json[];
-  const messageLine = (m: Json) => {
-    if (m.type === "text")
-      return h("div", { className: `msg ${m.role.toLowerCase()}` }, h("span", { className: "role" }, m.role), m.text);
-    if (m.type === "tool_call")
-      return h("div", { className: "msg tool" }, `→ ${m.toolName}(${JSON.stringify(m.parameters)})`);
-    if (m.type === "tool_result") return h("div", { className: "msg tool" }, `← ${m.toolName}: ${m.text}`);
-    return h("div", { className: "msg note" }, `${m.role}: (audio without transcript)`);
-  };
   return h(
     "div",
     {},
