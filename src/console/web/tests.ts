@@ -14,6 +14,17 @@ export const testsRoutes: Page[] = [
 ];
 
 const pollMs = 1000;
+const pageSize = 100; // the API's largest page
+
+/** Every item of a paged list (a run has up to 2,000 results), one page after another. */
+async function all(path: string): Promise<Json[]> {
+  const items: Json[] = [];
+  for (let page = 0; ; page++) {
+    const data: Json[] = await api("GET", `${path}${path.includes("?") ? "&" : "?"}size=${pageSize}&page=${page}`);
+    items.push(...data);
+    if (data.length < pageSize) return items;
+  }
+}
 const finished = new Set(["completed", "canceled"]);
 
 /** Assistants and agents, for the run's target and to name a run's target. */
@@ -30,7 +41,7 @@ const countsText = (c: Json) =>
 
 async function testsPage() {
   const [scenarios, runs, choices] = await Promise.all([
-    api("GET", "/test-scenarios?size=100&sort=name,asc"),
+    all("/test-scenarios?sort=name,asc"),
     api("GET", "/test-runs?size=20"),
     targets(),
   ]);
@@ -549,10 +560,7 @@ async function runPage(id: string) {
   // polls the run and its results until the run is over or the page was left
   async function refresh() {
     try {
-      const [run, list] = await Promise.all([
-        api("GET", `/test-runs/${id}`),
-        api("GET", `/test-runs/${id}/results?size=200`),
-      ]);
+      const [run, list] = await Promise.all([api("GET", `/test-runs/${id}`), all(`/test-runs/${id}/results`)]);
       status.textContent = run.status;
       status.className = `state-${run.status}`;
       verdict.textContent = run.verdict ?? "not yet";
