@@ -3,7 +3,7 @@
 // first, whose field the form marks), edited, run against a pipeline assistant by the real worker
 // through the bridge (fake LLM), followed live until its result is final, and read back: verdicts as
 // the API has them, the transcript, the call's own page; then deleted. Screenshots: test-artifacts/console/.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,12 +54,22 @@ beforeAll(async () => {
   profile = mkdtempSync(join(tmpdir(), "vas-tests-page-chromium-"));
   browser = await launchChromium(join(profile, "user-data"));
   page = browser.pages()[0] ?? (await browser.newPage());
+  // signed in once: the session lives in this tab's sessionStorage for every test
+  await page.goto(`${world.api.url}/console`);
+  await page.fill("#token", tenant.orgToken);
+  await page.click("#sign-in button[type=submit]");
+  await page.waitForSelector("#assistants-list");
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await Promise.all([worker?.kill(), world?.stop()]);
   if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+// a test that holds the model's reply leaves no delay to the next
+afterEach(() => {
+  world.chat.firstTokenDelayMs = 0;
 });
 
 const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
@@ -72,9 +82,7 @@ describe("the Tests page", () => {
       { toolCalls: [{ name: "book_table", arguments: { people: 2, time: "19:00" } }] },
     ]);
 
-    await page.goto(`${world.api.url}/console`);
-    await page.fill("#token", tenant.orgToken);
-    await page.click("#sign-in button[type=submit]");
+    await page.goto(`${world.api.url}/console#/assistants`);
     await page.waitForSelector("#assistants-list");
     await page.click("#nav a[href='#/tests']");
     await page.click("#new-scenario");
@@ -262,5 +270,46 @@ describe("the Tests page", () => {
       required: true,
       in: ["max-duration"],
     });
+  }, 60_000);
+
+  test("Cancel on a running run's page: the run ends canceled, without a verdict", async () => {
+    const { tenant } = world;
+    // the model holds its reply far longer than the test waits: only the cancel ends the call
+    world.chat.firstTokenDelayMs = 60_000;
+    const scenario = await tenant.org.post(`${tenant.P}/test-scenarios`, {
+      name: "held",
+      kind: "scripted",
+      turns: [{ say: "A table for two." }],
+      criteria: [{ name: "replies", type: "said", pattern: ".", by: "agent" }],
+    });
+    await page.goto(`${world.api.url}/console#/tests`);
+    await page.reload();
+    await page.check(`#scenarios-list input[value="${scenario.body.data.id}"]`);
+    await page.selectOption("#run-target", `assistantId:${assistantId}`);
+    await page.click("#run-start");
+    await page.waitForSelector("#run-status:has-text('running')");
+    const runId = (await page.evaluate<string>("location.hash")).split("/").at(-1)!;
+    const callOf = async () => (await tenant.org.get(`${tenant.P}/agent-tasks?testRunId=${runId}`)).body.data[0];
+    // cancel hangs up the calls that are up: wait until this one is
+    for (let i = 0; (await callOf())?.status !== "active"; i++) {
+      if (i > 80) throw new Error("the run's call did not start");
+      await Bun.sleep(250);
+    }
+    await page.click("#run-cancel");
+    await page.waitForSelector("#run-status:has-text('canceled')");
+    expect(await page.textContent("#run-verdict")).toBe("not yet");
+    expect(await page.isVisible("#run-cancel")).toBe(false);
+    await shot("tests-run-canceled");
+    expect((await tenant.org.get(`${tenant.P}/test-runs/${runId}`)).body.data).toMatchObject({
+      status: "canceled",
+      verdict: null,
+    });
+    // the held call is hung up, not left to its mock
+    for (let i = 0; ; i++) {
+      const task = await callOf();
+      if (task.status === "completed" || task.status === "failed") break;
+      if (i > 40) throw new Error(`the canceled run's call is still ${task.status}`);
+      await Bun.sleep(250);
+    }
   }, 60_000);
 });
