@@ -203,7 +203,7 @@ function pairs(value: Record<string, unknown> | undefined, json: boolean): Part 
         read: () => [key.value.trim(), json ? jsonOrText(val.value) : val.value],
       };
     },
-    "Add",
+    "Add a name and value",
   );
   return {
     el: list.el,
