@@ -1,8 +1,10 @@
 // Serves the console at /console from this API process: the browser code in web/ is bundled by
-// Bun.build once, on the first request, and kept in memory. Public config: the bridge's URL for Talk.
+// Bun.build once, on the first request, and kept in memory. Public config: the bridge's URL for Talk,
+// and the test criteria's JSON Schemas, from which the Tests page builds each criterion's fields.
 import { Elysia } from "elysia";
 import { join } from "node:path";
 import type { Config } from "../config";
+import { criterionSchemas } from "../models/testing";
 
 const web = join(import.meta.dir, "web");
 type Asset = { body: Blob | string; type: string };
@@ -44,5 +46,6 @@ export function consoleRoutes(config: Config) {
     .get("", () => serve("index.html"), hide)
     .get("/", () => serve("index.html"), hide)
     .get("/config.json", ({ request }) => Response.json({ bridgeUrl: bridgeUrlFor(config, request) }), hide)
+    .get("/criteria.json", () => Response.json(criterionSchemas), hide)
     .get("/:asset", ({ params }) => serve(params.asset), hide);
 }

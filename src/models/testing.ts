@@ -72,7 +72,8 @@ type CriterionFields = typeof criterionFields;
 export type Criterion = {
   [K in CriterionType]: Static<TObject<CriterionFields[K]>> & { type: K; name: string; required?: boolean };
 }[CriterionType];
-const criterionSchemas = Object.fromEntries(
+/** Each criterion type's whole schema (also what the console's criterion forms are built from). */
+export const criterionSchemas = Object.fromEntries(
   Object.entries(criterionFields).map(([type, fields]) => [type, t.Object({ ...criterionBase, ...fields }, Strict)]),
 ) as unknown as Record<CriterionType, TSchema>;
 

@@ -11,10 +11,14 @@ export function session(): Session | null {
 export const signIn = (s: Session) => sessionStorage.setItem(key, JSON.stringify(s));
 export const signOut = () => sessionStorage.removeItem(key);
 
+export type FieldError = { field: string; message: string };
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** the fields a 400 names (`criteria[0].pattern`), for a form to mark */
+    readonly errors: FieldError[] = [],
   ) {
     super(message);
   }
@@ -46,14 +50,13 @@ async function request(method: string, path: string, body?: unknown, token = ses
   if (!res.ok) {
     const text = await res.text();
     let message = text;
+    let errors: FieldError[] = [];
     try {
       const parsed = JSON.parse(text);
-      message = [
-        parsed.message,
-        ...(parsed.errors ?? []).map((e: { field: string; message: string }) => `${e.field}: ${e.message}`),
-      ].join("\n");
+      errors = parsed.errors ?? [];
+      message = [parsed.message, ...errors.map((e) => `${e.field}: ${e.message}`)].join("\n");
     } catch {}
-    throw new ApiError(res.status, `${res.status}: ${message}`);
+    throw new ApiError(res.status, `${res.status}: ${message}`, errors);
   }
   return res;
 }

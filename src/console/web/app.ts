@@ -6,6 +6,8 @@ import { dialer } from "./dialer";
 import { knowledgeBasePage, knowledgeBasesPage, knowledgeTools } from "./knowledge";
 import { startTalk } from "./talk";
 import { transferFacts } from "./transfer-view";
+import { messageLine } from "./messages";
+import { testsRoutes } from "./tests";
 
 const main = document.getElementById("main")!;
 const nav = document.getElementById("nav")!;
@@ -20,6 +22,7 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
   [/^#\/sip$/, sipPage],
   [/^#\/knowledge$/, knowledgeBasesPage],
   [/^#\/knowledge\/([\w-]+)(?:\?(.*))?$/, (id, query) => knowledgeBasePage(id!, query)],
+  ...testsRoutes,
 ];
 
 async function render() {
@@ -34,6 +37,7 @@ async function render() {
       ["#/calls", "Calls"],
       ["#/sip", "SIP"],
       ["#/knowledge", "Knowledge"],
+      ["#/tests", "Tests"],
     ].map(([href, label]) => h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label)),
     h("a", { href: "#/", onclick: signOutAndRender }, "Sign out"),
   );
@@ -341,14 +345,6 @@ async function callPage(id: string) {
   const audio = h("audio", { id: "recording", controls: true });
   if (task.recording) void blob(`/agent-tasks/${id}/recording`).then((b) => (audio.src = URL.createObjectURL(b)));
   const messages = (task.messages ?? []) as Json[];
-  const messageLine = (m: Json) => {
-    if (m.type === "text")
-      return h("div", { className: `msg ${m.role.toLowerCase()}` }, h("span", { className: "role" }, m.role), m.text);
-    if (m.type === "tool_call")
-      return h("div", { className: "msg tool" }, `→ ${m.toolName}(${JSON.stringify(m.parameters)})`);
-    if (m.type === "tool_result") return h("div", { className: "msg tool" }, `← ${m.toolName}: ${m.text}`);
-    return h("div", { className: "msg note" }, `${m.role}: (audio without transcript)`);
-  };
   return h(
     "div",
     {},

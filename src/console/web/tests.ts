@@ -1,0 +1,652 @@
+// The Tests page (docs/console.md, "Tests"): test scenarios as forms, a run of chosen scenarios
+// against an assistant or agent (text or audio), and the run's results as they come in, each with its
+// verdicts per criterion, its transcript and a link to its call.
+import { api, ApiError, type Json } from "./api";
+import { h, when } from "./dom";
+import { messageLine } from "./messages";
+
+type Page = [RegExp, (...args: string[]) => Promise<Node>];
+export const testsRoutes: Page[] = [
+  [/^#\/tests$/, testsPage],
+  [/^#\/tests\/scenarios\/new$/, () => scenarioPage(null)],
+  [/^#\/tests\/scenarios\/([\w-]+)$/, (id) => scenarioPage(id!)],
+  [/^#\/tests\/runs\/([\w-]+)$/, (id) => runPage(id!)],
+];
+
+const pollMs = 1000;
+const pageSize = 100; // the API's largest page
+
+/** Every item of a paged list (a run has up to 2,000 results), one page after another. */
+async function all(path: string): Promise<Json[]> {
+  const items: Json[] = [];
+  for (let page = 0; ; page++) {
+    const data: Json[] = await api("GET", `${path}${path.includes("?") ? "&" : "?"}size=${pageSize}&page=${page}`);
+    items.push(...data);
+    if (data.length < pageSize) return items;
+  }
+}
+const finished = new Set(["completed", "canceled"]);
+
+/** Assistants and agents, for the run's target and to name a run's target. */
+async function targets() {
+  const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
+  return [
+    ...assistants.map((a: Json) => ({ field: "assistantId", id: a.id, label: `${a.name} (assistant)` })),
+    ...agents.map((a: Json) => ({ field: "agentId", id: a.id, label: `${a.name} (agent)` })),
+  ] as { field: "assistantId" | "agentId"; id: string; label: string }[];
+}
+
+const countsText = (c: Json) =>
+  `${c.passed} passed · ${c.failed} failed · ${c.error} error · ${c.pending} pending (of ${c.total})`;
+
+async function testsPage() {
+  const [scenarios, runs, choices] = await Promise.all([
+    all("/test-scenarios?sort=name,asc"),
+    api("GET", "/test-runs?size=20"),
+    targets(),
+  ]);
+  const target = h(
+    "select",
+    { id: "run-target" },
+    choices.map((c) => h("option", { value: `${c.field}:${c.id}` }, c.label)),
+  );
+  const modality = h(
+    "select",
+    { id: "run-modality" },
+    h("option", { value: "text" }, "text"),
+    h("option", { value: "audio" }, "audio (spoken through the TTS, heard through the STT)"),
+  );
+  const concurrency = h("input", { id: "run-concurrency", type: "number", min: 1, max: 20, value: "4" });
+  const repeat = h("input", { id: "run-repeat", type: "number", min: 1, max: 10, value: "1" });
+  const error = h("p", { id: "run-error", className: "error" });
+  const chosen = (scenarios as Json[]).map((s) => h("input", { type: "checkbox", name: "run-scenario", value: s.id }));
+
+  async function start(event: Event) {
+    event.preventDefault();
+    error.textContent = "";
+    const scenarioIds = chosen.filter((c) => c.checked).map((c) => c.value);
+    if (!scenarioIds.length) {
+      error.textContent = "Choose at least one scenario.";
+      return;
+    }
+    const [field, id] = target.value.split(":");
+    try {
+      const run = await api("POST", "/test-runs", {
+        [field!]: id,
+        scenarioIds,
+        modality: modality.value,
+        concurrency: Number(concurrency.value),
+        repeat: Number(repeat.value),
+      });
+      location.hash = `#/tests/runs/${run.id}`;
+    } catch (e) {
+      error.textContent = (e as Error).message;
+    }
+  }
+
+  const name = new Map(choices.map((c) => [c.id, c.label]));
+  return h(
+    "div",
+    {},
+    h("h2", {}, "Test scenarios ", h("a", { href: "#/tests/scenarios/new", id: "new-scenario" }, "New scenario")),
+    h(
+      "form",
+      { id: "run-form", onsubmit: start },
+      h(
+        "table",
+        { id: "scenarios-list" },
+        h(
+          "tr",
+          {},
+          ["Run", "Name", "Kind", "Criteria", "Description"].map((c) => h("th", {}, c)),
+        ),
+        (scenarios as Json[]).map((s, i) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, chosen[i]),
+            h("td", {}, h("a", { href: `#/tests/scenarios/${s.id}` }, s.name)),
+            h("td", {}, s.kind),
+            h("td", {}, s.criteria.map((c: Json) => c.name).join(", ")),
+            h("td", {}, s.description ?? ""),
+          ),
+        ),
+      ),
+      h(
+        "div",
+        { className: "filters" },
+        h("label", {}, "against ", target),
+        h("label", {}, "modality ", modality),
+        h("label", {}, "concurrency ", concurrency),
+        h("label", {}, "repeat ", repeat),
+        h("button", { type: "submit", id: "run-start" }, "Run the chosen scenarios (text)"),
+      ),
+      error,
+    ),
+    h("h2", {}, "Runs"),
+    h(
+      "table",
+      { id: "runs-list" },
+      h(
+        "tr",
+        {},
+        ["Created", "Against", "Status", "Verdict", "Results"].map((c) => h("th", {}, c)),
+      ),
+      (runs as Json[]).map((r) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, h("a", { href: `#/tests/runs/${r.id}` }, when(r.createdAt))),
+          h("td", {}, name.get(r.assistantId ?? r.agentId) ?? r.assistantId ?? r.agentId),
+          h("td", { className: `state-${r.status}` }, r.status),
+          h("td", { className: `state-${r.verdict}` }, r.verdict ?? ""),
+          h("td", {}, countsText(r.counts)),
+        ),
+      ),
+    ),
+  );
+}
+
+// ---- the scenario form ------------------------------------------------------------------------------
+
+/**
+ * A part of the form: its element and how to read its value. `read` also writes the API's name for
+ * each input into data-field (`criteria[1].pattern`), so that a 400's fields can be marked.
+ */
+type Part = { el: HTMLElement; read: (field: string) => unknown };
+
+const mark = <E extends HTMLElement>(el: E, field: string) => {
+  el.dataset.field = field;
+  return el;
+};
+/** An input's text, the input marked as `field`. */
+const valueAt = (el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, field: string) =>
+  mark(el, field).value;
+
+/** JSON when it parses (2, true, {"ok":true}), else the text itself. */
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+const asText = (value: unknown) =>
+  value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+
+/** An editable list of rows (turns, mocks, criteria), each removable; reads as an array. */
+function rows<T>(className: string, items: T[], row: (item?: T) => Part, addLabel: string): Part {
+  const list = h("div", { className });
+  const parts: Part[] = [];
+  const add = (item?: T) => {
+    const part = row(item);
+    const remove = h("button", { type: "button", className: "remove" }, "Remove");
+    remove.onclick = () => {
+      parts.splice(parts.indexOf(part), 1);
+      wrapper.remove();
+    };
+    const wrapper = h("div", { className: "row" }, part.el, remove);
+    parts.push(part);
+    list.append(wrapper);
+  };
+  for (const item of items) add(item);
+  const more = h("button", { type: "button", className: `add ${className}-add` }, addLabel);
+  more.onclick = () => add();
+  return { el: h("div", {}, list, more), read: (field) => parts.map((p, i) => p.read(`${field}[${i}]`)) };
+}
+
+/** Name/value pairs (variables, facts, tool arguments); values as text, or as JSON when `json`. */
+function pairs(value: Record<string, unknown> | undefined, json: boolean): Part {
+  const entries = Object.entries(value ?? {});
+  const list = rows<[string, unknown]>(
+    "pairs",
+    entries,
+    ([k, v] = ["", ""]) => {
+      const key = h("input", { className: "pair-key", placeholder: "name", value: k });
+      const val = h("input", { className: "pair-value", placeholder: json ? "value (JSON or text)" : "value" });
+      val.value = json ? asText(v) : String(v);
+      return {
+        el: h("span", { className: "pair" }, key, " = ", val),
+        read: () => [key.value.trim(), json ? jsonOrText(val.value) : val.value],
+      };
+    },
+    "Add a name and value",
+  );
+  return {
+    el: list.el,
+    read: (field) => {
+      mark(list.el, field);
+      const read = (list.read(field) as [string, unknown][]).filter(([k]) => k);
+      return read.length ? Object.fromEntries(read) : undefined;
+    },
+  };
+}
+
+function labelled(text: string, el: HTMLElement, title?: string) {
+  return h("label", { title }, text, " ", el);
+}
+
+function turnRow(turn: Json = { say: "" }): Part {
+  const kind = h(
+    "select",
+    { className: "turn-kind" },
+    h("option", { value: "say", selected: "say" in turn }, "says"),
+    h("option", { value: "silenceMs", selected: "silenceMs" in turn }, "silent for (ms)"),
+  );
+  const text = h("input", { className: "turn-text", size: 70, value: String(turn.say ?? turn.silenceMs ?? "") });
+  return {
+    el: h("span", {}, "caller ", kind, " ", text),
+    read: (field) =>
+      kind.value === "say"
+        ? { say: valueAt(text, `${field}.say`) }
+        : { silenceMs: Number(valueAt(text, `${field}.silenceMs`)) },
+  };
+}
+
+function mockRow(mock: Json = {}): Part {
+  const tool = h("input", { className: "mock-tool", placeholder: "tool name", value: mock.tool ?? "" });
+  const args = pairs(mock.arguments, true);
+  const output = h("textarea", { className: "mock-output", rows: 2 }, asText(mock.output));
+  const delay = h("input", { className: "mock-delay", type: "number", min: 0, value: mock.delayMs ?? "" });
+  return {
+    el: h(
+      "div",
+      { className: "mock" },
+      labelled("tool", tool),
+      h("label", {}, "when its arguments include"),
+      args.el,
+      labelled("answers (text, or JSON)", output),
+      labelled("after (ms)", delay),
+    ),
+    read: (field) => {
+      const text = output.value.trim();
+      // JSON objects and arrays stay JSON (the tool's text is the same either way); anything else is text
+      const parsed = jsonOrText(text);
+      return {
+        tool: valueAt(tool, `${field}.tool`).trim(),
+        arguments: args.read(`${field}.arguments`),
+        output: typeof parsed === "object" && parsed !== null ? parsed : output.value,
+        delayMs: valueAt(delay, `${field}.delayMs`) === "" ? undefined : Number(delay.value),
+      };
+    },
+  };
+}
+
+// The criteria's JSON Schemas come from the server (src/models/testing.ts): each type's own fields are
+// built from its schema, so the form cannot drift from what the API accepts.
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  anyOf?: { const?: string }[];
+  items?: Schema;
+  description?: string;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+};
+let criterionSchemas: Promise<Record<string, Schema>> | null = null;
+const loadCriterionSchemas = () =>
+  (criterionSchemas ??= fetch("/console/criteria.json").then((r) => r.json() as Promise<Record<string, Schema>>));
+const common = new Set(["name", "type", "required"]);
+
+/** One field of a criterion, its input chosen by its schema. Empty optional fields are left out. */
+function fieldInput(name: string, schema: Schema, value: unknown, required: boolean): Part {
+  const values = schema.anyOf?.map((s) => s.const).filter((v): v is string => v !== undefined);
+  const itemValues = schema.items?.anyOf?.map((s) => s.const).filter((v): v is string => v !== undefined);
+  const optional = (v: unknown) => (v === "" && !required ? undefined : v);
+  if (values?.length) {
+    const select = h(
+      "select",
+      { name },
+      values.map((v) => h("option", { value: v, selected: v === value }, v)),
+    );
+    return { el: select, read: (field) => valueAt(select, field) };
+  }
+  if (schema.type === "array" && itemValues?.length) {
+    const chosen = new Set(Array.isArray(value) ? value : []);
+    const boxes = itemValues.map((v) => h("input", { type: "checkbox", name, value: v, checked: chosen.has(v) }));
+    const el = h(
+      "span",
+      { className: "choices" },
+      boxes.map((b) => h("label", {}, b, " ", b.value)),
+    );
+    return {
+      el,
+      read: (field) => {
+        mark(el, field);
+        return boxes.filter((b) => b.checked).map((b) => b.value);
+      },
+    };
+  }
+  if (schema.type === "object") {
+    const part = pairs(value as Record<string, unknown> | undefined, true);
+    part.el.setAttribute("name", name);
+    return part;
+  }
+  if (schema.type === "integer") {
+    const input = h("input", { name, type: "number", min: schema.minimum, max: schema.maximum });
+    input.value = value === undefined ? "" : String(value);
+    return {
+      el: input,
+      read: (field) => (valueAt(input, field) === "" ? optional("") : Number(input.value)),
+    };
+  }
+  const long = (schema.maxLength ?? 0) >= 2000;
+  const input = long
+    ? h("textarea", { name, rows: 2 }, asText(value))
+    : h("input", { name, size: 50, value: asText(value) });
+  // a field of no type (analysis' `equals`) takes any JSON value, or text
+  return {
+    el: input,
+    read: (field) => optional(schema.type ? valueAt(input, field) : jsonOrText(valueAt(input, field))),
+  };
+}
+
+function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type: "said", name: "" }): Part {
+  const name = h("input", { className: "criterion-name", placeholder: "name", value: criterion.name ?? "" });
+  const type = h(
+    "select",
+    { className: "criterion-type" },
+    Object.keys(schemas).map((t) => h("option", { value: t, selected: t === criterion.type }, t)),
+  );
+  const required = h("input", {
+    type: "checkbox",
+    className: "criterion-required",
+    checked: criterion.required !== false,
+  });
+  const fields = h("div", { className: "criterion-fields" });
+  let inputs: [string, Part][] = [];
+  const build = (values: Json) => {
+    const schema = schemas[type.value]!;
+    inputs = Object.entries(schema.properties ?? {})
+      .filter(([key]) => !common.has(key))
+      .map(([key, s]) => [key, fieldInput(key, s, values[key], schema.required?.includes(key) ?? false)]);
+    fields.replaceChildren(
+      ...inputs.map(([key, part]) => labelled(key, part.el, schema.properties![key]!.description)),
+    );
+  };
+  build(criterion);
+  type.onchange = () => build({});
+  const el = h(
+    "div",
+    { className: "criterion" },
+    h("div", { className: "filters" }, labelled("name", name), labelled("type", type), labelled("required", required)),
+    fields,
+  );
+  return {
+    el,
+    read: (field) => {
+      mark(el, field);
+      const own = Object.fromEntries(inputs.map(([key, part]) => [key, part.read(`${field}.${key}`)]));
+      return { name: valueAt(name, `${field}.name`), type: type.value, required: required.checked, ...own };
+    },
+  };
+}
+
+const blank: Json = {
+  name: "",
+  kind: "scripted",
+  turns: [{ say: "" }],
+  toolMocks: [],
+  toolPolicy: "mock",
+  criteria: [{ name: "", type: "said", by: "agent", pattern: "" }],
+};
+
+async function scenarioPage(id: string | null) {
+  const [s, schemas]: [Json, Record<string, Schema>] = await Promise.all([
+    id ? api("GET", `/test-scenarios/${id}`) : blank,
+    loadCriterionSchemas(),
+  ]);
+  const name = h("input", { id: "scenario-name", size: 60, value: s.name });
+  const description = h("textarea", { id: "scenario-description", rows: 2 }, s.description ?? "");
+  const tags = h("input", { id: "scenario-tags", size: 60, value: (s.tags ?? []).join(", ") });
+  const kind = h(
+    "select",
+    { id: "scenario-kind" },
+    ["scripted", "simulated"].map((k) => h("option", { value: k, selected: k === s.kind }, k)),
+  );
+  const turns = rows("turns", s.turns ?? [{ say: "" }], turnRow, "Add a turn");
+  const persona = h("textarea", { id: "scenario-persona", rows: 3 }, s.persona ?? "");
+  const goal = h("textarea", { id: "scenario-goal", rows: 2 }, s.goal ?? "");
+  const facts = pairs(s.facts, false);
+  const maxTurns = h("input", { id: "scenario-max-turns", type: "number", min: 1, max: 50, value: s.maxTurns ?? 12 });
+  const variables = pairs(s.variables, false);
+  const maxDuration = h("input", {
+    id: "scenario-max-duration",
+    type: "number",
+    min: 10,
+    max: 900,
+    value: s.maxDurationSeconds ?? 300,
+  });
+  const toolPolicy = h(
+    "select",
+    { id: "scenario-tool-policy" },
+    h("option", { value: "mock", selected: s.toolPolicy !== "live" }, "mock: unmocked tools get an error"),
+    h("option", { value: "live", selected: s.toolPolicy === "live" }, "live: unmocked tools reach their webhook"),
+  );
+  const mocks = rows("mocks", s.toolMocks ?? [], mockRow, "Add a tool mock");
+  const criteria = rows("criteria", s.criteria, (c) => criterionRow(schemas, c), "Add a criterion");
+  const scripted = h("fieldset", { id: "scripted" }, h("legend", {}, "What the caller says, in order"), turns.el);
+  const simulated = h(
+    "fieldset",
+    { id: "simulated" },
+    h("legend", {}, "The simulated caller (an LLM)"),
+    labelled("persona: who the caller is and how they talk", persona),
+    labelled("goal", goal),
+    h("label", {}, "facts the caller gives when asked"),
+    facts.el,
+    labelled("at most this many turns", maxTurns),
+  );
+  const showKind = () => {
+    scripted.hidden = kind.value !== "scripted";
+    simulated.hidden = kind.value !== "simulated";
+  };
+  kind.onchange = showKind;
+  showKind();
+  const result = h("p", { id: "scenario-result" });
+  const form = h(
+    "form",
+    { id: "scenario-form", onsubmit: save },
+    h("h2", {}, id ? `Scenario ${s.name}` : "New scenario"),
+    labelled("name", mark(name, "name")),
+    labelled("description", mark(description, "description")),
+    labelled("tags (comma-separated)", mark(tags, "tags")),
+    labelled("kind", kind),
+    scripted,
+    simulated,
+    h("label", {}, "variables (the call's {{name}} values)"),
+    variables.el,
+    labelled("longest call (s)", mark(maxDuration, "maxDurationSeconds")),
+    h("fieldset", {}, h("legend", {}, "Tool mocks"), labelled("tools without a mock", toolPolicy), mocks.el),
+    h("fieldset", {}, h("legend", {}, "Criteria"), criteria.el),
+    h("button", { type: "submit", id: "scenario-save" }, "Save"),
+    id && deleteButton(id, result),
+    result,
+  );
+
+  function body() {
+    const definition =
+      kind.value === "scripted"
+        ? { turns: turns.read("turns") }
+        : {
+            persona: valueAt(persona, "persona"),
+            goal: valueAt(goal, "goal"),
+            facts: facts.read("facts"),
+            maxTurns: Number(valueAt(maxTurns, "maxTurns")),
+          };
+    return {
+      name: name.value,
+      description: description.value || null,
+      tags: tags.value
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+      kind: kind.value,
+      ...definition,
+      variables: variables.read("variables"),
+      maxDurationSeconds: Number(maxDuration.value),
+      toolPolicy: toolPolicy.value,
+      toolMocks: mocks.read("toolMocks"),
+      criteria: criteria.read("criteria"),
+    };
+  }
+
+  async function save(event: Event) {
+    event.preventDefault();
+    result.className = "";
+    result.textContent = "";
+    for (const el of form.querySelectorAll(".invalid")) el.classList.remove("invalid");
+    try {
+      const saved = await api(id ? "PUT" : "POST", id ? `/test-scenarios/${id}` : "/test-scenarios", body());
+      if (!id) location.hash = `#/tests/scenarios/${saved.id}`;
+      else result.textContent = "Saved.";
+    } catch (e) {
+      result.className = "error";
+      result.textContent = (e as Error).message;
+      // mark the inputs the API names, or their nearest part (a criterion for `criteria[0]`)
+      for (const { field } of e instanceof ApiError ? e.errors : [])
+        form.querySelector(`[data-field="${CSS.escape(field)}"]`)?.classList.add("invalid");
+    }
+  }
+  return form;
+}
+
+/** Deleting takes a second click: there is no undo. */
+function deleteButton(id: string, result: HTMLElement) {
+  const button = h("button", { type: "button", id: "scenario-delete" }, "Delete");
+  button.onclick = async () => {
+    if (button.dataset.armed !== "yes") {
+      button.dataset.armed = "yes";
+      button.textContent = "Delete: click again to confirm";
+      return;
+    }
+    try {
+      await api("DELETE", `/test-scenarios/${id}`);
+      location.hash = "#/tests";
+    } catch (e) {
+      result.className = "error";
+      result.textContent = (e as Error).message;
+    }
+  };
+  return button;
+}
+
+// ---- a run --------------------------------------------------------------------------------------------
+
+async function runPage(id: string) {
+  const status = h("span", { id: "run-status" });
+  const verdict = h("span", { id: "run-verdict" });
+  const counts = h("span", { id: "run-counts" });
+  const note = h("p", { id: "run-note", className: "note" });
+  const cancel = h("button", { type: "button", id: "run-cancel" }, "Cancel the run");
+  const results = h("div", { id: "run-results" });
+  const shown = new Map<string, HTMLElement>(); // a listed result is final: each is built once
+  const section = h(
+    "div",
+    {},
+    h("h2", {}, "Test run ", h("a", { href: "#/tests" }, "(all tests)")),
+    h(
+      "table",
+      { id: "run-facts" },
+      [
+        ["Status", status],
+        ["Verdict", verdict],
+        ["Results", counts],
+      ].map(([k, v]) => h("tr", {}, h("th", {}, k as string), h("td", {}, v as Node))),
+    ),
+    cancel,
+    note,
+    results,
+  );
+  cancel.onclick = async () => {
+    cancel.disabled = true;
+    await api("POST", `/test-runs/${id}/cancel`).catch((e) => note.replaceChildren((e as Error).message));
+  };
+
+  // polls the run and its results until the run is over or the page was left
+  async function refresh() {
+    try {
+      const [run, list] = await Promise.all([api("GET", `/test-runs/${id}`), all(`/test-runs/${id}/results`)]);
+      status.textContent = run.status;
+      status.className = `state-${run.status}`;
+      verdict.textContent = run.verdict ?? "not yet";
+      verdict.className = `state-${run.verdict}`;
+      counts.textContent = countsText(run.counts);
+      const over = finished.has(run.status);
+      cancel.hidden = over;
+      note.textContent = over ? "" : "Results appear here as each call ends.";
+      results.replaceChildren(
+        ...(list as Json[]).map((r) => {
+          const el = shown.get(r.id) ?? resultView(r);
+          shown.set(r.id, el);
+          return el;
+        }),
+      );
+      if (over) return;
+    } catch (e) {
+      note.textContent = `${(e as Error).message} (trying again)`;
+    }
+    // the first refresh runs before the page is shown; later ones only while it is
+    setTimeout(() => section.isConnected && refresh(), pollMs);
+  }
+  await refresh();
+  return section;
+}
+
+function resultView(r: Json) {
+  const transcript = h("div", { className: "transcript" }, h("p", { className: "note" }, "Loading…"));
+  if (r.agentTaskId)
+    api("GET", `/agent-tasks/${r.agentTaskId}`)
+      .then((task) =>
+        transcript.replaceChildren(
+          ...(task.messages === null
+            ? [h("p", { className: "note" }, "No messages kept.")]
+            : (task.messages as Json[]).map(messageLine)),
+        ),
+      )
+      .catch((e) => transcript.replaceChildren(h("p", { className: "error" }, (e as Error).message)));
+  else transcript.replaceChildren(h("p", { className: "note" }, "No call was placed."));
+  const m = r.metrics;
+  return h(
+    "section",
+    { className: "result", "data-result-id": r.id },
+    h(
+      "h3",
+      {},
+      `${r.scenarioName} #${r.iteration}: `,
+      h("span", { className: `result-status state-${r.status}` }, r.status),
+      " ",
+      r.agentTaskId && h("a", { href: `#/calls/${r.agentTaskId}`, className: "call-link" }, "the call"),
+    ),
+    r.error && h("p", { className: "error" }, r.error),
+    m &&
+      h(
+        "p",
+        { className: "note" },
+        `${m.turns} turns, ${(m.durationMs / 1000).toFixed(1)} s`,
+        m.firstAudioMs ? `, first audio p50 ${m.firstAudioMs.p50} ms, p95 ${m.firstAudioMs.p95} ms` : "",
+      ),
+    h(
+      "table",
+      { className: "criteria" },
+      h(
+        "tr",
+        {},
+        ["Criterion", "Type", "Required", "Verdict", "Why"].map((c) => h("th", {}, c)),
+      ),
+      (r.criteria as Json[]).map((c) =>
+        h(
+          "tr",
+          { "data-criterion": c.name },
+          h("td", {}, c.name),
+          h("td", {}, c.type),
+          h("td", {}, c.required ? "yes" : "no"),
+          h("td", { className: `verdict verdict-${c.verdict}` }, c.verdict),
+          h("td", {}, c.reason),
+        ),
+      ),
+    ),
+    h("details", { open: true }, h("summary", {}, "Transcript and tool calls"), transcript),
+  );
+}
