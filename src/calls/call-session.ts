@@ -88,6 +88,8 @@ export class CallSession {
   private transferredTo: string | null = null;
   private hangupReason: EndReason = "agent-hangup";
   private ending = false;
+  /** aborted when the call ends: a test call's mock stops waiting out its delay */
+  private readonly endedSignal = new AbortController();
 
   constructor(private readonly options: CallSessionOptions) {
     this.callId = options.callId;
@@ -166,6 +168,7 @@ export class CallSession {
   end(reason: EndReason, error: string | null = null) {
     if (this.ending) return;
     this.ending = true;
+    this.endedSignal.abort();
     const endedAt = Date.now();
     const recordedUntil = performance.now();
     const recorder = this.recorder;
@@ -344,6 +347,7 @@ export class CallSession {
       knowledgeSearch,
       transport: this.transport.descriptor,
       guard: toolGuard,
+      callEnded: this.endedSignal.signal,
     };
     const transfer = tools.find((t) => t.tool.name === event.name);
     // a test call's tools are its mocks (a mocked transfer transfers nothing)

@@ -19,6 +19,8 @@ export type ToolCallRequest = {
   knowledgeSearch: KnowledgeSearch;
   transport: Transport;
   guard: OutboundGuard;
+  /** aborted when the call ends (a test call's mock stops waiting out its delay) */
+  callEnded?: AbortSignal;
 };
 
 /** What the LLM gets back and how long the tool took (the call's tool_result message carries it). */

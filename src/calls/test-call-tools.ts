@@ -23,7 +23,8 @@ export function testToolRunner({ toolMocks, toolPolicy }: TestToolSetup): ToolRu
     const fields = { callId: request.callId, tool: event.name, toolCallId: event.callId };
     if (mock) {
       const started = performance.now();
-      if (mock.delayMs) await new Promise((resolve) => setTimeout(resolve, mock.delayMs));
+      // a hang-up or a canceled run ends the call at once, not after the mock's delay
+      if (mock.delayMs) await delay(mock.delayMs, request.callEnded);
       log.info("call", { ...fields, event: "tool_result", mocked: true });
       return { output: mockOutputText(mock), durationMs: Math.round(performance.now() - started) };
     }
@@ -31,4 +32,15 @@ export function testToolRunner({ toolMocks, toolPolicy }: TestToolSetup): ToolRu
     log.info("call", { ...fields, event: "tool_result", mocked: false, ok: false, error: "no mock matched" });
     return { output: toolFailureMessage, durationMs: 0 };
   };
+}
+
+function delay(ms: number, cut?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (cut?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    cut?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

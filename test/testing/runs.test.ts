@@ -172,6 +172,45 @@ describe("a text run", () => {
   }, 90_000);
 });
 
+describe("cancel", () => {
+  test("a call waiting out a tool mock's delay ends at once when its run is canceled", async () => {
+    const { tenant } = world;
+    world.chat.reply = scriptedReplies([{ toolCalls: [{ name: "book_table", arguments: { people: 2 } }] }]);
+    const created = await tenant.org.post(`${tenant.P}/test-runs`, {
+      assistantId,
+      scenarios: [
+        {
+          name: "slow mock",
+          kind: "scripted",
+          turns: [{ say: "A table for two." }],
+          toolMocks: [{ tool: "book_table", output: "booked", delayMs: 30_000 }],
+          criteria: [{ name: "hung up", type: "endedReason", in: ["hangup"] }],
+        },
+      ],
+    });
+    const runId = created.body.data.id;
+    // the call is up and its tool call waits on the mock
+    let task: any;
+    for (let i = 0; !task && i < 200; i++) {
+      const tasks = (await tenant.org.get(`${tenant.P}/agent-tasks?testRunId=${runId}`)).body.data;
+      task = tasks.find((t: { status: string }) => t.status === "active");
+      if (!task) await Bun.sleep(100);
+    }
+    expect(task).toBeDefined();
+    await Bun.sleep(1_000);
+    const canceledAt = Date.now();
+    expect((await tenant.org.post(`${tenant.P}/test-runs/${runId}/cancel`)).status).toBe(200);
+    for (;;) {
+      const now = (await tenant.org.get(`${tenant.P}/agent-tasks/${task.id}`)).body.data;
+      if (now.status !== "active") break;
+      // the contract: running calls end within 10 s of a cancel (the mock would hold it for 30 s)
+      expect(Date.now() - canceledAt).toBeLessThan(10_000);
+      await Bun.sleep(100);
+    }
+    expect((await untilEnded(runId)).status).toBe("canceled");
+  }, 60_000);
+});
+
 describe("bun run test-assistant", () => {
   async function cli(args: string[]) {
     const { tenant } = world;
