@@ -25,14 +25,23 @@ export function orgPath(s = session()!) {
   return `/api/v1/vendors/${s.vendorId}/organizations/${s.organizationId}`;
 }
 
+/** A body sent as written, e.g. contacts as text/csv (anything else goes as JSON). */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    readonly type: string,
+  ) {}
+}
+
 async function request(method: string, path: string, body?: unknown, token = session()?.token): Promise<Response> {
+  const text = body instanceof TextBody;
   const res = await fetch(path, {
     method,
     headers: {
       ...(token && { authorization: `Bearer ${token}` }),
-      ...(body !== undefined && { "content-type": "application/json" }),
+      ...(body !== undefined && { "content-type": text ? body.type : "application/json" }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : text ? body.text : JSON.stringify(body),
   });
   if (!res.ok) {
     const text = await res.text();
@@ -56,6 +65,13 @@ export type Json = any;
 export async function api<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await request(method, orgPath() + path, body);
   return (await res.json()).data as T;
+}
+
+export type Page<T = Json> = { data: T[]; page: number; size: number; totalElements: number; totalPages: number };
+
+/** A paged envelope under the organization's path, with its page facts. */
+export async function apiPage<T = Json>(path: string): Promise<Page<T>> {
+  return (await request("GET", orgPath() + path)).json() as Promise<Page<T>>;
 }
 
 /** JSON `data` of an envelope at an absolute API path, as `token` (before signing in). */

@@ -2,6 +2,7 @@
 import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
+import { campaignPage, campaignsPage, newCampaignPage } from "./campaigns";
 import { dialer } from "./dialer";
 import { startTalk } from "./talk";
 
@@ -16,6 +17,9 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
   [/^#\/calls(?:\?.*)?$/, callsPage],
   [/^#\/calls\/([\w-]+)$/, (id) => callPage(id!)],
   [/^#\/sip$/, sipPage],
+  [/^#\/campaigns$/, campaignsPage],
+  [/^#\/campaigns\/new$/, newCampaignPage],
+  [/^#\/campaigns\/([\w-]+)(?:\?.*)?$/, (id) => campaignPage(id!)],
 ];
 
 async function render() {
@@ -28,6 +32,7 @@ async function render() {
     ...[
       ["#/assistants", "Assistants"],
       ["#/calls", "Calls"],
+      ["#/campaigns", "Campaigns"],
       ["#/sip", "SIP"],
     ].map(([href, label]) => h("a", { href, className: location.hash.startsWith(href!) ? "active" : "" }, label)),
     h("a", { href: "#/", onclick: signOutAndRender }, "Sign out"),
