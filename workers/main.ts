@@ -11,6 +11,7 @@ import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
 import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
+import { startCampaignCallEnds } from "./campaign-call-ends";
 import { startCampaignSweep } from "./campaign-sweep";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
@@ -57,6 +58,7 @@ const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: acti
 const reconciler = startReconciler({ db, config });
 const testRuns = startTestRunStarter({ db, sql, config });
 const campaignSweep = startCampaignSweep(db, config);
+const campaignCallEnds = startCampaignCallEnds(sql);
 exposeHookDeliveryStates(db);
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
@@ -114,6 +116,7 @@ while (!stopping) {
     reconciler.attach(target);
     testRuns.attach(target);
     campaignSweep.attach(target.client);
+    campaignCallEnds.attach(target.client);
     await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
@@ -123,12 +126,13 @@ while (!stopping) {
     reconciler.attach(null);
     testRuns.attach(null);
     campaignSweep.attach(null);
+    campaignCallEnds.attach(null);
     worker = null;
     await connection?.close().catch(() => {});
   }
 }
 
-await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop()]);
+await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop(), campaignCallEnds.stop()]);
 await metrics.stop();
 stopCleanup();
 stopKeyCleanup();

@@ -2,7 +2,7 @@
 // every contact has its outcome. It holds only the campaign's id: contacts and their states live in
 // Postgres, so a step repeated after a crash is harmless and the history stays small. Pause, resume
 // and cancel arrive as signals: the API has already written the new status, the signal only cuts the
-// wait short. Continue-as-new long before Temporal's history limits.
+// wait short; so does call-ended, sent when one of the campaign's calls has ended. Continue-as-new long before Temporal's history limits.
 // Deterministic code only: no Node, no Bun, no clock, no database here.
 import {
   condition,
@@ -32,9 +32,10 @@ export async function campaignWorkflow(input: CampaignInput): Promise<void> {
   };
   for (const name of campaignSignals) setHandler(defineSignal(name), wake);
   for (;;) {
+    // cleared before the step: a call that ends while the step runs wakes the next one at once
+    woken = false;
     const step = await advanceCampaign(input.campaignId);
     if (step.done) return;
-    woken = false;
     await condition(() => woken, step.wakeInMs);
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > historyEventsPerRun)

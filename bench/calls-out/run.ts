@@ -4,6 +4,8 @@
 // maxConcurrentCalls 100 against a SIPp UAS (486 after 200 ms), and a large campaign (default 10,000
 // contacts, numbers the trunk answers 404 at once): its wall time, Postgres rows and bytes, Temporal
 // history events per contact, and the memory of this process (API and bridge) and of the worker.
+// For both campaigns, the workflow's steps and wake signals, and how long a step takes against how
+// long the workflow waits between steps: which of the two bounds the dial rate.
 //   bun run bench calls-out [--posts 200] [--rate-contacts 2000] [--contacts 10000]
 import { execFileSync } from "node:child_process";
 import { createSocket } from "node:dgram";
@@ -64,6 +66,47 @@ const workerPid = () =>
       ?.trim()
       .split(/\s+/)[0] ?? 0,
   );
+
+/**
+ * A campaign's workflow histories: events, runs, steps (one local activity each), call-ended signals,
+ * and p50 of a workflow task's time (the step itself) and of the wait between two steps.
+ */
+async function historyOf(campaignId: string) {
+  const { address } = await ensureTemporal();
+  const temporal = await connectTemporal(loadConfig({ ...process.env, TEMPORAL_ADDRESS: address }));
+  const h = { events: 0, runs: 0, steps: 0, wakes: 0, taskMs: [] as number[], waitMs: [] as number[] };
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  try {
+    const query = `WorkflowId = "${campaignWorkflowId(campaignId)}"`;
+    for await (const run of temporal.client.workflow.list({ query })) {
+      h.runs++;
+      const history = await temporal.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+      let started = 0;
+      let completed = 0;
+      for (const e of history.events ?? []) {
+        h.events++;
+        const at = ms(e.eventTime);
+        if (e.markerRecordedEventAttributes) h.steps++;
+        if (e.workflowExecutionSignaledEventAttributes?.signalName === "call-ended") h.wakes++;
+        if (e.workflowTaskStartedEventAttributes) {
+          if (completed) h.waitMs.push(at - completed);
+          started = at;
+        }
+        if (e.workflowTaskCompletedEventAttributes) {
+          h.taskMs.push(at - started);
+          completed = at;
+        }
+      }
+    }
+  } finally {
+    await temporal.close();
+  }
+  return h;
+}
+const historyText = (h: Awaited<ReturnType<typeof historyOf>>, contacts: number) =>
+  `${h.events} events in ${h.runs} runs (${(h.events / contacts).toFixed(3)} per contact): ${h.steps} steps, ` +
+  `${h.wakes} call-ended signals; workflow task p50 ${pct(h.taskMs, 50).toFixed(0)} ms, wait between tasks p50 ${pct(h.waitMs, 50).toFixed(0)} ms`;
 
 const world = await startSipWorld({ nobody: "unused" }, {});
 try {
@@ -145,16 +188,7 @@ try {
     (select count(*) from campaign_contacts where campaign_id = ${big.id})::int as contacts,
     (select count(*) from agent_tasks where campaign_id = ${big.id})::int as tasks,
     pg_total_relation_size('campaign_contacts') as contact_bytes`;
-  const { address } = await ensureTemporal();
-  const temporal = await connectTemporal(loadConfig({ ...process.env, TEMPORAL_ADDRESS: address }));
-  let events = 0;
-  let runs = 0;
-  for await (const run of temporal.client.workflow.list({ query: `WorkflowId = "${campaignWorkflowId(big.id)}"` })) {
-    runs++;
-    const history = await temporal.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
-    events += history.events?.length ?? 0;
-  }
-  await temporal.close();
+  const [rateHistory, bigHistory] = [await historyOf(rate.id), await historyOf(big.id)];
 
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   console.log(`
@@ -166,7 +200,8 @@ try {
 | large campaign: first offer to last end | ${(big.dialMs / 1000).toFixed(1)} s (${((bigCount * 1000) / big.dialMs).toFixed(1)} calls/s) |
 | large campaign: rows | ${rows!.contacts} campaign_contacts, ${rows!.tasks} agent_tasks |
 | campaign_contacts on disk (all campaigns of the run, indexes included) | ${(Number(rows!.contact_bytes) / 1024 / 1024).toFixed(1)} MB |
-| Temporal history | ${events} events in ${runs} runs: ${(events / bigCount).toFixed(3)} per contact |
+| Temporal history, dial-rate campaign | ${historyText(rateHistory, rateCount)} |
+| Temporal history, large campaign | ${historyText(bigHistory, bigCount)} |
 | RSS API + bridge (this process), before / peak | ${rssBefore.api.toFixed(0)} / ${rssPeak.api.toFixed(0)} MB |
 | RSS worker, before / peak | ${rssBefore.worker.toFixed(0)} / ${rssPeak.worker.toFixed(0)} MB |
 `);

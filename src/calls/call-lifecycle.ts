@@ -1,9 +1,10 @@
 // The agent task row of a call and its events: each change and the event it causes are written in one
 // transaction (emitCallEvent is an outbox), so a hook fires exactly when the change is committed.
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import {
   agentTasks,
+  CAMPAIGN_CALL_ENDS_CHANNEL,
   testResults,
   type AgentTaskStatus,
   type CallDirection,
@@ -143,8 +144,11 @@ export async function concludeCallTask(
         ...(sipStatus !== undefined && { sipStatus }),
       })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))
-      .returning({ id: agentTasks.id });
+      .returning({ id: agentTasks.id, campaignId: agentTasks.campaignId });
     if (closed.length > 0) await storeConcludedCall(tx, event, recorded?.recording ?? null);
+    // the campaign's workflow dials the next contact on this (workers/campaign-call-ends.ts), not on its next poll
+    const campaignId = closed[0]?.campaignId;
+    if (campaignId) await tx.execute(sql`select pg_notify(${CAMPAIGN_CALL_ENDS_CHANNEL}, ${campaignId})`);
     // an assistant deleted since took its hooks with it
     if (closed.length > 0 && task.assistantId) {
       await emitCallEvent(tx, {

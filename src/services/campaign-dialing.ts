@@ -12,8 +12,11 @@ import { lockCredentialCapacity, offerCalls } from "./outbound-calls";
 /** What the workflow does next: stop, or look again after `wakeInMs` (or when signalled). */
 export type CampaignStep = { done: boolean; wakeInMs: number; dialed: number; inFlight: number };
 
-// while calls are out, their endings are looked for this often
-export const pollMs = 1000;
+// a call's end wakes the workflow (a call-ended signal, workers/campaign-call-ends.ts); this is the
+// look it takes on its own while calls are out, for a notification or signal that was lost
+export const safetyPollMs = 10_000;
+// the credential (not the campaign's own window) is full: an inbound call ending sends no signal
+const pollMs = 1000;
 // paused or waiting on a retry far away: a signal wakes the workflow sooner
 const idleMs = 10 * 60_000;
 // outside calling hours the workflow wakes at least hourly (a clock change moves the opening)
@@ -38,13 +41,13 @@ export async function advanceCampaign(db: Db, campaignId: string, maxCallMs: num
   const { inFlight, pending } = stats!;
   const waiting = (ms: number, dialed = 0, out = inFlight): CampaignStep => ({
     done: false,
-    wakeInMs: out > 0 ? Math.min(pollMs, ms) : ms,
+    wakeInMs: out > 0 ? Math.min(safetyPollMs, ms) : ms,
     dialed,
     inFlight: out,
   });
 
   if (campaign.status === "canceled" || campaign.status === "completed")
-    return inFlight > 0 ? waiting(pollMs) : { done: true, wakeInMs: 0, dialed: 0, inFlight };
+    return inFlight > 0 ? waiting(safetyPollMs) : { done: true, wakeInMs: 0, dialed: 0, inFlight };
   if (pending === 0 && inFlight === 0) {
     await db
       .update(campaigns)
@@ -59,8 +62,11 @@ export async function advanceCampaign(db: Db, campaignId: string, maxCallMs: num
   const dialed = await claimAndOffer(db, campaign, inFlight, maxCallMs);
   const out = inFlight + dialed;
   const dueInMs = stats!.nextAt ? new Date(stats!.nextAt).getTime() - Date.now() : idleMs;
-  // the cap or the credential may have let fewer through than are due: look again soon
-  return waiting(pending > dialed && dueInMs <= 0 ? pollMs : Math.max(dueInMs, pollMs), dialed, out);
+  if (pending > dialed && dueInMs <= 0)
+    // contacts are due but were not dialled: the campaign's own window is full (one of its calls
+    // ending wakes us), or the credential is (inbound calls, other campaigns: look again soon)
+    return waiting(out >= campaign.maxConcurrentCalls ? safetyPollMs : pollMs, dialed, out);
+  return waiting(Math.max(dueInMs, pollMs), dialed, out);
 }
 
 /** Contacts whose call has moved on: answered → in-progress; ended → a retry or their final state. */

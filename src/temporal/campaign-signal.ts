@@ -2,7 +2,7 @@
 // of a new campaign and wakes a running one on pause / resume / cancel. Postgres holds the status;
 // when Temporal is away the signal is lost but nothing else is: the worker's sweep
 // (workers/campaign-sweep.ts) starts any running campaign's workflow within its period.
-import { WorkflowIdReusePolicy, type Client } from "@temporalio/client";
+import { WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Config } from "../config";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -32,5 +32,19 @@ export async function signalCampaign(config: Pick<Config, "temporal">, campaignI
     });
   } catch (error) {
     log.warn("campaign signal not delivered", { campaignId, signal, error: describeError(error) });
+  }
+}
+
+/**
+ * Wakes a campaign's running workflow after one of its calls ended, so it dials the next contact now.
+ * A plain signal, not signal-with-start: a campaign without a workflow is the sweep's to start.
+ */
+export async function wakeCampaign(temporal: Client, campaignId: string) {
+  try {
+    await temporal.workflow.getHandle(campaignWorkflowId(campaignId)).signal("call-ended" satisfies CampaignSignal);
+  } catch (error) {
+    // a finished campaign's workflow: nothing to wake
+    if (error instanceof WorkflowNotFoundError) return;
+    throw error;
   }
 }

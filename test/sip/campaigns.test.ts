@@ -4,7 +4,10 @@
 // busy, decline. Retries, pause / resume / cancel, calling hours, the concurrency window within the
 // credential's free capacity, a worker killed mid-campaign, CSV and bad input.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { freePort } from "../helpers/temporal";
+import { loadConfig } from "../../src/config";
+import { connectTemporal } from "../../src/temporal/client";
+import { campaignWorkflowId } from "../../workflows/ids";
+import { ensureTemporal, freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
@@ -61,6 +64,17 @@ const finished = (id: string, timeoutMs = 60_000) =>
     timeoutMs,
   );
 const campaignTasks = async (id: string) => world.tasks((t) => t.campaignId === id);
+/** The names of the signals the campaign's workflow received (its latest run: small campaigns have one). */
+async function signalsOf(id: string) {
+  const { address } = await ensureTemporal();
+  const temporal = await connectTemporal(loadConfig({ ...process.env, TEMPORAL_ADDRESS: address }));
+  try {
+    const history = await temporal.client.workflow.getHandle(campaignWorkflowId(id)).fetchHistory();
+    return (history.events ?? []).flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+  } finally {
+    await temporal.close();
+  }
+}
 /** The most calls of the campaign that held a slot (offered to ended) at the same moment. */
 function maxOverlap(tasks: any[]) {
   const edges = tasks.flatMap((t) => [
@@ -105,6 +119,10 @@ test("a campaign completes: every contact called once with its variables, never 
   // 3 slots, 1 reserved: two at a time, although the campaign asked for 5
   expect(maxOverlap(tasks)).toBe(2);
   expect((await uas.result).code).toBe(0);
+  // each call's end woke the workflow (workers/campaign-call-ends.ts), not only its own poll
+  const signals = await signalsOf(done.id);
+  expect(signals[0]).toBe("created");
+  expect(signals.filter((n) => n === "call-ended").length).toBeGreaterThanOrEqual(1);
 }, 90_000);
 
 test("busy is retried up to maxAttempts; declined is never retried", async () => {

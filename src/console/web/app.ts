@@ -2,6 +2,7 @@
 import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
+import { campaignPage, campaignsPage, newCampaignPage } from "./campaigns";
 import { dialer } from "./dialer";
 import { knowledgeBasePage, knowledgeBasesPage, knowledgeTools } from "./knowledge";
 import { startTalk } from "./talk";
@@ -23,6 +24,9 @@ const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
   [/^#\/knowledge$/, knowledgeBasesPage],
   [/^#\/knowledge\/([\w-]+)(?:\?(.*))?$/, (id, query) => knowledgeBasePage(id!, query)],
   ...testsRoutes,
+  [/^#\/campaigns$/, campaignsPage],
+  [/^#\/campaigns\/new$/, newCampaignPage],
+  [/^#\/campaigns\/([\w-]+)(?:\?.*)?$/, (id) => campaignPage(id!)],
 ];
 
 async function render() {
@@ -35,6 +39,7 @@ async function render() {
     ...[
       ["#/assistants", "Assistants"],
       ["#/calls", "Calls"],
+      ["#/campaigns", "Campaigns"],
       ["#/sip", "SIP"],
       ["#/knowledge", "Knowledge"],
       ["#/tests", "Tests"],

@@ -84,3 +84,5 @@ export const agentTasks = pgTable(
 export const OUTBOUND_CALLS_CHANNEL = "outbound_calls";
 /** NOTIFY channel: a running call is to be hung up (POST agent-tasks/{id}/hangup); the payload is its callId. */
 export const CALL_HANGUP_CHANNEL = "call_hangup";
+/** NOTIFY channel: a campaign's call ended (its task closed); the payload is the campaign's id. */
+export const CAMPAIGN_CALL_ENDS_CHANNEL = "campaign_call_ends";
