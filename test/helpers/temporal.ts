@@ -80,6 +80,8 @@ export type TestWorker = {
   restart(): Promise<void>;
   /** the current process has not exited */
   running(): boolean;
+  /** the current process's id (benches read its CPU time) */
+  pid(): number | undefined;
 };
 
 /** Spawns `node --import tsx workers/main.ts` and resolves once its Temporal worker polls. */
@@ -149,5 +151,6 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
     const proc = child as ChildProcess | null;
     return proc !== null && proc.exitCode === null && proc.signalCode === null;
   };
-  return { taskQueue, lines, stderr: () => stderr, kill, restart: spawnOnce, running };
+  const pid = () => (child as ChildProcess | null)?.pid;
+  return { taskQueue, lines, stderr: () => stderr, kill, restart: spawnOnce, running, pid };
 }

@@ -254,3 +254,126 @@ describe("bun run test-assistant", () => {
     expect((await cli(["--assistant", assistantId])).code).toBe(2);
   }, 90_000);
 });
+
+describe("a worker that dies or stalls mid-run", () => {
+  const runTasks = async (runId: string) =>
+    (await world.tenant.org.get(`${world.tenant.P}/agent-tasks?testRunId=${runId}&size=100`)).body.data as {
+      id: string;
+      callId: string;
+      status: string;
+    }[];
+  const resultsOf = async (runId: string) =>
+    (await world.tenant.org.get(`${world.tenant.P}/test-runs/${runId}/results`)).body.data as any[];
+  const says = (i: number) => [1, 2, 3].map((t) => `Caller ${i} turn ${t}.`);
+
+  /** A run of `count` three-turn callers whose replies are slow, so that calls are half-way when the worker goes. */
+  async function slowRun(count: number, concurrency: number) {
+    world.chat.reply = scriptedReplies([]); // echoes each turn: "You said: …"
+    world.chat.complete = null;
+    world.chat.firstTokenDelayMs = 400;
+    const scenarios = Array.from({ length: count }, (_, i) => ({
+      name: `caller ${i}`,
+      kind: "scripted",
+      turns: says(i).map((say) => ({ say })),
+      criteria: [{ name: "heard the last turn", type: "said", pattern: `You said: Caller ${i} turn 3`, by: "agent" }],
+    }));
+    const created = await world.tenant.org.post(`${world.tenant.P}/test-runs`, { assistantId, scenarios, concurrency });
+    expect(created.status).toBe(202);
+    return { runId: created.body.data.id as string, names: scenarios.map((s) => s.name) };
+  }
+
+  /** Waits until a call of the run is live and at least `results` results are in (but not all). */
+  async function untilMidRun(runId: string, results: number, total: number) {
+    for (const until = Date.now() + 60_000; ; ) {
+      const inSoFar = (await resultsOf(runId)).length;
+      const live = (await runTasks(runId)).filter((t) => t.status === "active");
+      if (inSoFar >= results && inSoFar < total && live.length >= 1) return;
+      if (Date.now() > until || inSoFar === total) throw new Error(`no moment mid-run: ${inSoFar} in`);
+      await Bun.sleep(50);
+    }
+  }
+
+  /** Each result is one whole call of its own: its turns once each, its own hooks once each. */
+  async function expectOneCallEach(runId: string, results: any[]) {
+    for (const [i, result] of results.entries()) {
+      const task = (await world.tenant.org.get(`${world.tenant.P}/agent-tasks/${result.agentTaskId}`)).body.data;
+      expect(task).toMatchObject({ testRunId: runId, status: "completed" });
+      const callerSaid = task.messages.filter((m: { role: string }) => m.role === "USER").map((m: any) => m.text);
+      expect(callerSaid).toEqual(says(i));
+      expect(result.hooks.map((h: { type: string }) => h.type).sort()).toEqual(["call_concluded", "call_started"]);
+      for (const hook of result.hooks) expect(hook.callId).toBe(task.callId);
+    }
+  }
+
+  test("SIGKILL while calls run: a new worker finishes the run, every result final once, none lost", async () => {
+    const { runId, names } = await slowRun(6, 3);
+    let before: any[] = [];
+    let placedByTheDead: string[] = [];
+    let run: any;
+    try {
+      await untilMidRun(runId, 1, 6);
+      await worker.kill("SIGKILL");
+      // what the dead worker left, read before a new one can change anything
+      before = await resultsOf(runId);
+      placedByTheDead = (await runTasks(runId)).map((t) => t.id);
+      await worker.restart();
+      // Temporal notices the dead worker's activities once their heartbeats stop (30 s)
+      run = await untilEnded(runId, 150_000);
+    } finally {
+      world.chat.firstTokenDelayMs = 0;
+    }
+    expect(run).toMatchObject({
+      status: "completed",
+      verdict: "passed",
+      counts: { total: 6, passed: 6, failed: 0, error: 0, pending: 0 },
+    });
+    const results = await resultsOf(runId);
+    expect(results.map((r) => r.scenarioName)).toEqual(names);
+    // a result that was in before the kill was not run again
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    for (const done of before) expect(results.find((r) => r.id === done.id)).toEqual(done);
+    await expectOneCallEach(runId, results);
+    // the calls the dead worker left ended and belong to no result; nothing of the run is still live
+    const tasks = await runTasks(runId);
+    const resultTasks = new Set(results.map((r) => r.agentTaskId));
+    const interrupted = tasks.filter((t) => !resultTasks.has(t.id));
+    expect(interrupted.length).toBeGreaterThanOrEqual(1);
+    for (const t of interrupted) expect(placedByTheDead).toContain(t.id);
+    expect(tasks.filter((t) => t.status === "active" || t.status === "offered")).toEqual([]);
+  }, 240_000);
+
+  test("a worker that stalls past its heartbeat and wakes up cannot overwrite the results its successor decided", async () => {
+    const { runId, names } = await slowRun(2, 2);
+    let stalled = 0;
+    let run: any;
+    let decided: any[] = [];
+    let storedByTheStalled: Record<string, unknown>[] = [];
+    try {
+      await untilMidRun(runId, 0, 2);
+      stalled = worker.pid()!;
+      process.kill(stalled, "SIGSTOP");
+      const left = 2 - (await resultsOf(runId)).length;
+      await worker.restart();
+      run = await untilEnded(runId, 150_000);
+      decided = await resultsOf(runId);
+      // the stalled worker goes on with its calls and tries to store their outcomes
+      const mark = worker.lines.length;
+      process.kill(stalled, "SIGCONT");
+      for (const until = Date.now() + 60_000; storedByTheStalled.length < left; ) {
+        if (Date.now() > until)
+          throw new Error(`the stalled worker ended nothing: ${JSON.stringify(worker.lines.slice(-5))}`);
+        await Bun.sleep(100);
+        storedByTheStalled = worker.lines.slice(mark).filter((l) => String(l.msg).startsWith("test result"));
+      }
+    } finally {
+      world.chat.firstTokenDelayMs = 0;
+      if (stalled) process.kill(stalled, "SIGKILL");
+    }
+    expect(run).toMatchObject({ status: "completed", verdict: "passed", counts: { total: 2, passed: 2 } });
+    expect(decided.map((r) => r.scenarioName)).toEqual(names);
+    expect(await resultsOf(runId)).toEqual(decided);
+    expect((await world.tenant.org.get(`${world.tenant.P}/test-runs/${runId}`)).body.data).toEqual(run);
+    await expectOneCallEach(runId, decided);
+    for (const line of storedByTheStalled) expect(line.msg).toBe("test result of a superseded attempt dropped");
+  }, 240_000);
+});

@@ -70,16 +70,18 @@ export function createTestRunActivities(deps: TestRunDeps) {
     const scenario = run.scenarios[result.position]!;
     // a retried activity (its worker died) places the call again with a new secret: the old one is void
     const secret = randomBytes(24).toString("base64url");
-    await db
+    const [claimed] = await db
       .update(testResults)
       .set({ status: "running", startedAt: new Date(), callSecretHash: sha256(secret), callId: null, hooks: [] })
-      .where(eq(testResults.id, resultId));
+      .where(and(eq(testResults.id, resultId), inArray(testResults.status, ["pending", "running"])))
+      .returning({ id: testResults.id });
+    if (!claimed) return "skipped"; // decided since it was read
 
     const context = Context.current();
     const heartbeat = setInterval(() => context.heartbeat(), 5_000);
     try {
       const outcome = await placeCall(deps, resultId, secret, scenario, run.modality);
-      return await storeOutcome(deps, resultId, run.modality, scenario, outcome);
+      return await storeOutcome(deps, { resultId, secret }, run.modality, scenario, outcome);
     } finally {
       clearInterval(heartbeat);
     }
@@ -180,7 +182,7 @@ function observedToolCalls(outcome: TestCallOutcome, scenario: RunScenario): Obs
 
 async function storeOutcome(
   deps: TestRunDeps,
-  resultId: string,
+  { resultId, secret }: { resultId: string; secret: string },
   modality: Modality,
   scenario: RunScenario,
   outcome: TestCallOutcome,
@@ -204,7 +206,7 @@ async function storeOutcome(
     error =
       verdicts.find((v) => v.required && (v.verdict === "error" || v.verdict === "notApplicable"))?.reason ?? null;
   const samples = call.firstAudioMs ?? [];
-  await deps.db
+  const [stored] = await deps.db
     .update(testResults)
     .set({
       status,
@@ -219,7 +221,20 @@ async function storeOutcome(
       },
       endedAt: new Date(),
     })
-    .where(eq(testResults.id, resultId));
+    // only the attempt whose secret the result holds decides it: an attempt Temporal gave up on (its
+    // worker stalled past the heartbeat time-out, then woke) must not overwrite its successor's verdict
+    .where(
+      and(
+        eq(testResults.id, resultId),
+        eq(testResults.callSecretHash, sha256(secret)),
+        eq(testResults.status, "running"),
+      ),
+    )
+    .returning({ id: testResults.id });
+  if (!stored) {
+    log.warn("test result of a superseded attempt dropped", { resultId, status });
+    return status;
+  }
   log.info("test result", { resultId, status, turns: outcome.turns, durationMs: outcome.durationMs });
   return status;
 }
