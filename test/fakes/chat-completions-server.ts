@@ -6,13 +6,17 @@ import type { AddressInfo } from "node:net";
 import { wallClock } from "./wall-clock";
 
 export type ChatMode = "ok" | "error" | "not-json" | "hang";
-/** `at`: arrival; `firstContentAt`: when the first text chunk of a streamed reply went out (wallClock). */
+/**
+ * `at`: arrival; `firstContentAt`: when the first text chunk of a streamed reply went out; `endedAt`:
+ * when the whole answer had been written (wallClock).
+ */
 export type ChatRequest = {
   path: string;
   headers: IncomingHttpHeaders;
   body: any;
   at: number;
   firstContentAt?: number;
+  endedAt?: number;
 };
 export type StreamedReply = { text?: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
 type ChatMessage = {
@@ -105,6 +109,7 @@ export async function startFakeChatServer(
           ? "Here is your summary: it went well."
           : JSON.stringify(fake.answers.length > 0 ? fake.answers.shift() : fake.summary);
       const message = fake.complete?.(request.body) ?? { content };
+      request.endedAt = wallClock();
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({
           id: "chatcmpl-fake",
@@ -162,5 +167,6 @@ async function streamReply(res: ServerResponse, reply: StreamedReply, request: C
   if (body.stream_options?.include_usage)
     send({ ...chunkOf(model, {}), choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
   send("[DONE]");
+  request.endedAt = wallClock();
   res.end();
 }
