@@ -193,6 +193,7 @@ try {
       from test_runs where id = ${runId}`,
   );
   const firstStartMs = starts[0]! - Number(times!.created);
+  const rampMs = starts[Math.min(C, starts.length) - 1]! - starts[0]!;
   const closeMs = Number(times!.ended) - ends.at(-1)!;
   await close();
 
@@ -217,7 +218,7 @@ try {
       `  the fake LLM's reply (its deliberate latency, not ours)   ${dist(llm)}`,
       `  a result's time beyond its call (conclusion, judge, bookkeeping)   ${dist(outside)}`,
       `  a lane's hand-off (a result ends -> the next one starts)   ${dist(handoffs)}`,
-      `  the run created -> its first result started   ${ms(firstStartMs)}; the last result ended -> the run completed   ${ms(closeMs)}`,
+      `  the run created -> its first result started   ${ms(firstStartMs)}; the first ${C} started within ${ms(rampMs)}; the last result ended -> the run completed   ${ms(closeMs)}`,
       `  CPU used during the run: ${cpuUsed.join(", ")} (Postgres is shared with the machine: not counted)`,
       "  audio: not built (the audio modality of a test run, TTS caller and STT of the agent, does not exist yet): no audio scenario measured",
     ].join("\n"),
