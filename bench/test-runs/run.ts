@@ -1,12 +1,14 @@
 // bench/test-runs: one test run as CI starts it, through every real part (the API, NOTIFY, Temporal, the
 // worker's workflow and activities, the bridge's websocket, Postgres) against a fake LLM in this process.
-//   bun run bench test-runs [--scenarios 100] [--turns 6] [--concurrency 20] [--llm-ms 100]
+//   bun run bench test-runs [--scenarios 100] [--turns 6] [--concurrency 20] [--llm-ms 100] [--audio-turns 3]
 // Half the scenarios are scripted callers, half simulated ones (SIMULATOR_MODEL), every result is judged
 // once (JUDGE_MODEL). Reports the run's wall time and our own time per turn, measured at the fake LLM:
 // from the moment it finished the agent's reply to turn k to the moment the request for turn k+1
 // arrived, i.e. the bridge's turn_done, the caller in the worker, its user_text and the bridge's next
 // request (for a simulated caller the fake's time answering the simulator is taken out). The fake's
 // deliberate latency (--llm-ms before the first token) is thereby never counted as ours.
+// Then one audio scenario (the Deepgram and ElevenLabs fakes here): its wall time against the length
+// of what was said in it.
 // The API and the fake LLM run in this process, the bridge and the worker in their own; a scratch
 // database is created and dropped, a Temporal dev server started unless TEMPORAL_ADDRESS is set.
 import { loadavg } from "node:os";
@@ -17,6 +19,10 @@ import { createDb } from "../../src/db/client";
 import { migrateDatabase } from "../../src/db/migrate";
 import { startApi } from "../../src/server";
 import { scriptedReplies, startFakeChatServer, type ChatRequest } from "../../test/fakes/chat-completions-server";
+import { startFakeDeepgram } from "../../test/fakes/deepgram-server";
+import { startFakeElevenLabs } from "../../test/fakes/elevenlabs-server";
+import { speech } from "../../test/helpers/speech";
+import { keys } from "../../test/voice/pipeline-fakes";
 import { createTenant } from "../../test/helpers/api";
 import { freePort, startDevServer, startWorker } from "../../test/helpers/temporal";
 import { cpuSeconds } from "../calls-ws/proc-stats";
@@ -28,12 +34,14 @@ const { values } = parseArgs({
     turns: { type: "string", default: "6" },
     concurrency: { type: "string", default: "20" },
     "llm-ms": { type: "string", default: "100" },
+    "audio-turns": { type: "string", default: "3" },
   },
 });
 const N = Number(values.scenarios);
 const T = Number(values.turns);
 const C = Number(values.concurrency);
 const llmMs = Number(values["llm-ms"]);
+const audioTurns = Array.from({ length: Number(values["audio-turns"]) }, (_, k) => `This is spoken turn ${k + 1}.`);
 const SIMULATOR = "bench-simulator";
 const JUDGE = "bench-judge";
 
@@ -61,11 +69,28 @@ try {
     const turn = body.messages.filter((m: { role: string }) => m.role === "assistant").length + 1;
     return { content: `Scenario ${scenario} turn ${turn}.` };
   };
+  // the audio scenario: the bridge's STT hears the caller's lines, the caller's STT the agent's replies,
+  // one TTS speaks for both (espeak)
+  const [bridgeEars, callerEars, tts] = await Promise.all([
+    startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY, transcript: (_s, turn) => audioTurns[turn] ?? "" }),
+    startFakeDeepgram({ transcript: () => "heard" }),
+    startFakeElevenLabs(),
+  ]);
+  Object.assign(env, keys);
+  Object.assign(process.env, keys);
   const api = await startApi(loadConfig(env), { port: 0 });
   const bridgePort = await freePort();
   const bridge = await spawnBun(
     "src/bridge/main.ts",
-    { BRIDGE_PORT: String(bridgePort), BRIDGE_WORKERS: "1", OPENAI_BASE_URL: chat.baseUrl, LOG_LEVEL: "info" },
+    {
+      ...keys,
+      BRIDGE_PORT: String(bridgePort),
+      BRIDGE_WORKERS: "1",
+      OPENAI_BASE_URL: chat.baseUrl,
+      DEEPGRAM_URL: bridgeEars.url,
+      ELEVENLABS_URL: tts.url,
+      LOG_LEVEL: "info",
+    },
     (line) => line.includes("bridge listening"),
   );
   const worker = await startWorker({
@@ -76,6 +101,8 @@ try {
       OPENAI_BASE_URL: chat.baseUrl,
       SIMULATOR_MODEL: SIMULATOR,
       JUDGE_MODEL: JUDGE,
+      DEEPGRAM_URL: callerEars.url,
+      ELEVENLABS_URL: tts.url,
     },
   });
 
@@ -83,7 +110,7 @@ try {
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
     name: "pipeline",
     type: "pipeline",
-    parameters: {},
+    parameters: { vad: { startDuration: 64, stopDuration: 300 } },
   });
   const assistant = await tenant.org.post(`${tenant.P}/assistants`, {
     name: "bench",
@@ -220,12 +247,48 @@ try {
       `  a lane's hand-off (a result ends -> the next one starts)   ${dist(handoffs)}`,
       `  the run created -> its first result started   ${ms(firstStartMs)}; the first ${C} started within ${ms(rampMs)}; the last result ended -> the run completed   ${ms(closeMs)}`,
       `  CPU used during the run: ${cpuUsed.join(", ")} (Postgres is shared with the machine: not counted)`,
-      "  audio: not built (the audio modality of a test run, TTS caller and STT of the agent, does not exist yet): no audio scenario measured",
+    ].join("\n"),
+  );
+
+  // one audio scenario: its wall time against the length of everything spoken in it
+  say(`one audio scenario of ${audioTurns.length} spoken turns`);
+  chat.firstTokenDelayMs = llmMs;
+  const a0 = performance.now();
+  const audio = await tenant.org.post(`${tenant.P}/test-runs`, {
+    assistantId: assistant.body.data.id,
+    modality: "audio",
+    scenarios: [
+      {
+        name: "spoken",
+        kind: "scripted",
+        turns: audioTurns.map((s) => ({ say: s })),
+        criteria: [{ name: "caller hung up", type: "endedReason", in: ["hangup"] }],
+      },
+    ],
+  });
+  if (audio.status !== 202) throw new Error(`audio run refused: ${JSON.stringify(audio.body)}`);
+  let audioRun = audio.body.data;
+  while (audioRun.status !== "completed" && audioRun.status !== "canceled") {
+    await Bun.sleep(100);
+    audioRun = (await tenant.org.get(`${tenant.P}/test-runs/${audioRun.id}`)).body.data;
+    if (performance.now() - a0 > 300_000) throw new Error("the audio run did not end within 300 s");
+  }
+  const audioWallS = (performance.now() - a0) / 1000;
+  const [spoken] = (await tenant.org.get(`${tenant.P}/test-runs/${audioRun.id}/results`)).body.data;
+  const task = (await tenant.org.get(`${tenant.P}/agent-tasks/${spoken.agentTaskId}`)).body.data;
+  // what was said, both sides, as the same espeak voice the TTS fake speaks with
+  const said = (task.messages as { type: string; text?: string }[]).filter((m) => m.type === "text" && m.text);
+  let spokenS = 0;
+  for (const m of said) spokenS += (await speech(m.text!, 16_000)).length / 16_000;
+  console.log(
+    [
+      `  audio: one scenario of ${audioTurns.length} spoken turns (${spoken.status}${spoken.error ? `: ${spoken.error}` : ""}): wall time (POST to completed) ${audioWallS.toFixed(1)} s, the call ${(spoken.metrics.durationMs / 1000).toFixed(1)} s, for ${spokenS.toFixed(1)} s of speech (${said.length} utterances, both sides); first agent audio after a turn p50 ${spoken.metrics.firstAudioMs?.p50 ?? "?"} ms, p95 ${spoken.metrics.firstAudioMs?.p95 ?? "?"} ms (at the caller's socket, metrics.firstAudioMs)`,
     ].join("\n"),
   );
   await worker.kill();
   await api.stop();
   await chat.close();
+  await Promise.all([bridgeEars.close(), callerEars.close(), tts.close()]);
 } finally {
   await finish();
 }
