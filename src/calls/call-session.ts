@@ -16,7 +16,7 @@ import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engi
 import { isTransferTool, type CallTool, type TransferTool } from "../voice/tools";
 import type { KnowledgeSearch } from "./knowledge-tool";
 import { CallMessages } from "./call-messages";
-import type { CallerTransport, EndReason } from "./caller-transport";
+import type { BridgedCall, CallerTransport, EndReason } from "./caller-transport";
 import { sharedTicker, type FrameTicker } from "./frame-ticker";
 import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";
@@ -86,6 +86,8 @@ export class CallSession {
   private startedAt: number | null = null;
   private hangupAfterTurn = false;
   private transferredTo: string | null = null;
+  /** joined to a transfer's second leg: the assistant has left, the recording goes on */
+  private bridged = false;
   private hangupReason: EndReason = "agent-hangup";
   private ending = false;
 
@@ -108,17 +110,44 @@ export class CallSession {
   attachVoice(voice: VoiceSession) {
     if (this.ending) return voice.close();
     this.voice = voice;
-    voice.on("audio", (samples) => {
-      this.messages.agentAudio(samples, this.playsAt());
-      this.playout.push(samples);
-    });
-    voice.on("transcript", (event) => this.onTranscript(event));
-    voice.on("interrupt", () => this.onInterrupt());
-    voice.on("toolCall", (event) => this.onToolCall(event));
-    voice.on("endCall", ({ reason }) => this.onEndCall(reason));
-    voice.on("turnDone", () => this.onTurnDone());
+    // a voice the call has let go of (a bridged transfer closed it) is not heard any more
+    const live =
+      <A extends unknown[]>(handler: (...args: A) => void) =>
+      (...args: A) => {
+        if (this.voice === voice) handler(...args);
+      };
+    voice.on(
+      "audio",
+      live((samples) => {
+        this.messages.agentAudio(samples, this.playsAt());
+        this.playout.push(samples);
+      }),
+    );
+    voice.on(
+      "transcript",
+      live((event) => this.onTranscript(event)),
+    );
+    voice.on(
+      "interrupt",
+      live(() => this.onInterrupt()),
+    );
+    voice.on(
+      "toolCall",
+      live((event) => this.onToolCall(event)),
+    );
+    voice.on(
+      "endCall",
+      live(({ reason }) => this.onEndCall(reason)),
+    );
+    voice.on(
+      "turnDone",
+      live(() => this.onTurnDone()),
+    );
     voice.on("error", (error) => log.warn("call voice error", { callId: this.callId, error: error.message }));
-    voice.on("closed", ({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`));
+    voice.on(
+      "closed",
+      live(({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`)),
+    );
     this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
     if (this.options.modality === "text") this.start();
   }
@@ -142,6 +171,7 @@ export class CallSession {
    * the first frame after the voice is ready starts the call.
    */
   callerAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
+    if (this.bridged && !this.ending) return this.recorder?.add("caller", samples);
     if (this.ending || !this.voice) return; // before the provider listens there is no one to hear it
     if (this.startedAt === null) this.start();
     this.recorder?.add("caller", samples);
@@ -166,6 +196,11 @@ export class CallSession {
   end(reason: EndReason, error: string | null = null) {
     if (this.ending) return;
     this.ending = true;
+    // a bridged transfer succeeded: whoever hangs up (or the time limit), the call was transferred
+    if (this.bridged && reason !== "transferred") {
+      log.info("call", { callId: this.callId, event: "bridge_hangup", reason });
+      reason = "transferred";
+    }
     const endedAt = Date.now();
     const recordedUntil = performance.now();
     const recorder = this.recorder;
@@ -297,9 +332,28 @@ export class CallSession {
     });
     if (outcome.transferredTo) {
       this.transferredTo = outcome.transferredTo;
-      this.end("transferred");
+      if (outcome.bridged) this.joinBridge(outcome.bridged);
+      else this.end("transferred");
     } else if (outcome.hangup) this.end("agent-hangup", outcome.output);
     return outcome;
+  }
+
+  /**
+   * A bridged transfer: the assistant leaves (its provider session closed, nothing more played to the
+   * caller) and the call goes on between the two people, recorded, until either hangs up.
+   */
+  private joinBridge(bridged: BridgedCall) {
+    if (this.ending) return; // the transport's hang-up has ended the bridge
+    this.bridged = true;
+    const voice = this.voice;
+    this.voice = null;
+    voice?.close();
+    this.playout.stop();
+    this.transport.clearAudio();
+    bridged.onAudio((samples) => {
+      if (!this.ending) this.recorder?.add("agent", samples);
+    });
+    void bridged.ended.then(() => this.end("transferred"));
   }
 
   /**

@@ -4,7 +4,7 @@
 import { log } from "../log";
 import type { ToolCallEvent } from "../voice/engine";
 import type { TransferTool } from "../voice/tools";
-import type { CallerTransport } from "./caller-transport";
+import type { BridgedCall, CallerTransport } from "./caller-transport";
 import { renderTemplate } from "./templates";
 
 export type TransferCall = {
@@ -24,6 +24,8 @@ export type TransferOutcome = {
   transferredTo: string | null;
   /** the transfer failed and onFailure is hangup */
   hangup: boolean;
+  /** a bridged transfer: the legs joined through us, until either hangs up */
+  bridged: BridgedCall | null;
 };
 
 export async function runTransfer({
@@ -41,6 +43,7 @@ export async function runTransfer({
     durationMs: Math.round(performance.now() - started),
     transferredTo,
     hangup,
+    bridged: null,
   });
   const to = event.arguments.destination;
   const destination = destinations.find((d) => d.to === to);
@@ -60,6 +63,10 @@ export async function runTransfer({
     why: attempt.ok ? null : attempt.why,
     durationMs: Math.round(performance.now() - started),
   });
-  if (attempt.ok) return finish(`The caller was transferred to ${destination.to}.`, destination.to);
+  if (attempt.ok)
+    return {
+      ...finish(`The caller was transferred to ${destination.to}.`, destination.to),
+      bridged: attempt.bridged ?? null,
+    };
   return finish(`The transfer to ${destination.to} failed: ${attempt.why}.`, null, onFailure === "hangup");
 }

@@ -98,7 +98,7 @@ export class OutboundCall {
     this.call = startCall(
       ctx.deps,
       assistant,
-      sipCallerTransport(inviter, media.rtp, task.transport, ctx.trunk),
+      sipCallerTransport(inviter, media.rtp, task.transport, ctx, task.dial.from),
       {
         reservedCallId: task.callId,
         direction: "outbound",
