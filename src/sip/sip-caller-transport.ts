@@ -1,7 +1,7 @@
 // The CallerTransport of a SIP call: agent audio into the paced RTP sender at 8 kHz (providers talk
 // 8 kHz mu-law with these calls; the voice engine resamples only for a strategy that asks for another
 // output rate), hang-up as our BYE, and a transfer: a REFER in the caller's dialog, or a second leg we
-// bridge (method dial), which our hang-up then ends too.
+// bridge (method dial, and when the REFER is refused), which our hang-up then ends too.
 import type { Session } from "sip.js";
 import { SessionState } from "sip.js";
 import type { CallerTransport, TransferAttempt, TransferRequest } from "../calls/caller-transport";
@@ -46,6 +46,12 @@ export function sipCallerTransport(
         return { ok: true };
       case "ended":
         return { ok: false, why: "the caller hung up" };
+      case "refused": {
+        // the caller's side will not transfer: we place the second leg ourselves (design.md)
+        log.info("call", { sipCallId: session.dialog?.callId, event: "refer_fallback", why: result.why });
+        const attempt = await dial();
+        return attempt.ok ? attempt : { ok: false, why: `${result.why}, and then ${attempt.why}` };
+      }
       default:
         return { ok: false, why: result.why };
     }

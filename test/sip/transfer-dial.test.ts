@@ -1,4 +1,4 @@
-// Bridged transfer (method dial) with real peers: SIPp calls in
+// Bridged transfer (method dial, and the fallback of a refused REFER) with real peers: SIPp calls in
 // through Kamailio, the fake model calls transfer_call, the bridge speaks the message, then dials the
 // destination through the same credential (Kamailio challenges that INVITE) to a SIPp UAS whose media
 // is the test's RTP peer. Audio is checked by content: a tone from one person is heard by the other.
@@ -209,3 +209,43 @@ for (const [name, callee, scenario, vars, why] of [
     await eventually(async () => (await activeTasks()) === 0, "the slot released");
   }, 120_000);
 }
+
+test("REFER refused with 501: the bridge falls back to dialling the destination and joins the legs", async () => {
+  const assistant = await transferringAssistant(number.fallback, { method: "refer" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(5000) },
+    port.fallback,
+  );
+  const calling = runSipp({
+    scenario: "uac-transferee.xml",
+    trunkPort: trunkPort,
+    service: did,
+    vars: {
+      RTP_PORT: callerPeer.port,
+      REFER_STATUS: "501 Not Implemented",
+      AFTER_REFER: "waitbye",
+      NOTIFY_DELAY_MS: 0,
+      FINAL: "200 OK",
+      CALL_MS: 40_000,
+    },
+    timeoutSeconds: 80,
+  });
+  await eventually(() => targetPeer.latched, "the second leg's media", 40_000);
+  targetPeer.say(beep(1200, 2000, 8000));
+  await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
+  const [callerResult, targetResult] = await Promise.all([calling, target.result]);
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(callerResult.code, callerResult.output).toBe(0);
+  const logs = callerResult.logs.join("\n");
+  expect(logs).toMatch(/REFER_TO\s+<?sip:15550400093@127\.0\.0\.1/);
+  // the destination hung up: the caller got our BYE
+  expect(logs).toContain("BRIDGE_HUNG_UP");
+  expect(targetResult.code, targetResult.output).toBe(0);
+  const { task, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.fallback });
+}, 120_000);
