@@ -4,6 +4,7 @@
 // is the test's RTP peer. Audio is checked by content: a tone from one person is heard by the other.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { strongestTone } from "../../src/audio/tone-frame";
+import { parseWav } from "../../src/audio/wav";
 import { beep } from "../helpers/answering-audio";
 import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
@@ -131,9 +132,10 @@ test("dial: the destination answers, each person hears the other's tone, the ass
   // the destination's leg is up once the bridge sends it RTP: both people speak a tone of their own
   await eventually(() => targetPeer.latched, "the second leg's media", 40_000);
   const session = await assistant.fake.nextSession();
-  callerPeer.say(beep(700, 2000, 8000));
-  targetPeer.say(beep(1200, 2000, 8000));
+  // one after the other, so that the recording (both sides mixed) holds each tone alone
+  callerPeer.say(beep(700, 1500, 8000));
   await eventually(() => toneFrames(targetPeer.heard(), 700) >= 25, "the caller's tone at the destination", 20_000);
+  targetPeer.say(beep(1200, 1500, 8000));
   await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
   // the assistant's provider session is closed while the people talk; the call keeps its one slot
   await eventually(() => session.ws.readyState === 3 /* CLOSED */, "the provider session closed");
@@ -161,6 +163,10 @@ test("dial: the destination answers, each person hears the other's tone, the ass
   expect(JSON.stringify(body.messages.find((m: any) => m.type === "tool_result"))).toContain(
     `transferred to ${number.answer}`,
   );
+  // the recording goes on after the hand-over, with both people in it
+  const wav = parseWav(Buffer.from(body.callRecording, "base64"));
+  expect(toneFrames(wav.samples, 700)).toBeGreaterThanOrEqual(25);
+  expect(toneFrames(wav.samples, 1200)).toBeGreaterThanOrEqual(25);
   await eventually(async () => (await activeTasks()) === 0, "the slot released");
   expect(world.hookBodies("call_concluded").filter((b) => b.callId === task.callId)).toHaveLength(1);
 }, 120_000);
