@@ -22,6 +22,8 @@ import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";
 import type { ToolRunner } from "./test-call-tools";
 import { runTransfer } from "./transfer-call";
+import { HoldTone } from "./hold-tone";
+import type { TranscriptLine } from "../voice/summarize";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -56,6 +58,8 @@ export type CallSessionOptions = {
   modality?: "audio" | "text";
   /** answers the LLM's tool calls: the tools' webhooks, or a test call's mocks */
   runTool?: ToolRunner;
+  /** a warm transfer's brief for the human: a short summary of the call so far (null: none to be had) */
+  summarize?: (transcript: TranscriptLine[]) => Promise<string | null>;
 };
 
 const noSearch: KnowledgeSearch = () => Promise.reject(new Error("no knowledge base search in this call"));
@@ -66,6 +70,9 @@ const maxUtteranceSeconds = 30;
 // a transfer message that never reports played still lets the transfer go on: speech runs ~15 characters a second
 const speakBoundMs = 3_000;
 const msPerCharacter = 100;
+// the caller is on hold while the brief is written: a summary later than this is done without
+const summaryBoundMs = 5_000;
+const noSummary = "A caller is being transferred to you.";
 // calls that end in the same instant (a burst of hang-ups) finish one per event-loop turn
 const endings = createTurnQueue((error) => log.error("call end failed", { error: describeError(error) }));
 
@@ -88,6 +95,8 @@ export class CallSession {
   private transferredTo: string | null = null;
   /** joined to a transfer's second leg: the assistant has left, the recording goes on */
   private bridged = false;
+  /** a warm transfer's briefing: the agent's audio goes to the human, the caller is on hold */
+  private briefing: NonNullable<BridgedCall["pending"]> | null = null;
   private hangupReason: EndReason = "agent-hangup";
   private ending = false;
 
@@ -171,7 +180,8 @@ export class CallSession {
    * the first frame after the voice is ready starts the call.
    */
   callerAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
-    if (this.bridged && !this.ending) return this.recorder?.add("caller", samples);
+    // bridged, or on hold while the human is briefed: recorded, not heard by the assistant
+    if ((this.bridged || this.briefing) && !this.ending) return this.recorder?.add("caller", samples);
     if (this.ending || !this.voice) return; // before the provider listens there is no one to hear it
     if (this.startedAt === null) this.start();
     this.recorder?.add("caller", samples);
@@ -279,7 +289,8 @@ export class CallSession {
 
   private playFrame(frame: Int16Array) {
     this.recorder?.add("agent", frame);
-    this.transport.playAudio(frame);
+    if (this.briefing) this.briefing.playAudio(frame);
+    else this.transport.playAudio(frame);
   }
 
   /** When agent audio arriving now will be heard: after what is queued (or at the start of the call). */
@@ -329,6 +340,7 @@ export class CallSession {
       transport: this.transport,
       variables: this.options.variables ?? {},
       speak: (text) => this.speak(text),
+      brief: (bridged) => this.brief(bridged),
     });
     if (outcome.transferredTo) {
       this.transferredTo = outcome.transferredTo;
@@ -354,6 +366,51 @@ export class CallSession {
       if (!this.ending) this.recorder?.add("agent", samples);
     });
     void bridged.ended.then(() => this.end("transferred"));
+  }
+
+  /**
+   * A warm transfer: the human's leg is up but not joined. The assistant speaks a short summary of the
+   * call to the human (the agent's audio goes to that leg) while the caller hears the hold tone; once
+   * it has played the legs are joined. The human hanging up meanwhile returns the caller to the
+   * assistant, which hears why in the tool result.
+   */
+  private async brief(bridged: BridgedCall): Promise<{ joined: true } | { joined: false; why: string }> {
+    const pending = bridged.pending;
+    if (!pending || this.ending) return { joined: false, why: "the call ended" };
+    this.playout.flush();
+    this.transport.clearAudio();
+    const hold = new HoldTone(
+      this.transport.sampleRate,
+      (frame) => this.transport.playAudio(frame),
+      this.options.ticker ?? sharedTicker,
+    );
+    hold.start();
+    bridged.onAudio((samples) => {
+      if (!this.ending) this.recorder?.add("agent", samples);
+    });
+    const left = bridged.ended.then(() => "left" as const);
+    const summary = this.options.summarize
+      ? await Promise.race([
+          this.options.summarize(CallMessages.transcriptOf(this.messages.sofar())).catch(() => null),
+          Bun.sleep(summaryBoundMs).then(() => null),
+          left.then(() => null),
+        ])
+      : null;
+    // the playout now feeds the human's leg, at its lead
+    this.briefing = pending;
+    const spoken = await Promise.race([
+      this.speak(`${summary ?? noSummary} Connecting you now.`).then(() => "spoken" as const),
+      left,
+    ]);
+    hold.stop();
+    this.briefing = null;
+    if (spoken === "left" || this.ending) {
+      this.playout.flush();
+      return { joined: false, why: "the destination hung up before the caller was put through" };
+    }
+    pending.join();
+    log.info("call", { callId: this.callId, event: "briefed", summarized: summary !== null });
+    return { joined: true };
   }
 
   /**

@@ -52,6 +52,11 @@ export type BridgedCall = {
   readonly ended: Promise<void>;
   /** the destination's audio (PCM16 at the transport's rate) as it arrives, for the recording */
   onAudio(handler: (samples: Int16Array) => void): void;
+  /**
+   * A warm transfer's legs before they are joined: the destination hears what is played here (20 ms
+   * frames, up to `leadMs` early, as `playAudio`) and nothing of the caller, until `join`.
+   */
+  readonly pending?: { playAudio(frame: Int16Array): void; readonly leadMs: number; join(): void };
 };
 /**
  * `ok`: the caller is with the destination; our leg may end, or with `bridged` stays joined to the

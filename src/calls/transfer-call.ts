@@ -15,6 +15,8 @@ export type TransferCall = {
   variables: Readonly<Record<string, string>>;
   /** Speaks the text to the caller; settles once it has played (or could not be). */
   speak(text: string): Promise<void>;
+  /** A warm transfer's briefing of the human on the pending legs: true once they are joined. */
+  brief(bridged: BridgedCall): Promise<{ joined: true } | { joined: false; why: string }>;
 };
 
 export type TransferOutcome = {
@@ -35,6 +37,7 @@ export async function runTransfer({
   transport,
   variables,
   speak,
+  brief,
 }: TransferCall): Promise<TransferOutcome> {
   const started = performance.now();
   const { destinations, ringTimeoutMs, method, mode, onFailure } = tool.transfer;
@@ -55,7 +58,11 @@ export async function runTransfer({
   const fields = { callId, tool: event.name, toolCallId: event.callId, to: destination.to, method };
   await speak(renderTemplate(destination.message, variables));
   log.info("call", { ...fields, event: "transfer_started", spokenMs: Math.round(performance.now() - started) });
-  const attempt = await transport.transfer({ to: destination.to, ringTimeoutMs, method, mode });
+  let attempt = await transport.transfer({ to: destination.to, ringTimeoutMs, method, mode });
+  if (attempt.ok && attempt.bridged?.pending) {
+    const briefed = await brief(attempt.bridged);
+    if (!briefed.joined) attempt = { ok: false, why: briefed.why };
+  }
   log.info("call", {
     ...fields,
     event: "transfer_ended",

@@ -27,6 +27,8 @@ export type DialTransfer = {
   /** the From of the second leg: our number on this call (the credential's user when we know none) */
   ourNumber: string | null;
   ringTimeoutMs: number;
+  /** false for a warm transfer: the legs are joined later (`pending.join`), after the human's briefing */
+  join: boolean;
   fields: Record<string, unknown>;
 };
 
@@ -38,7 +40,7 @@ const byeIfUp = (session: Session) => {
 export async function dialTransfer(
   request: DialTransfer,
 ): Promise<{ attempt: TransferAttempt; bridge: Bridge | null }> {
-  const { ctx, caller, callerMedia, to, ourNumber, ringTimeoutMs, fields } = request;
+  const { ctx, caller, callerMedia, to, ourNumber, ringTimeoutMs, join, fields } = request;
   const failed = (why: string) => ({ attempt: { ok: false, why } as const, bridge: null });
   const host = ctx.trunk.hostname.toLowerCase();
   const target = UserAgent.makeURI(destinationUri(to, ctx.trunk));
@@ -86,7 +88,7 @@ export async function dialTransfer(
   }
 
   media.start();
-  callerMedia.relay(media);
+  if (join) callerMedia.relay(media);
   let resolveEnded!: () => void;
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
   const started = performance.now();
@@ -98,12 +100,18 @@ export async function dialTransfer(
     // our BYEs are out (or theirs came): the bridge is over, whenever the BYEs are answered
     if (!up(caller) && !up(inviter)) resolveEnded();
   };
+  let joined = join;
   const watch = (state: SessionState) => {
-    if (state === SessionState.Terminating || state === SessionState.Terminated) hangup();
+    if (state !== SessionState.Terminating && state !== SessionState.Terminated) return;
+    // joined, either side's end ends both; before a warm transfer joins, the caller stays with the
+    // assistant when the human hangs up (the session hears it from `ended`)
+    if (joined || !up(caller)) return hangup();
+    byeIfUp(inviter);
+    if (!up(inviter)) resolveEnded();
   };
   caller.stateChange.addListener(watch);
   inviter.stateChange.addListener(watch);
-  if (!up(caller) || !up(inviter)) hangup(); // one side left before we listened
+  for (const session of [caller, inviter]) watch(session.state); // one side left before we listened
   void ended.then(async () => {
     caller.stateChange.removeListener(watch);
     inviter.stateChange.removeListener(watch);
@@ -121,6 +129,17 @@ export async function dialTransfer(
     ended,
     onAudio: (handler) => (onAudio = handler),
     hangup: () => hangup(),
+    ...(!join && {
+      pending: {
+        playAudio: (frame: Int16Array) => media.playAudio(frame),
+        leadMs: media.leadMs,
+        join: () => {
+          joined = true;
+          callerMedia.relay(media);
+          log.info("call", { ...fields, event: "joined", afterMs: Math.round(performance.now() - started) });
+        },
+      },
+    }),
   };
   return { attempt: { ok: true, bridged: bridge }, bridge };
 }

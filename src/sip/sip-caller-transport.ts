@@ -1,7 +1,7 @@
 // The CallerTransport of a SIP call: agent audio into the paced RTP sender at 8 kHz (providers talk
 // 8 kHz mu-law with these calls; the voice engine resamples only for a strategy that asks for another
 // output rate), hang-up as our BYE, and a transfer: a REFER in the caller's dialog, or a second leg we
-// bridge (method dial, and when the REFER is refused), which our hang-up then ends too.
+// bridge (method dial, a warm transfer, and when the REFER is refused), which our hang-up then ends too.
 import type { Session } from "sip.js";
 import { SessionState } from "sip.js";
 import type { CallerTransport, TransferAttempt, TransferRequest } from "../calls/caller-transport";
@@ -24,7 +24,7 @@ export function sipCallerTransport(
   let bridge: Bridge | null = null;
   let hungUp = false;
 
-  async function transfer({ to, ringTimeoutMs, method }: TransferRequest): Promise<TransferAttempt> {
+  async function transfer({ to, ringTimeoutMs, method, mode }: TransferRequest): Promise<TransferAttempt> {
     const dial = async () => {
       const dialled = await dialTransfer({
         ctx,
@@ -33,13 +33,15 @@ export function sipCallerTransport(
         to,
         ourNumber,
         ringTimeoutMs,
+        join: mode !== "warm",
         fields: { sipCallId: session.dialog?.callId, to },
       });
       bridge = dialled.bridge;
       if (hungUp) bridge?.hangup(); // the call ended while the second leg rang
       return dialled.attempt;
     };
-    if (method === "dial") return dial();
+    // warm: only a leg of ours lets the assistant brief the human before the caller joins
+    if (method === "dial" || mode === "warm") return dial();
     const result = await referTransfer(session, destinationUri(to, ctx.trunk), ringTimeoutMs);
     switch (result.kind) {
       case "transferred":

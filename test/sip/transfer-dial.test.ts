@@ -17,7 +17,7 @@ let trunkPort: number;
 let credentialId: string;
 let numberId: string;
 const did = "+15550400001";
-const destinations = ["answer", "busy", "never", "fallback"] as const;
+const destinations = ["answer", "busy", "never", "fallback", "warm", "gone"] as const;
 const port: Record<(typeof destinations)[number], number> = {} as never;
 const number: Record<(typeof destinations)[number], string> = {} as never;
 
@@ -114,6 +114,13 @@ const toneFrames = (heard: Int16Array, hz: number) => {
     if (Math.abs(tone.hz - hz) <= 50 && tone.purity > 0.8) count++;
   }
   return count;
+};
+
+/** The first 20 ms frame of `heard` holding the tone (-1: none). */
+const firstToneFrame = (heard: Int16Array, hz: number) => {
+  for (let f = 0; (f + 1) * 160 <= heard.length; f++)
+    if (toneFrames(heard.subarray(f * 160, (f + 1) * 160), hz)) return f;
+  return -1;
 };
 
 const activeTasks = async () => (await world.credential(credentialId)).activeAgentTasks as number;
@@ -254,4 +261,74 @@ test("REFER refused with 501: the bridge falls back to dialling the destination 
   const { task, bodies } = await concludedFor(assistant.id);
   expect(bodies).toHaveLength(1);
   expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.fallback });
+}, 120_000);
+
+// a summary long enough to be heard for a while (the fake speaks 12 ms a character)
+const brief =
+  "The caller, Ada, wants to move the delivery of order 42 to her office on Friday morning, and asked whether the courier can call ahead before arriving at the building.";
+
+test("warm: the human hears the assistant's summary while the caller hears the hold tone, then the legs are joined", async () => {
+  world.chat.summary = { ...world.chat.summary, shortSummary: brief };
+  const assistant = await transferringAssistant(number.warm, { mode: "warm", method: "refer" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(9000) },
+    port.warm,
+  );
+  // a warm transfer dials (no REFER, whatever the method): the caller must see none
+  const calling = caller(callerPeer, null);
+  const session = await assistant.fake.nextSession();
+  // the summary (the fake's stand-in speech: a 300 Hz tone) at the human, the hold tone at the caller
+  await eventually(() => toneFrames(targetPeer.heard(), 300) >= 25, "the summary at the destination", 40_000);
+  await eventually(() => toneFrames(callerPeer.heard(), 440) >= 10, "the hold tone at the caller", 20_000);
+  const spoken = session.received.filter((e: any) => e.type === "response.create" && e.response?.instructions);
+  expect(spoken.some((e: any) => e.response.instructions.includes(`${brief} Connecting you now.`))).toBe(true);
+  // the human talks on (nothing of it reaches the caller before the legs are joined); once joined,
+  // the caller hears it
+  targetPeer.say(beep(1200, 6000, 8000));
+  await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
+  // the caller heard no summary: no 300 Hz after the hold tone began
+  const heard = callerPeer.heard();
+  const holdStart = firstToneFrame(heard, 440);
+  expect(toneFrames(heard.subarray(holdStart * 160), 300)).toBe(0);
+
+  const [callerResult, targetResult] = await Promise.all([calling, target.result]);
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(callerResult.code, callerResult.output).toBe(0);
+  expect(callerResult.logs.join("\n")).toContain("BRIDGE_HUNG_UP");
+  expect(callerResult.messages).not.toMatch(/^REFER /m);
+  expect(targetResult.code, targetResult.output).toBe(0);
+  const { task, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.warm });
+  await eventually(async () => (await activeTasks()) === 0, "the slot released");
+}, 120_000);
+
+test("warm: the human hangs up during the summary; the caller stays with the assistant, told why", async () => {
+  world.chat.summary = { ...world.chat.summary, shortSummary: brief };
+  const assistant = await transferringAssistant(number.gone, { mode: "warm" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(300) },
+    port.gone,
+  );
+  const callerResult = await caller(callerPeer, 14_000);
+  const targetResult = await target.result;
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(targetResult.code, targetResult.output).toBe(0);
+  // the caller was not hung up on: it hung up itself, after the assistant came back
+  expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  const { task, body } = await concludedFor(assistant.id);
+  expect(body.endedReason).toBe("hangup");
+  expect(task.transferredTo).toBeNull();
+  expect(JSON.stringify(body.messages.find((m: any) => m.type === "tool_result"))).toContain(
+    "hung up before the caller was put through",
+  );
+  expect(body.messages.some((m: any) => m.text === sorry)).toBe(true);
 }, 120_000);
