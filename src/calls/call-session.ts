@@ -119,44 +119,17 @@ export class CallSession {
   attachVoice(voice: VoiceSession) {
     if (this.ending) return voice.close();
     this.voice = voice;
-    // a voice the call has let go of (a bridged transfer closed it) is not heard any more
-    const live =
-      <A extends unknown[]>(handler: (...args: A) => void) =>
-      (...args: A) => {
-        if (this.voice === voice) handler(...args);
-      };
-    voice.on(
-      "audio",
-      live((samples) => {
-        this.messages.agentAudio(samples, this.playsAt());
-        this.playout.push(samples);
-      }),
-    );
-    voice.on(
-      "transcript",
-      live((event) => this.onTranscript(event)),
-    );
-    voice.on(
-      "interrupt",
-      live(() => this.onInterrupt()),
-    );
-    voice.on(
-      "toolCall",
-      live((event) => this.onToolCall(event)),
-    );
-    voice.on(
-      "endCall",
-      live(({ reason }) => this.onEndCall(reason)),
-    );
-    voice.on(
-      "turnDone",
-      live(() => this.onTurnDone()),
-    );
+    voice.on("audio", (samples) => {
+      this.messages.agentAudio(samples, this.playsAt());
+      this.playout.push(samples);
+    });
+    voice.on("transcript", (event) => this.onTranscript(event));
+    voice.on("interrupt", () => this.onInterrupt());
+    voice.on("toolCall", (event) => this.onToolCall(event));
+    voice.on("endCall", ({ reason }) => this.onEndCall(reason));
+    voice.on("turnDone", () => this.onTurnDone());
     voice.on("error", (error) => log.warn("call voice error", { callId: this.callId, error: error.message }));
-    voice.on(
-      "closed",
-      live(({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`)),
-    );
+    voice.on("closed", ({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`));
     this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
     if (this.options.modality === "text") this.start();
   }
@@ -359,6 +332,9 @@ export class CallSession {
     this.bridged = true;
     const voice = this.voice;
     this.voice = null;
+    // let go of it: nothing it still sends (its audio, its "closed") belongs to the call any more
+    voice?.removeAllListeners();
+    voice?.on("error", () => {});
     voice?.close();
     this.playout.stop();
     this.transport.clearAudio();
