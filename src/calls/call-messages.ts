@@ -91,6 +91,11 @@ export class CallMessages {
       .map((m) => (when(m) === m.timestamp ? m : { ...m, timestamp: when(m) }));
   }
 
+  /** The messages so far (the call goes on). */
+  sofar(): CallMessage[] {
+    return [...this.messages];
+  }
+
   /** The text of the call for the summary, in order. */
   static transcriptOf(messages: CallMessage[]): TranscriptLine[] {
     return [...messages]

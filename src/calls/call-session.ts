@@ -16,12 +16,14 @@ import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engi
 import { isTransferTool, type CallTool, type TransferTool } from "../voice/tools";
 import type { KnowledgeSearch } from "./knowledge-tool";
 import { CallMessages } from "./call-messages";
-import type { CallerTransport, EndReason } from "./caller-transport";
+import type { BridgedCall, CallerTransport, EndReason } from "./caller-transport";
 import { sharedTicker, type FrameTicker } from "./frame-ticker";
 import { Playout } from "./playout";
 import { runToolCall } from "./run-tool-call";
 import type { ToolRunner } from "./test-call-tools";
 import { runTransfer } from "./transfer-call";
+import { HoldTone } from "./hold-tone";
+import type { TranscriptLine } from "../voice/summarize";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -56,6 +58,8 @@ export type CallSessionOptions = {
   modality?: "audio" | "text";
   /** answers the LLM's tool calls: the tools' webhooks, or a test call's mocks */
   runTool?: ToolRunner;
+  /** a warm transfer's brief for the human: a short summary of the call so far (null: none to be had) */
+  summarize?: (transcript: TranscriptLine[]) => Promise<string | null>;
 };
 
 const noSearch: KnowledgeSearch = () => Promise.reject(new Error("no knowledge base search in this call"));
@@ -66,6 +70,9 @@ const maxUtteranceSeconds = 30;
 // a transfer message that never reports played still lets the transfer go on: speech runs ~15 characters a second
 const speakBoundMs = 3_000;
 const msPerCharacter = 100;
+// the caller is on hold while the brief is written: a summary later than this is done without
+const summaryBoundMs = 5_000;
+const noSummary = "A caller is being transferred to you.";
 // calls that end in the same instant (a burst of hang-ups) finish one per event-loop turn
 const endings = createTurnQueue((error) => log.error("call end failed", { error: describeError(error) }));
 
@@ -86,6 +93,10 @@ export class CallSession {
   private startedAt: number | null = null;
   private hangupAfterTurn = false;
   private transferredTo: string | null = null;
+  /** joined to a transfer's second leg: the assistant has left, the recording goes on */
+  private bridged = false;
+  /** a warm transfer's briefing: the agent's audio goes to the human, the caller is on hold */
+  private briefing: NonNullable<BridgedCall["pending"]> | null = null;
   private hangupReason: EndReason = "agent-hangup";
   private ending = false;
   /** aborted when the call ends: a test call's mock stops waiting out its delay */
@@ -144,6 +155,8 @@ export class CallSession {
    * the first frame after the voice is ready starts the call.
    */
   callerAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
+    // bridged, or on hold while the human is briefed: recorded, not heard by the assistant
+    if ((this.bridged || this.briefing) && !this.ending) return this.recorder?.add("caller", samples);
     if (this.ending || !this.voice) return; // before the provider listens there is no one to hear it
     if (this.startedAt === null) this.start();
     this.recorder?.add("caller", samples);
@@ -169,6 +182,11 @@ export class CallSession {
     if (this.ending) return;
     this.ending = true;
     this.endedSignal.abort();
+    // a bridged transfer succeeded: whoever hangs up (or the time limit), the call was transferred
+    if (this.bridged && reason !== "transferred") {
+      log.info("call", { callId: this.callId, event: "bridge_hangup", reason });
+      reason = "transferred";
+    }
     const endedAt = Date.now();
     const recordedUntil = performance.now();
     const recorder = this.recorder;
@@ -247,7 +265,8 @@ export class CallSession {
 
   private playFrame(frame: Int16Array) {
     this.recorder?.add("agent", frame);
-    this.transport.playAudio(frame);
+    if (this.briefing) this.briefing.playAudio(frame);
+    else this.transport.playAudio(frame);
   }
 
   /** When agent audio arriving now will be heard: after what is queued (or at the start of the call). */
@@ -297,12 +316,80 @@ export class CallSession {
       transport: this.transport,
       variables: this.options.variables ?? {},
       speak: (text) => this.speak(text),
+      brief: (bridged) => this.brief(bridged),
     });
     if (outcome.transferredTo) {
       this.transferredTo = outcome.transferredTo;
-      this.end("transferred");
+      if (outcome.bridged) this.joinBridge(outcome.bridged);
+      else this.end("transferred");
     } else if (outcome.hangup) this.end("agent-hangup", outcome.output);
     return outcome;
+  }
+
+  /**
+   * A bridged transfer: the assistant leaves (its provider session closed, nothing more played to the
+   * caller) and the call goes on between the two people, recorded, until either hangs up.
+   */
+  private joinBridge(bridged: BridgedCall) {
+    if (this.ending) return; // the transport's hang-up has ended the bridge
+    this.bridged = true;
+    const voice = this.voice;
+    this.voice = null;
+    // let go of it: nothing it still sends (its audio, its "closed") belongs to the call any more
+    voice?.removeAllListeners();
+    voice?.on("error", () => {});
+    voice?.close();
+    this.playout.stop();
+    this.transport.clearAudio();
+    bridged.onAudio((samples) => {
+      if (!this.ending) this.recorder?.add("agent", samples);
+    });
+    void bridged.ended.then(() => this.end("transferred"));
+  }
+
+  /**
+   * A warm transfer: the human's leg is up but not joined. The assistant speaks a short summary of the
+   * call to the human (the agent's audio goes to that leg) while the caller hears the hold tone; once
+   * it has played the legs are joined. The human hanging up meanwhile returns the caller to the
+   * assistant, which hears why in the tool result.
+   */
+  private async brief(bridged: BridgedCall): Promise<{ joined: true } | { joined: false; why: string }> {
+    const pending = bridged.pending;
+    if (!pending || this.ending) return { joined: false, why: "the call ended" };
+    this.playout.flush();
+    this.transport.clearAudio();
+    const hold = new HoldTone(
+      this.transport.sampleRate,
+      (frame) => this.transport.playAudio(frame),
+      this.options.ticker ?? sharedTicker,
+    );
+    hold.start();
+    bridged.onAudio((samples) => {
+      if (!this.ending) this.recorder?.add("agent", samples);
+    });
+    const left = bridged.ended.then(() => "left" as const);
+    const summary = this.options.summarize
+      ? await Promise.race([
+          this.options.summarize(CallMessages.transcriptOf(this.messages.sofar())).catch(() => null),
+          Bun.sleep(summaryBoundMs).then(() => null),
+          left.then(() => null),
+        ])
+      : null;
+    // the playout now feeds the human's leg, at its lead
+    this.briefing = pending;
+    const spoken = await Promise.race([
+      this.speak(`${summary ?? noSummary} Connecting you now.`).then(() => "spoken" as const),
+      left,
+    ]);
+    hold.stop();
+    this.briefing = null;
+    if (spoken === "left" || this.ending) {
+      this.playout.flush();
+      return { joined: false, why: "the destination hung up before the caller was put through" };
+    }
+    pending.join();
+    log.info("call", { callId: this.callId, event: "briefed", summarized: summary !== null });
+    return { joined: true };
   }
 
   /**

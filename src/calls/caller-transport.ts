@@ -46,8 +46,23 @@ export type CallNotice =
 
 /** A transfer the transport carries out (docs/transfer.md); `to` is the destination as configured. */
 export type TransferRequest = { to: string; ringTimeoutMs: number; method: "refer" | "dial"; mode: "blind" | "warm" };
-/** `ok`: the caller is with the destination and our leg may end; otherwise why not, for the LLM. */
-export type TransferAttempt = { ok: true } | { ok: false; why: string };
+/** A bridged transfer (docs/transfer.md): the caller and the destination joined through us until either hangs up. */
+export type BridgedCall = {
+  /** settles once both legs have ended (the transport's hangup ends both) */
+  readonly ended: Promise<void>;
+  /** the destination's audio (PCM16 at the transport's rate) as it arrives, for the recording */
+  onAudio(handler: (samples: Int16Array) => void): void;
+  /**
+   * A warm transfer's legs before they are joined: the destination hears what is played here (20 ms
+   * frames, up to `leadMs` early, as `playAudio`) and nothing of the caller, until `join`.
+   */
+  readonly pending?: { playAudio(frame: Int16Array): void; readonly leadMs: number; join(): void };
+};
+/**
+ * `ok`: the caller is with the destination; our leg may end, or with `bridged` stays joined to the
+ * destination's until either hangs up. Otherwise why not, for the LLM.
+ */
+export type TransferAttempt = { ok: true; bridged?: BridgedCall } | { ok: false; why: string };
 
 /** Our side of the connection, implemented by each wire format. */
 export interface CallerTransport {

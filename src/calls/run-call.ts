@@ -123,6 +123,8 @@ export function startCall(
     ticker: deps.ticker,
     modality: start.modality,
     runTool: start.test && testToolRunner(start.test),
+    summarize: async (transcript) =>
+      (await summarizeCall({ transcript, config, timeoutMs: config.voice.analysisTimeoutMs })).shortSummary,
   });
   const setupDone = startCallSetup(task.transport.type);
   log.info("call", {

@@ -4,7 +4,7 @@
 import { log } from "../log";
 import type { ToolCallEvent } from "../voice/engine";
 import type { TransferTool } from "../voice/tools";
-import type { CallerTransport } from "./caller-transport";
+import type { BridgedCall, CallerTransport } from "./caller-transport";
 import { renderTemplate } from "./templates";
 
 export type TransferCall = {
@@ -15,6 +15,8 @@ export type TransferCall = {
   variables: Readonly<Record<string, string>>;
   /** Speaks the text to the caller; settles once it has played (or could not be). */
   speak(text: string): Promise<void>;
+  /** A warm transfer's briefing of the human on the pending legs: true once they are joined. */
+  brief(bridged: BridgedCall): Promise<{ joined: true } | { joined: false; why: string }>;
 };
 
 export type TransferOutcome = {
@@ -24,6 +26,8 @@ export type TransferOutcome = {
   transferredTo: string | null;
   /** the transfer failed and onFailure is hangup */
   hangup: boolean;
+  /** a bridged transfer: the legs joined through us, until either hangs up */
+  bridged: BridgedCall | null;
 };
 
 export async function runTransfer({
@@ -33,6 +37,7 @@ export async function runTransfer({
   transport,
   variables,
   speak,
+  brief,
 }: TransferCall): Promise<TransferOutcome> {
   const started = performance.now();
   const { destinations, ringTimeoutMs, method, mode, onFailure } = tool.transfer;
@@ -41,6 +46,7 @@ export async function runTransfer({
     durationMs: Math.round(performance.now() - started),
     transferredTo,
     hangup,
+    bridged: null,
   });
   const to = event.arguments.destination;
   const destination = destinations.find((d) => d.to === to);
@@ -52,7 +58,11 @@ export async function runTransfer({
   const fields = { callId, tool: event.name, toolCallId: event.callId, to: destination.to, method };
   await speak(renderTemplate(destination.message, variables));
   log.info("call", { ...fields, event: "transfer_started", spokenMs: Math.round(performance.now() - started) });
-  const attempt = await transport.transfer({ to: destination.to, ringTimeoutMs, method, mode });
+  let attempt = await transport.transfer({ to: destination.to, ringTimeoutMs, method, mode });
+  if (attempt.ok && attempt.bridged?.pending) {
+    const briefed = await brief(attempt.bridged);
+    if (!briefed.joined) attempt = { ok: false, why: briefed.why };
+  }
   log.info("call", {
     ...fields,
     event: "transfer_ended",
@@ -60,6 +70,10 @@ export async function runTransfer({
     why: attempt.ok ? null : attempt.why,
     durationMs: Math.round(performance.now() - started),
   });
-  if (attempt.ok) return finish(`The caller was transferred to ${destination.to}.`, destination.to);
+  if (attempt.ok)
+    return {
+      ...finish(`The caller was transferred to ${destination.to}.`, destination.to),
+      bridged: attempt.bridged ?? null,
+    };
   return finish(`The transfer to ${destination.to} failed: ${attempt.why}.`, null, onFailure === "hangup");
 }

@@ -45,6 +45,11 @@ export interface CallMedia {
   /** One 20 ms frame of agent audio at 8 kHz, encoded at once (the frame is not kept). */
   playAudio(frame: Int16Array): void;
   clearAudio(): void;
+  /**
+   * Joins this call's RTP with another's of the same media (a bridged transfer): each side's packets go
+   * to the other as they arrive, and neither sends agent audio any more. Audio still reaches the handlers.
+   */
+  relay(peer: CallMedia): void;
   /** Stops the media and frees its ports; resolves with the call's figures. */
   close(): Promise<MediaStats>;
   /** What the caller's RTCP reports said of our audio (null: it sent none). */

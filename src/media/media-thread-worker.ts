@@ -17,6 +17,8 @@ export type ToMediaThread =
   | { t: "open"; id: number; timeoutMs: number; rtcpIntervalMs?: number }
   | { t: "configure"; id: number; target: WireTarget }
   | { t: "start" | "clear" | "close"; id: number }
+  /** a bridged transfer: the two sessions' packets go to each other */
+  | { t: "relay"; id: number; peer: number }
   /** agent frames of 160 samples, frame i for session ids[i] */
   | { t: "frames"; ids: Int32Array; pcm: Int16Array };
 
@@ -118,6 +120,11 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
     case "clear":
       sessions.get(message.id)?.rtp.clearAudio();
       return;
+    case "relay": {
+      const peer = sessions.get(message.peer)?.rtp;
+      if (peer) sessions.get(message.id)?.rtp.relay(peer);
+      return;
+    }
     case "close": {
       const stats = sessions.get(message.id)?.rtp.close() ?? Promise.resolve(noStats);
       sessions.delete(message.id);

@@ -154,7 +154,7 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
     private closed: Promise<MediaStats> | null = null;
 
     constructor(
-      private readonly id: number,
+      readonly id: number,
       readonly port: number,
       readonly handlers: MediaHandlers,
     ) {}
@@ -176,6 +176,11 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
 
     clearAudio() {
       post({ t: "clear", id: this.id });
+    }
+
+    relay(peer: CallMedia) {
+      if (!(peer instanceof RemoteMedia)) throw new Error("a relay joins two RTP sessions of one media thread");
+      post({ t: "relay", id: this.id, peer: peer.id });
     }
 
     /** No answer will come (closed, or the thread died): whoever waits goes on. */

@@ -8,7 +8,7 @@
 import type { FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
 import { frameSamples } from "./codecs";
-import { rtpHeaderBytes, writeRtpHeader } from "./rtp-packet";
+import { rtpHeaderBytes, writeRtpHeader, type RtpPacket } from "./rtp-packet";
 
 const frameMs = 20;
 // after an event-loop stall, skip ahead rather than burst the backlog: the timestamp and the sequence
@@ -34,6 +34,9 @@ export class RtpSender {
   private nextDue = 0;
   private playing = false;
   packetsSent = 0;
+  // relaying: how the other leg's sequence numbers and timestamps map onto ours, and the packet buffer
+  private relayShift: { sequence: number; timestamp: number } | null = null;
+  private relayed = newPacket();
   /** Frames skipped after stalls of the event loop (never sent; a gap in the sequence numbers). */
   framesSkipped = 0;
 
@@ -55,6 +58,37 @@ export class RtpSender {
   stop() {
     this.clock.remove(this.tick);
     this.queued = 0;
+  }
+
+  /**
+   * Relaying (a bridged transfer): the paced sending stops for good and each packet of the other leg
+   * goes out at once, on this stream's SSRC, its sequence number and timestamp shifted to go on from
+   * where ours were (the source's gaps and talk spurts kept), the first one marked.
+   */
+  relay(source: RtpPacket, payloadType: number, payload: Uint8Array) {
+    const header = this.header;
+    if (!this.relayShift) {
+      this.stop();
+      header.marker = true;
+      this.relayShift = {
+        sequence: (header.sequence - source.sequence) & 0xffff,
+        timestamp: (header.timestamp - source.timestamp) >>> 0,
+      };
+    }
+    const length = rtpHeaderBytes + payload.length;
+    if (this.relayed.length < length) this.relayed = new Uint8Array(length);
+    const packet = this.relayed.subarray(0, length);
+    writeRtpHeader(packet, {
+      payloadType,
+      marker: header.marker || source.marker,
+      sequence: (source.sequence + this.relayShift.sequence) & 0xffff,
+      timestamp: (source.timestamp + this.relayShift.timestamp) >>> 0,
+      ssrc: header.ssrc,
+    });
+    header.marker = false;
+    packet.set(payload, rtpHeaderBytes);
+    this.send(packet);
+    this.packetsSent++;
   }
 
   /** A re-INVITE changed the codec: frames queued in the old one are dropped (a frame or two of slack). */

@@ -50,6 +50,8 @@ export class RtpSession implements CallMedia {
   private closed = false;
   private started = false;
   private rtcp: RtcpReporter | null = null;
+  /** the other leg of a bridged transfer: our caller's packets go on to it */
+  private peer: RtpSession | null = null;
   packetsReceived = 0;
 
   private constructor(
@@ -111,9 +113,36 @@ export class RtpSession implements CallMedia {
     this.sender?.flush();
   }
 
+  relay(peer: CallMedia) {
+    if (!(peer instanceof RtpSession)) throw new Error("a relay joins two RTP sessions of one event loop");
+    this.peer = peer;
+    peer.peer = this;
+  }
+
+  /**
+   * A packet of the other leg, sent on at once: its payload as it came when both legs talk one codec,
+   * else decoded and encoded again (G.711 to G.711: one byte a sample either way); an RFC 4733 event
+   * under our side's telephone-event type (dropped when our side negotiated none).
+   */
+  private forward(packet: RtpPacket, from: Codec | null) {
+    const target = this.target;
+    const sender = this.sender;
+    if (!target || !sender || this.closed) return;
+    if (!from) {
+      if (target.dtmfPayloadType !== null) sender.relay(packet, target.dtmfPayloadType, packet.payload);
+    } else if (from.name === target.codec.name) sender.relay(packet, target.codec.payloadType, packet.payload);
+    else {
+      const pcm = from.decode(packet.payload);
+      const payload = new Uint8Array(pcm.length);
+      target.codec.encodeInto(pcm, payload, 0, 0, pcm.length);
+      sender.relay(packet, target.codec.payloadType, payload);
+    }
+  }
+
   async close(): Promise<MediaStats> {
     if (!this.closed) {
       this.closed = true;
+      this.peer = null;
       this.sender?.stop();
       coarseTicker.remove(this.checkTimeout);
       this.rtcp?.close();
@@ -159,6 +188,8 @@ export class RtpSession implements CallMedia {
     else if (this.latched.address !== address || this.latched.port !== port) return; // not our caller
     this.packetsReceived++;
     this.lastPacketAt = performance.now();
+    // relayed on arrival, before our reordering: the other side's jitter buffer does that once
+    this.peer?.forward(packet, isAudio ? target.codec : null);
     if (!isAudio) {
       const digit = this.dtmf.decode(packet.payload, packet.timestamp);
       if (digit) this.handlers.onDigit(digit);

@@ -1,7 +1,7 @@
 // What an inbound and an outbound SIP call share: the RTP session that feeds the call (audio, digits,
 // RTP time-out), and, once the call is answered, its supervision: the peer's BYE ends it, and when it
 // has ended its RTP closes and its quality is recorded.
-import type { Session } from "sip.js";
+import type { Session, UserAgent } from "sip.js";
 import { SessionState } from "sip.js";
 import type { CallHandle } from "../calls/caller-transport";
 import type { CallDeps } from "../calls/run-call";
@@ -18,6 +18,8 @@ export type SipCallContext = {
   credentialId: string;
   /** the credential's trunk: a transfer to a number is referred or dialled there */
   trunk: { hostname: string; port: number };
+  /** the credential's user agent: a bridged transfer's second leg goes out through it */
+  userAgent: UserAgent;
   rtpTimeoutMs: number;
   /** RTP sessions by sip.js session id, for the description handler factory. */
   media: Map<string, CallMedia>;

@@ -116,7 +116,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
 
   const rtp = media.rtp;
   rtp.start();
-  const transportOut = sipCallerTransport(invitation, rtp, transport, ctx.trunk);
+  const transportOut = sipCallerTransport(invitation, rtp, transport, ctx, identity.calledNumber);
   call = startCall(ctx.deps, route.assistant, transportOut, {
     reservedCallId: callId,
     variables: prepared.variables,

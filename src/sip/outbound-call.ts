@@ -1,10 +1,9 @@
-// One call we place, on the bridge holding the credential's lease: the INVITE to the trunk (sip.js
-// answers a 401/407 with digest credentials on the same Call-ID, CSeq + 1, its `uri` the Request-URI
-// as sent), From the caller id, early media taken (not recorded: the call has not started), CANCEL at
-// the ring time-out, the final response mapped to endedReason (outbound-outcome). An answered call runs
+// One call we place, on the bridge holding the credential's lease: the INVITE to the trunk (invite-leg:
+// digest, early media not recorded since the call has not started, CANCEL at the ring time-out), From
+// the caller id, the final response mapped to endedReason (outbound-outcome). An answered call runs
 // like an inbound one (calls/run-call), the callee speaking first or the greeting after 2 s of silence.
 // Every way it ends closes the task and writes call_concluded; the media is closed on each path.
-import { Inviter, SessionState, UserAgent, type URI } from "sip.js";
+import { UserAgent } from "sip.js";
 import { bareConcludedEvent } from "../calls/call-lifecycle";
 import type { CallHandle } from "../calls/caller-transport";
 import { loadCallAssistant } from "../calls/load-assistant";
@@ -12,10 +11,11 @@ import { startCall } from "../calls/run-call";
 import type { AssistantKind, OutboundDial, Transport } from "../db/schema";
 import { describeError } from "../errors";
 import { log } from "../log";
-import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipCallMedia } from "./answered-call";
+import { openSipCallMedia, superviseAnsweredCall, type SipCallContext } from "./answered-call";
 import { closeUnanswered } from "./close-unanswered";
 import type { CredentialAgent } from "./credential-agent";
-import { canceledBeforeAnswer, notPlaced, outcomeOfResponse, ringTimedOut, type DialOutcome } from "./outbound-outcome";
+import { inviteLeg, type InviteLeg } from "./invite-leg";
+import { canceledBeforeAnswer, notPlaced, outcomeOfDial, type DialOutcome } from "./outbound-outcome";
 import { destinationUri } from "./destination-uri";
 import { sipCallerTransport } from "./sip-caller-transport";
 
@@ -33,15 +33,9 @@ export type OutboundTask = {
 // the opening of design.md: the callee speaks first, or the assistant greets after this much silence
 const greetAfterSilenceMs = 2000;
 
-type Dialled =
-  | { kind: "answered" }
-  | { kind: "rejected"; status: number; reason: string }
-  | { kind: "ended" } // terminated without a final response of ours to read (CANCEL crossed, transport)
-  | { kind: "silent" };
-
 export class OutboundCall {
   readonly done: Promise<void>;
-  private inviter: Inviter | null = null;
+  private leg: InviteLeg | null = null;
   private call: CallHandle | null = null;
   private canceled = false;
   private readonly fields: Record<string, unknown>;
@@ -62,9 +56,7 @@ export class OutboundCall {
   hangup() {
     this.canceled = true;
     if (this.call) return this.call.end("canceled");
-    const inviter = this.inviter;
-    if (inviter && (inviter.state === SessionState.Initial || inviter.state === SessionState.Establishing))
-      void inviter.cancel().catch(() => {});
+    this.leg?.cancel();
   }
 
   private async run() {
@@ -78,89 +70,48 @@ export class OutboundCall {
     if (!target || !from) return this.close(notPlaced(), "the destination is not a SIP URI", null);
 
     const media = await openSipCallMedia(ctx, () => this.call);
-    const dialled = await this.dial(target, from, media).catch((error) => {
+    const leg = inviteLeg(this.agent.userAgent, {
+      target,
+      from,
+      ringTimeoutMs: task.dial.ringTimeoutMs,
+      media: media.rtp,
+      mediaBySession: ctx.media,
+      onRinging: (status) => log.info("call", { ...this.fields, event: "ringing", status }),
+      onSent: () => log.info("call", { ...this.fields, event: "dialing", to: task.transport.calledNumber }),
+    });
+    this.leg = leg;
+    const dialled = await leg.dialled.catch((error) => {
       log.warn("call", { ...this.fields, event: "invite_failed", error: describeError(error) });
       return { kind: "silent" } as const;
     });
     if (dialled.kind !== "answered" || this.canceled) {
-      if (dialled.kind === "answered") this.inviter?.bye().catch(() => {});
-      ctx.media.delete(this.inviter?.id ?? "");
+      if (dialled.kind === "answered") leg.inviter.bye().catch(() => {});
+      ctx.media.delete(leg.inviter.id);
       void media.rtp.close();
       const status = dialled.kind === "rejected" ? dialled.status : null;
       const error = dialled.kind === "rejected" ? `${dialled.status} ${dialled.reason}` : null;
-      return this.close(this.outcome(dialled, status), error, status);
+      const outcome = outcomeOfDial(dialled, { canceled: this.canceled, ringTimedOut: leg.ringTimedOut });
+      return this.close(outcome, error, status);
     }
-    const inviter = this.inviter!;
+    const inviter = leg.inviter;
     media.rtp.start();
-    this.call = startCall(ctx.deps, assistant, sipCallerTransport(inviter, media.rtp, task.transport, ctx.trunk), {
-      reservedCallId: task.callId,
-      direction: "outbound",
-      variables: task.variables,
-      maxCallMs: task.dial.maxDurationMs,
-      greetAfterSilenceMs,
-      voicemail: task.dial.voicemail,
-      sipStatus: 200,
-    });
+    this.call = startCall(
+      ctx.deps,
+      assistant,
+      sipCallerTransport(inviter, media.rtp, task.transport, ctx, task.dial.from),
+      {
+        reservedCallId: task.callId,
+        direction: "outbound",
+        variables: task.variables,
+        maxCallMs: task.dial.maxDurationMs,
+        greetAfterSilenceMs,
+        voicemail: task.dial.voicemail,
+        sipStatus: 200,
+      },
+    );
     log.info("call", { ...this.fields, event: "answered", rtpPort: media.rtp.port });
     superviseAnsweredCall(ctx, inviter, media, this.call, this.fields);
     await this.call.done;
-  }
-
-  private ringTimedOut = false;
-
-  private outcome(dialled: Dialled, status: number | null): DialOutcome {
-    if (this.canceled) return canceledBeforeAnswer(status ?? (dialled.kind === "silent" ? null : 487));
-    // the trunk answered nothing at all (not even 100): a failure, whatever timer noticed it
-    if (dialled.kind === "silent") return notPlaced();
-    if (this.ringTimedOut) return ringTimedOut(status ?? 487);
-    if (dialled.kind === "rejected") return outcomeOfResponse(dialled.status);
-    return notPlaced();
-  }
-
-  /** Sends the INVITE and waits for the answer, a final refusal, our CANCEL's end, or nothing. */
-  private dial(target: URI, from: URI, media: SipCallMedia): Promise<Dialled> {
-    const inviter = new Inviter(this.agent.userAgent, target, { earlyMedia: true, params: { fromUri: from } });
-    this.inviter = inviter;
-    this.ctx.media.set(inviter.id, media.rtp);
-    let provisional = false;
-    return new Promise<Dialled>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.ringTimedOut = true;
-        // nothing came back: no transaction to cancel, the call is given up now
-        if (!provisional) return resolve({ kind: "silent" });
-        void inviter.cancel().catch(() => {});
-      }, this.task.dial.ringTimeoutMs);
-      const settle = (result: Dialled) => {
-        clearTimeout(timer);
-        resolve(result); // the first result wins
-      };
-      inviter.stateChange.addListener((state) => {
-        if (state === SessionState.Established) settle({ kind: "answered" });
-        // sip.js terminates the session before it hands the final response to onReject: let that come first
-        if (state === SessionState.Terminated) setTimeout(() => settle({ kind: "ended" }), 0);
-      });
-      inviter
-        .invite({
-          requestDelegate: {
-            onTrying: () => (provisional = true),
-            onProgress: (response) => {
-              provisional = true;
-              log.info("call", { ...this.fields, event: "ringing", status: response.message.statusCode });
-            },
-            onReject: (response) =>
-              settle({
-                kind: "rejected",
-                status: response.message.statusCode ?? 0,
-                reason: response.message.reasonPhrase ?? "",
-              }),
-          },
-        })
-        .then(() => log.info("call", { ...this.fields, event: "dialing", to: this.task.transport.calledNumber }))
-        .catch((error) => {
-          clearTimeout(timer);
-          reject(error);
-        });
-    });
   }
 
   private async close(outcome: DialOutcome, error: string | null, sipStatus: number | null) {

@@ -3,6 +3,7 @@
 // Busy, no answer, unreachable, declined and canceled are the callee's or the client's doing: the
 // attempt completed. Anything else is a failure, its SIP status kept in `sipStatus`.
 import type { AgentTaskStatus, EndedReason } from "../db/schema";
+import type { Dialled } from "./invite-leg";
 
 export type DialOutcome = {
   endedReason: EndedReason;
@@ -42,3 +43,14 @@ export const canceledBeforeAnswer = (sipStatus: number | null) => outcome("cance
 
 /** The trunk answered nothing at all, or the call could not be placed here: a failure without a status. */
 export const notPlaced = () => outcome("failed", null);
+
+/** How a dialled leg ended unanswered: our CANCEL at the API's hang-up, silence, the ring time-out, or its refusal. */
+export function outcomeOfDial(dialled: Dialled, how: { canceled: boolean; ringTimedOut: boolean }): DialOutcome {
+  const status = dialled.kind === "rejected" ? dialled.status : null;
+  if (how.canceled) return canceledBeforeAnswer(status ?? (dialled.kind === "silent" ? null : 487));
+  // the trunk answered nothing at all (not even 100): a failure, whatever timer noticed it
+  if (dialled.kind === "silent") return notPlaced();
+  if (how.ringTimedOut) return ringTimedOut(status ?? 487);
+  if (dialled.kind === "rejected") return outcomeOfResponse(dialled.status);
+  return notPlaced();
+}

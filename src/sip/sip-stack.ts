@@ -102,6 +102,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
       openMedia,
       credentialId: agent.credential.id,
       trunk: agent.credential,
+      userAgent: agent.userAgent,
       rtpTimeoutMs: config.bridge.rtpTimeoutMs,
       media: agent.media,
       track: (call: CallHandle) => agent.track(call),

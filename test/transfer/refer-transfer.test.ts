@@ -104,6 +104,9 @@ test("REFER refused with 501: the assistant hears why and the call goes on until
   expect(task.transferredTo).toBeNull();
   const toolResult = body.messages.find((m: any) => m.type === "tool_result");
   expect(JSON.stringify(toolResult)).toContain("501");
+  // the fallback to a second leg was tried: this trunk refuses it (the bridged transfer itself is
+  // test/sip/transfer-dial.test.ts)
+  expect(JSON.stringify(toolResult)).toMatch(/and then the destination answered [45]\d\d/);
   expect(body.messages.some((m: any) => m.text === "Sorry, nobody could take the call.")).toBe(true);
 }, 90_000);
 

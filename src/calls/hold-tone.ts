@@ -1,0 +1,53 @@
+// What the caller hears while the assistant briefs the human of a warm transfer: a soft 440 Hz tone,
+// one second on and one off, one 20 ms frame at a time on the call's ticker (the transport paces
+// frames handed to it up to its lead early, as it does the agent's).
+import type { FrameTicker } from "./frame-ticker";
+
+const hz = 440;
+const amplitude = 2000;
+const frameMs = 20;
+const onFrames = 50;
+const periodFrames = 100;
+
+export class HoldTone {
+  private readonly frame: Int16Array;
+  private nextDue = 0;
+  private index = 0;
+
+  constructor(
+    private readonly sampleRate: number,
+    private readonly play: (frame: Int16Array) => void,
+    private readonly ticker: FrameTicker,
+  ) {
+    this.frame = new Int16Array((sampleRate * frameMs) / 1000);
+  }
+
+  start() {
+    this.nextDue = this.ticker.now();
+    this.ticker.add(this.tick);
+  }
+
+  stop() {
+    this.ticker.remove(this.tick);
+  }
+
+  private readonly tick = (now: number) => {
+    // after a stall, go on from now rather than burst the frames missed
+    if (now - this.nextDue > 5 * frameMs) this.nextDue = now;
+    while (this.nextDue <= now) {
+      this.play(this.next());
+      this.nextDue += frameMs;
+    }
+  };
+
+  private next(): Int16Array {
+    const n = this.frame.length;
+    const on = this.index % periodFrames < onFrames;
+    for (let i = 0; i < n; i++) {
+      const t = this.index * n + i;
+      this.frame[i] = on ? Math.round(amplitude * Math.sin((2 * Math.PI * hz * t) / this.sampleRate)) : 0;
+    }
+    this.index++;
+    return this.frame;
+  }
+}

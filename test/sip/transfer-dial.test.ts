@@ -1,0 +1,334 @@
+// Bridged transfer (method dial, and the fallback of a refused REFER) with real peers: SIPp calls in
+// through Kamailio, the fake model calls transfer_call, the bridge speaks the message, then dials the
+// destination through the same credential (Kamailio challenges that INVITE) to a SIPp UAS whose media
+// is the test's RTP peer. Audio is checked by content: a tone from one person is heard by the other.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { strongestTone } from "../../src/audio/tone-frame";
+import { parseWav } from "../../src/audio/wav";
+import { beep } from "../helpers/answering-audio";
+import { freePort } from "../helpers/temporal";
+import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
+import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
+import { runSipp } from "./helpers/sipp";
+import { startSippUas, uasEnding } from "./helpers/sipp-uas";
+
+let world: SipWorld;
+let trunkPort: number;
+let credentialId: string;
+let numberId: string;
+const did = "+15550400001";
+const destinations = ["answer", "busy", "never", "fallback", "warm", "gone"] as const;
+const port: Record<(typeof destinations)[number], number> = {} as never;
+const number: Record<(typeof destinations)[number], string> = {} as never;
+
+beforeAll(async () => {
+  world = await startSipWorld({ nobody: "unused" }, {});
+  // one trunk for both legs: the caller's number routes to the registered bridge, the destinations'
+  // numbers (challenged INVITEs from the bridge) to the SIPp UAS playing each
+  const dids: Record<string, string> = { [did]: "desk" };
+  for (const [i, name] of destinations.entries()) {
+    port[name] = await freePort();
+    number[name] = `+1555040009${i}`;
+    dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
+  }
+  const trunk = await world.startTrunk({ desk: "deskpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
+  trunkPort = trunk.port;
+  credentialId = await world.createCredential("desk", "deskpass", 3, trunk);
+  numberId = await world.createNumber(credentialId, did);
+  await world.startBridge("dial");
+  await eventually(
+    async () => (await world.credential(credentialId)).registration?.state === "registered",
+    "registration",
+  );
+}, 90_000);
+afterAll(async () => {
+  await world?.stop();
+});
+
+const greeting = "Hello, Acme desk.";
+const message = "Putting you through, {{caller_number}}.";
+const sorry = "Sorry, nobody could take the call.";
+
+/** An assistant that asks for the transfer right after its greeting. */
+const transferringAssistant = (destination: string, parameters: Record<string, unknown> = {}) =>
+  world.createAssistant({
+    numberId,
+    greeting,
+    extensions: [
+      {
+        type: "transfer_call",
+        parameters: {
+          destinations: [{ to: destination, description: "A person", message }],
+          method: "dial",
+          ...parameters,
+        },
+      },
+    ],
+    fake: {
+      // the bridge asks for words said verbatim: "…word for word, and nothing else: <words>"
+      onInstructions: (instructions) => {
+        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
+        return words === greeting
+          ? { text: greeting, toolCalls: [{ name: "transfer_call", arguments: { destination } }] }
+          : { text: words };
+      },
+      afterToolOutputs: () => ({ text: sorry }),
+    },
+  });
+
+/** The caller: SIPp through the trunk, its media the peer; it hangs up `hangUpAfterMs` after the answer (or waits for our BYE). */
+const caller = (peer: RtpPeer, hangUpAfterMs: number | null) =>
+  runSipp({
+    scenario: "uac-call.xml",
+    trunkPort: trunkPort,
+    service: did,
+    vars: {
+      FROM: "<sip:+15557654321@127.0.0.1>",
+      RTP_PORT: peer.port,
+      PT: 0,
+      CODEC: "PCMU",
+      FIRST_WAIT_MS: hangUpAfterMs ?? 60_000,
+      AFTER_WAIT: "hangup",
+      CALL_MS: 1000,
+    },
+    timeoutSeconds: 80,
+  });
+
+const concludedFor = (assistantId: string) =>
+  eventually(
+    async () => {
+      const task = (await world.tasks((t) => t.assistantId === assistantId))[0];
+      const done = task && (task.status === "completed" || task.status === "failed");
+      const bodies = task ? world.hookBodies("call_concluded").filter((b) => b.callId === task.callId) : [];
+      return done && bodies.length > 0 && { task, body: bodies[0], bodies };
+    },
+    "call_concluded",
+    40_000,
+  );
+
+/** 20 ms frames of `heard` whose strongest tone in 300–1500 Hz is `hz` and nearly pure. */
+const toneFrames = (heard: Int16Array, hz: number) => {
+  let count = 0;
+  for (let i = 0; i + 160 <= heard.length; i += 160) {
+    const tone = strongestTone(heard.subarray(i, i + 160), 8000, { lowHz: 300, highHz: 1500, stepHz: 50 });
+    if (Math.abs(tone.hz - hz) <= 50 && tone.purity > 0.8) count++;
+  }
+  return count;
+};
+
+/** The first 20 ms frame of `heard` holding the tone (-1: none). */
+const firstToneFrame = (heard: Int16Array, hz: number) => {
+  for (let f = 0; (f + 1) * 160 <= heard.length; f++)
+    if (toneFrames(heard.subarray(f * 160, (f + 1) * 160), hz)) return f;
+  return -1;
+};
+
+const activeTasks = async () => (await world.credential(credentialId)).activeAgentTasks as number;
+
+test("dial: the destination answers, each person hears the other's tone, the assistant leaves; the destination hangs up and the caller gets our BYE", async () => {
+  const assistant = await transferringAssistant(number.answer);
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(8000) },
+    port.answer,
+  );
+  const calling = caller(callerPeer, null);
+
+  // the destination's leg is up once the bridge sends it RTP: both people speak a tone of their own
+  await eventually(() => targetPeer.latched, "the second leg's media", 40_000);
+  const session = await assistant.fake.nextSession();
+  // one after the other, so that the recording (both sides mixed) holds each tone alone
+  callerPeer.say(beep(700, 1500, 8000));
+  await eventually(() => toneFrames(targetPeer.heard(), 700) >= 25, "the caller's tone at the destination", 20_000);
+  targetPeer.say(beep(1200, 1500, 8000));
+  await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
+  // the assistant's provider session is closed while the people talk; the call keeps its one slot
+  await eventually(() => session.ws.readyState === 3 /* CLOSED */, "the provider session closed");
+  expect(await activeTasks()).toBe(1);
+
+  const [callerResult, targetResult] = await Promise.all([calling, target.result]);
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(targetResult.code, targetResult.output).toBe(0);
+  expect(callerResult.code, callerResult.output).toBe(0);
+  expect(callerResult.logs.join("\n")).toContain("BRIDGE_HUNG_UP");
+  // the second leg went out through the credential (the trunk relays only an INVITE that passed its
+  // digest challenge), From our number on the call
+  expect(targetResult.messages).toMatch(/From: <sip:\+15550400001@127\.0\.0\.1>/);
+
+  // the caller's stream went on across the hand-over: one run of sequence numbers, no jump
+  const audio = callerPeer.received.filter((r) => r.payloadType === 0);
+  const jumps = audio.slice(1).filter((r, i) => ((r.sequence - audio[i]!.sequence) & 0xffff) > 3);
+  expect(jumps).toHaveLength(0);
+
+  const { task, body, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(body).toMatchObject({ endedReason: "transferred", transferredTo: number.answer });
+  expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.answer });
+  expect(JSON.stringify(body.messages.find((m: any) => m.type === "tool_result"))).toContain(
+    `transferred to ${number.answer}`,
+  );
+  // the recording goes on after the hand-over, with both people in it
+  const wav = parseWav(Buffer.from(body.callRecording, "base64"));
+  expect(toneFrames(wav.samples, 700)).toBeGreaterThanOrEqual(25);
+  expect(toneFrames(wav.samples, 1200)).toBeGreaterThanOrEqual(25);
+  await eventually(async () => (await activeTasks()) === 0, "the slot released");
+  expect(world.hookBodies("call_concluded").filter((b) => b.callId === task.callId)).toHaveLength(1);
+}, 120_000);
+
+test("dial: the caller hangs up during the bridge and the destination gets our BYE", async () => {
+  const assistant = await transferringAssistant(number.answer);
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.awaitBye },
+    port.answer,
+  );
+  const callerResult = await caller(callerPeer, 15_000);
+  const targetResult = await target.result;
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  // the UAS passes only once our BYE came and it answered it
+  expect(targetResult.code, targetResult.output).toBe(0);
+  expect(targetResult.messages).toMatch(/BYE sip:/);
+  const { task, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.answer });
+  await eventually(async () => (await activeTasks()) === 0, "the slot released");
+}, 120_000);
+
+for (const [name, callee, scenario, vars, why] of [
+  ["busy (486)", "busy", "uas-reject.xml", { STATUS: 486, REASON: "Busy Here" }, "the destination answered 486 (busy)"],
+  ["never answering", "never", "uas-never-answer.xml", { WAIT_MS: 30_000 }, "did not answer within 5 s"],
+] as const) {
+  test(`dial: a destination ${name} returns to the assistant with the reason in the tool result`, async () => {
+    const assistant = await transferringAssistant(number[callee], { ringTimeoutSeconds: 5 });
+    const callerPeer = await startRtpPeer("PCMU");
+    const target = await startSippUas(scenario, vars, port[callee]);
+    const callerResult = await caller(callerPeer, 14_000);
+    callerPeer.stop();
+    target.stop();
+    expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+    const { task, body } = await concludedFor(assistant.id);
+    expect(body.endedReason).toBe("hangup");
+    expect(task.transferredTo).toBeNull();
+    expect(JSON.stringify(body.messages.find((m: any) => m.type === "tool_result"))).toContain(why);
+    // the assistant went on after the failed transfer
+    expect(body.messages.some((m: any) => m.text === sorry)).toBe(true);
+    await eventually(async () => (await activeTasks()) === 0, "the slot released");
+  }, 120_000);
+}
+
+test("REFER refused with 501: the bridge falls back to dialling the destination and joins the legs", async () => {
+  const assistant = await transferringAssistant(number.fallback, { method: "refer" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(5000) },
+    port.fallback,
+  );
+  const calling = runSipp({
+    scenario: "uac-transferee.xml",
+    trunkPort: trunkPort,
+    service: did,
+    vars: {
+      RTP_PORT: callerPeer.port,
+      REFER_STATUS: "501 Not Implemented",
+      AFTER_REFER: "waitbye",
+      NOTIFY_DELAY_MS: 0,
+      FINAL: "200 OK",
+      CALL_MS: 40_000,
+    },
+    timeoutSeconds: 80,
+  });
+  await eventually(() => targetPeer.latched, "the second leg's media", 40_000);
+  targetPeer.say(beep(1200, 2000, 8000));
+  await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
+  const [callerResult, targetResult] = await Promise.all([calling, target.result]);
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(callerResult.code, callerResult.output).toBe(0);
+  const logs = callerResult.logs.join("\n");
+  expect(logs).toMatch(/REFER_TO\s+<?sip:15550400093@127\.0\.0\.1/);
+  // the destination hung up: the caller got our BYE
+  expect(logs).toContain("BRIDGE_HUNG_UP");
+  expect(targetResult.code, targetResult.output).toBe(0);
+  const { task, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.fallback });
+}, 120_000);
+
+// a summary long enough to be heard for a while (the fake speaks 12 ms a character)
+const brief =
+  "The caller, Ada, wants to move the delivery of order 42 to her office on Friday morning, and asked whether the courier can call ahead before arriving at the building.";
+
+test("warm: the human hears the assistant's summary while the caller hears the hold tone, then the legs are joined", async () => {
+  world.chat.summary = { ...world.chat.summary, shortSummary: brief };
+  const assistant = await transferringAssistant(number.warm, { mode: "warm", method: "refer" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(9000) },
+    port.warm,
+  );
+  // a warm transfer dials (no REFER, whatever the method): the caller must see none
+  const calling = caller(callerPeer, null);
+  const session = await assistant.fake.nextSession();
+  // the summary (the fake's stand-in speech: a 300 Hz tone) at the human, the hold tone at the caller
+  await eventually(() => toneFrames(targetPeer.heard(), 300) >= 25, "the summary at the destination", 40_000);
+  await eventually(() => toneFrames(callerPeer.heard(), 440) >= 10, "the hold tone at the caller", 20_000);
+  const spoken = session.received.filter((e: any) => e.type === "response.create" && e.response?.instructions);
+  expect(spoken.some((e: any) => e.response.instructions.includes(`${brief} Connecting you now.`))).toBe(true);
+  // the human talks on (nothing of it reaches the caller before the legs are joined); once joined,
+  // the caller hears it
+  targetPeer.say(beep(1200, 6000, 8000));
+  await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
+  // the caller heard no summary: no 300 Hz after the hold tone began
+  const heard = callerPeer.heard();
+  const holdStart = firstToneFrame(heard, 440);
+  expect(toneFrames(heard.subarray(holdStart * 160), 300)).toBe(0);
+
+  const [callerResult, targetResult] = await Promise.all([calling, target.result]);
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(callerResult.code, callerResult.output).toBe(0);
+  expect(callerResult.logs.join("\n")).toContain("BRIDGE_HUNG_UP");
+  expect(callerResult.messages).not.toMatch(/^REFER /m);
+  expect(targetResult.code, targetResult.output).toBe(0);
+  const { task, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(task).toMatchObject({ status: "completed", endedReason: "transferred", transferredTo: number.warm });
+  await eventually(async () => (await activeTasks()) === 0, "the slot released");
+}, 120_000);
+
+test("warm: the human hangs up during the summary; the caller stays with the assistant, told why", async () => {
+  world.chat.summary = { ...world.chat.summary, shortSummary: brief };
+  const assistant = await transferringAssistant(number.gone, { mode: "warm" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const targetPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(300) },
+    port.gone,
+  );
+  const callerResult = await caller(callerPeer, 14_000);
+  const targetResult = await target.result;
+  callerPeer.stop();
+  targetPeer.stop();
+  expect(targetResult.code, targetResult.output).toBe(0);
+  // the caller was not hung up on: it hung up itself, after the assistant came back
+  expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  const { task, body } = await concludedFor(assistant.id);
+  expect(body.endedReason).toBe("hangup");
+  expect(task.transferredTo).toBeNull();
+  expect(JSON.stringify(body.messages.find((m: any) => m.type === "tool_result"))).toContain(
+    "hung up before the caller was put through",
+  );
+  expect(body.messages.some((m: any) => m.text === sorry)).toBe(true);
+}, 120_000);
