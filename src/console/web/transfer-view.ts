@@ -11,7 +11,9 @@ function howOf(toolName: string, extensions: Extension[], transport: Json) {
     (e) => e.type === "transfer_call" && (e.parameters?.name ?? "transfer_call") === toolName,
   )?.parameters;
   const mode = tool?.mode ?? "blind";
-  if (transport?.type === "sip") return `${mode}, ${tool?.method === "dial" ? "bridged second leg" : "SIP REFER"}`;
+  // a warm transfer always dials the second leg on SIP; a refused REFER falls back to it (the outcome says)
+  if (transport?.type === "sip")
+    return `${mode}, ${tool?.method === "dial" || mode === "warm" ? "bridged second leg" : "SIP REFER"}`;
   if (transport?.type === "twilio") return `${mode}, Twilio call update (<Dial>)`;
   return `${mode}, handed to the websocket client`;
 }
