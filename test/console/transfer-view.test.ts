@@ -62,6 +62,8 @@ test("a transferred call's page says to whom, how and with what outcome", async 
   await page.goto(`${world.api.url}/console`);
   await page.fill("#token", world.tenant.orgToken);
   await page.click("#sign-in button[type=submit]");
+  // signed in once the first page is up; going to the call before that, the sign-in's own redirect wins
+  await page.waitForSelector("#assistants-list");
   await page.goto(`${world.api.url}/console#/calls/${task.id}`);
   await page.waitForSelector("#call-transfer");
   const shown = await page.textContent("#call-transfer");

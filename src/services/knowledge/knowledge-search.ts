@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import { describeError } from "../../errors";
 import { log } from "../../log";
 import type { SearchResultOut } from "../../models/knowledge";
-import { embed, type EmbeddingsConfig } from "./embeddings-client";
+import { embed, EmbeddingsError, type EmbeddingsConfig } from "./embeddings-client";
 import { embedMissingChunks, nearestChunks, prepareEmbeddingStore, VECTOR_CANDIDATES } from "./embedding-store";
 import { searchKnowledgeBase } from "./search";
 
@@ -83,13 +83,13 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
           await embedMissingChunks(db, config, base);
           base = undefined; // a pass asked for meanwhile may be for any base
         } catch (error) {
-          log.warn(
-            "knowledge: chunks could not be embedded; they are searched by their words until a pass in a minute",
-            {
-              error: describeError(error),
-            },
-          );
-          setTimeout(() => void indexNew(), RETRY_MS).unref();
+          // the provider failing is tried again in a minute; a database away, by the next upload or start
+          const retry = error instanceof EmbeddingsError;
+          log.warn("knowledge: chunks could not be embedded; they are searched by their words until the next pass", {
+            error: describeError(error),
+            retryInMs: retry ? RETRY_MS : null,
+          });
+          if (retry) setTimeout(() => void indexNew(), RETRY_MS).unref();
           return;
         }
       } while (again);
