@@ -84,8 +84,8 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
       OPENAI_BASE_URL: world.chat.baseUrl,
       OPENAI_REALTIME_URL: world.realtime.url,
     },
-    // its log (one line per call event and lease change) is kept for a failure or a slow run
-    stdio: ["ignore", openSync(supervisorLog, "w"), "ignore"],
+    // its log (one line per call event and lease change) and its errors are kept for a failure or a slow run
+    stdio: ["ignore", openSync(supervisorLog, "w"), openSync(`${supervisorLog}.stderr`, "w")],
   });
   reapWithParent(supervisor.pid!, "KILL");
 

@@ -22,7 +22,15 @@ export type SipAssistantSpec = {
   extensions?: { type: string; parameters: Record<string, unknown> }[];
 };
 
-let rtpBase = 30000 + (process.pid % 50) * 400;
+// each bridge of the run its own 200 ports within 30000-37999, wrapping: tests that pin a range of their
+// own use 38000 and up (workers-sip, takeover), where a long run's bridges would otherwise climb
+const rtpBand = { min: 30_000, size: 8_000 };
+let rtpSlot = (process.pid % 40) * 200;
+const nextRtpBase = () => {
+  const base = rtpBand.min + (rtpSlot % rtpBand.size);
+  rtpSlot += 200;
+  return base;
+};
 
 export async function startSipWorld(trunkUsers: Record<string, string>, dids: Record<string, string>) {
   const { address } = await ensureTemporal();
@@ -40,6 +48,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
   const bridges: SipStack[] = [];
 
   async function startBridge(name: string, env: Record<string, string> = {}) {
+    const rtpBase = nextRtpBase();
     const config = loadConfig({
       ...process.env,
       OPENAI_BASE_URL: chat.baseUrl,
@@ -58,7 +67,6 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       RTP_TIMEOUT_MS: "4000",
       ...env,
     });
-    rtpBase += 200;
     const bridge = await startSipStack(config);
     bridges.push(bridge);
     return Object.assign(bridge, { sipPort: config.bridge.sip.port, bridgeId: config.bridge.instanceId });
