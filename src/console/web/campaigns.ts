@@ -3,7 +3,7 @@
 // API's own CSV reader and its 400s naming the field apply). Counts and contacts refresh by polling
 // while the page is shown.
 import { api, apiPage, type Json, RawBody } from "./api";
-import { h, when } from "./dom";
+import { h, poll, when } from "./dom";
 
 const pollMs = 2000;
 const countNames = [
@@ -30,17 +30,6 @@ const contactStatuses = [
   "canceled",
 ];
 const weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-
-/** Runs `step` every pollMs while `node` is on the page; a failed look keeps the last state shown. */
-function poll(node: Node, step: () => Promise<void>) {
-  const next = () =>
-    setTimeout(async () => {
-      if (!node.isConnected) return;
-      await step().catch(() => {});
-      next();
-    }, pollMs);
-  next();
-}
 
 const countCells = (c: Json) => countNames.map((n) => h("td", { className: `count-${n}` }, String(c.counts[n])));
 
@@ -76,7 +65,7 @@ export async function campaignsPage() {
     h("h2", {}, "Campaigns ", h("a", { href: "#/campaigns/new", id: "new-campaign" }, "New campaign")),
     list,
   );
-  poll(page, load);
+  poll(page, pollMs, load);
   return page;
 }
 
@@ -190,7 +179,7 @@ export async function campaignPage(id: string) {
     contacts,
     pager,
   );
-  poll(page, async () => {
+  poll(page, pollMs, async () => {
     showCampaign(await api("GET", `/campaigns/${id}`));
     await showContacts();
   });

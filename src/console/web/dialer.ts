@@ -1,7 +1,7 @@
 // An assistant's page: place an outbound call (POST P/calls) and follow it live by polling its agent
 // task once a second: ringing (offered), answered (active), ended and why (endedReason, sipStatus).
 import { api, type Json } from "./api";
-import { h } from "./dom";
+import { h, poll } from "./dom";
 
 type Kind = "assistants" | "agents";
 
@@ -56,20 +56,26 @@ export function dialer(kind: Kind, id: string): HTMLElement {
     }
   }
 
-  function follow(task: Json) {
+  /** Shows the task's state; true once the call has ended. */
+  function show(task: Json) {
     status.textContent = callState(task);
     const ended = task.status === "completed" || task.status === "failed";
     hangUp.disabled = ended;
-    // stops once the call has ended or the page was left
-    if (ended || !section.isConnected) return;
-    setTimeout(async () => {
+    return ended;
+  }
+
+  // until the call has ended or the page was left
+  function follow(task: Json) {
+    if (show(task)) return;
+    poll(section, pollMs, async () => {
       try {
-        follow(await api("GET", `/agent-tasks/${task.id}`));
+        task = await api("GET", `/agent-tasks/${task.id}`);
+        return show(task);
       } catch (e) {
         status.textContent = `${callState(task)} (${(e as Error).message})`;
-        if (section.isConnected) setTimeout(() => follow(task), pollMs);
+        return false;
       }
-    }, pollMs);
+    });
   }
   return section;
 }

@@ -26,4 +26,17 @@ function append(el: Node, children: Child[]) {
   }
 }
 
+/**
+ * Calls `step` every `ms` while `node` is on the page, until it answers true (nothing more to follow);
+ * a step that throws keeps what is shown and is tried again.
+ */
+export function poll(node: Node, ms: number, step: () => Promise<unknown>) {
+  const next = () =>
+    setTimeout(async () => {
+      if (!node.isConnected) return;
+      if ((await step().catch(() => false)) !== true) next();
+    }, ms);
+  next();
+}
+
 export const when = (date: string | null | undefined) => (date ? new Date(date).toLocaleString() : "");

@@ -2,7 +2,7 @@
 // against an assistant or agent (text or audio), and the run's results as they come in, each with its
 // verdicts per criterion, its transcript and a link to its call.
 import { api, ApiError, type Json } from "./api";
-import { h, when } from "./dom";
+import { h, poll, when } from "./dom";
 import { messageLine } from "./messages";
 
 type Page = [RegExp, (...args: string[]) => Promise<Node>];
@@ -564,7 +564,7 @@ async function runPage(id: string) {
     await api("POST", `/test-runs/${id}/cancel`).catch((e) => note.replaceChildren((e as Error).message));
   };
 
-  // polls the run and its results until the run is over or the page was left
+  /** Shows the run and its results; true once the run is over. */
   async function refresh() {
     try {
       const [run, list] = await Promise.all([api("GET", `/test-runs/${id}`), all(`/test-runs/${id}/results`)]);
@@ -583,14 +583,14 @@ async function runPage(id: string) {
           return el;
         }),
       );
-      if (over) return;
+      return over;
     } catch (e) {
       note.textContent = `${(e as Error).message} (trying again)`;
+      return false;
     }
-    // the first refresh runs before the page is shown; later ones only while it is
-    setTimeout(() => section.isConnected && refresh(), pollMs);
   }
-  await refresh();
+  // the first refresh before the page is shown, then until the run is over or the page was left
+  if (!(await refresh())) poll(section, pollMs, refresh);
   return section;
 }
 
