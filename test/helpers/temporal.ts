@@ -12,7 +12,21 @@ import { startTemporalDevServer, type DevServer } from "../../src/temporal/dev-s
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 let shared: Promise<{ address: string }> | null = null;
 
+// ports this process has handed out: the OS may offer a port again at once once its probe is closed,
+// and two of our peers (SIPp's -p and -mp, a UAS port kept for a later test) must not both get it
+const handedOut = new Set<number>();
+
+/** A port free on 127.0.0.1 now, never one this process handed out before. */
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await probePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function probePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer().listen(0, "127.0.0.1", () => {
       const { port } = srv.address() as { port: number };

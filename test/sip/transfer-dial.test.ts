@@ -191,7 +191,7 @@ test("dial: the caller hangs up during the bridge and the destination gets our B
   const targetResult = await target.result;
   callerPeer.stop();
   targetPeer.stop();
-  expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  expect(callerResult.logs.join("\n"), callerResult.output).toContain("CALLER_HUNG_UP");
   // the UAS passes only once our BYE came and it answered it
   expect(targetResult.code, targetResult.output).toBe(0);
   expect(targetResult.messages).toMatch(/BYE sip:/);
@@ -212,7 +212,7 @@ for (const [name, callee, scenario, vars, why] of [
     const callerResult = await caller(callerPeer, 14_000);
     callerPeer.stop();
     target.stop();
-    expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+    expect(callerResult.logs.join("\n"), callerResult.output).toContain("CALLER_HUNG_UP");
     const { task, body } = await concludedFor(assistant.id);
     expect(body.endedReason).toBe("hangup");
     expect(task.transferredTo).toBeNull();
@@ -323,7 +323,7 @@ test("warm: the human hangs up during the summary; the caller stays with the ass
   targetPeer.stop();
   expect(targetResult.code, targetResult.output).toBe(0);
   // the caller was not hung up on: it hung up itself, after the assistant came back
-  expect(callerResult.logs.join("\n")).toContain("CALLER_HUNG_UP");
+  expect(callerResult.logs.join("\n"), callerResult.output).toContain("CALLER_HUNG_UP");
   const { task, body } = await concludedFor(assistant.id);
   expect(body.endedReason).toBe("hangup");
   expect(task.transferredTo).toBeNull();
