@@ -61,15 +61,21 @@ export class OutboundCall {
 
   private async run() {
     const { ctx, task } = this;
-    const assistant =
-      task.kind && task.assistantId ? await loadCallAssistant(ctx.deps.db, task.kind, task.assistantId) : null;
-    if (!assistant) return this.close(notPlaced(), `the ${task.kind ?? "assistant"} no longer exists`, null);
-    if (this.canceled) return this.close(canceledBeforeAnswer(null), "hung up before it was dialled", null);
     const target = UserAgent.makeURI(destinationUri(task.dial.to, this.agent.credential));
     const from = UserAgent.makeURI(`sip:${task.dial.from}@${this.agent.credential.hostname.toLowerCase()}`);
     if (!target || !from) return this.close(notPlaced(), "the destination is not a SIP URI", null);
-
-    const media = await openSipCallMedia(ctx, () => this.call);
+    // the assistant and the RTP port side by side: the INVITE waits for the slower of the two, not both
+    const [found, opened] = await Promise.allSettled([
+      task.kind && task.assistantId ? loadCallAssistant(ctx.deps.db, task.kind, task.assistantId) : null,
+      openSipCallMedia(ctx, () => this.call),
+    ]);
+    if (opened.status === "rejected") throw opened.reason;
+    const media = opened.value;
+    const assistant = found.status === "fulfilled" ? found.value : null;
+    if (!assistant || this.canceled) void media.rtp.close();
+    if (found.status === "rejected") throw found.reason;
+    if (!assistant) return this.close(notPlaced(), `the ${task.kind ?? "assistant"} no longer exists`, null);
+    if (this.canceled) return this.close(canceledBeforeAnswer(null), "hung up before it was dialled", null);
     const leg = inviteLeg(this.agent.userAgent, {
       target,
       from,

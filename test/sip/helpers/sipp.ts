@@ -34,7 +34,10 @@ export function writeScenario(dir: string, options: Pick<SippOptions, "scenario"
   xml = xml.replace(/^(\s*)__EXTRA__\n/m, (_m, indent: string) =>
     (options.extraHeaders ?? []).map((h) => `${indent}${h}\n`).join(""),
   );
-  for (const [name, value] of Object.entries(options.vars ?? {})) xml = xml.replaceAll(`__${name}__`, String(value));
+  // __NAME__ takes vars.NAME; __NAME=default__ takes it too, or its default when it is not given
+  xml = xml.replace(/__([A-Z_]+)(?:=([^_<>"]*))?__/g, (whole, name: string, fallback?: string) =>
+    String(options.vars?.[name] ?? fallback ?? whole),
+  );
   const path = join(dir, options.scenario);
   writeFileSync(path, xml);
   return path;
