@@ -129,6 +129,7 @@ try {
 
   say(`POST P/calls → INVITE at the callee, ${values.posts} calls one after another`);
   const postToInvite: number[] = [];
+  const postParts = { api: [] as number[], claim: [] as number[], invite: [] as number[] };
   for (let i = 0; i < Number(values.posts); i++) {
     const seen = uas.arrivals.length;
     const t0 = performance.now();
@@ -136,6 +137,14 @@ try {
     if (res.status !== 201) throw new Error(`POST P/calls: ${res.status} ${JSON.stringify(res.body)}`);
     await eventually(() => uas.arrivals.length > seen, "the INVITE", 10_000);
     postToInvite.push(uas.arrivals[seen]! - t0);
+    // its parts, by the task's own times (Postgres's clock, the same machine's): the API until the task
+    // is committed, the bridge until it has claimed it, then the INVITE through the trunk's 407
+    const [task] = await sql`select extract(epoch from created_at) * 1000 as offered,
+      extract(epoch from (dial->>'claimedAt')::timestamptz) * 1000 as claimed from agent_tasks where id = ${res.body.data.id}`;
+    const wall = (at: number) => performance.timeOrigin + at;
+    postParts.api.push(Number(task!.offered) - wall(t0));
+    postParts.claim.push(Number(task!.claimed) - Number(task!.offered));
+    postParts.invite.push(wall(uas.arrivals[seen]!) - Number(task!.claimed));
     // the next call once this one's slot is free, so that every POST meets an idle bridge
     await eventually(async () => (await org.get(`${P}/agent-tasks/${res.body.data.id}`)).body.data.endedAt, "the end");
   }
@@ -217,6 +226,7 @@ try {
 | measure | value |
 |---|---|
 | POST P/calls → INVITE at the callee (through the trunk's 407), p50 / p99 | ${ms(pct(postToInvite, 50))} / ${ms(pct(postToInvite, 99))} (n=${postToInvite.length}) |
+| of which: POST to the task offered / offered to claimed by the bridge / claimed to INVITE at the callee, p50 (p99) | ${(["api", "claim", "invite"] as const).map((k) => `${ms(pct(postParts[k], 50))} (${ms(pct(postParts[k], 99))})`).join(" / ")} |
 ${[capBound, rate].map((r) => `| dial rate, maxConcurrentCalls 100, 486 after ${r.ringMs} ms | ${((r.count * 1000) / r.dialMs).toFixed(1)} calls/s (${r.count} in ${(r.dialMs / 1000).toFixed(1)} s); ${r.phases} |`).join("\n")}
 | large campaign: create (${bigCount} contacts, JSON) | ${ms(big.createdMs)} |
 | large campaign: first offer to last end | ${(big.dialMs / 1000).toFixed(1)} s (${((bigCount * 1000) / big.dialMs).toFixed(1)} calls/s) |
