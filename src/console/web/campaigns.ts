@@ -3,32 +3,12 @@
 // API's own CSV reader and its 400s naming the field apply). Counts and contacts refresh by polling
 // while the page is shown.
 import { api, apiPage, type Json, RawBody } from "./api";
+import { contactStatuses } from "../../db/schema/campaign-values";
 import { h, poll, when } from "./dom";
 
 const pollMs = 2000;
-const countNames = [
-  "total",
-  "pending",
-  "dialing",
-  "inProgress",
-  "completed",
-  "failed",
-  "busy",
-  "noAnswer",
-  "voicemail",
-  "canceled",
-] as const;
-const contactStatuses = [
-  "pending",
-  "dialing",
-  "in-progress",
-  "completed",
-  "failed",
-  "busy",
-  "no-answer",
-  "voicemail",
-  "canceled",
-];
+// the counts the API gives: the total, then one per contact status, camelCased ("no-answer" → noAnswer)
+const countNames = ["total", ...contactStatuses.map((s) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase()))];
 const weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
 const countCells = (c: Json) => countNames.map((n) => h("td", { className: `count-${n}` }, String(c.counts[n])));

@@ -2,6 +2,7 @@
 // state machine. The workflow holds the campaign's id only; contacts are claimed here (pending →
 // dialing in the transaction that offers the call), so a restart of any process loses none and
 // dials none twice at once.
+import type { ContactStatus } from "./campaign-values";
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { assistants } from "./assistants";
@@ -21,20 +22,6 @@ export const retryReasons = ["busy", "no-answer", "failed"] as const;
 export type RetryReason = (typeof retryReasons)[number];
 export type CampaignRetry = { maxAttempts: number; onReasons: RetryReason[]; delayMinutes: number };
 export type CampaignVoicemail = { action: (typeof voicemailActions)[number]; message?: string };
-
-/** A contact's state: pending → dialing (call offered) → in-progress (answered) → an outcome. */
-export const contactStatuses = [
-  "pending",
-  "dialing",
-  "in-progress",
-  "completed",
-  "failed",
-  "busy",
-  "no-answer",
-  "voicemail",
-  "canceled",
-] as const;
-export type ContactStatus = (typeof contactStatuses)[number];
 
 export const campaigns = pgTable(
   "campaigns",

@@ -12,3 +12,4 @@ export * from "./relations";
 export * from "./idempotency";
 export * from "./testing";
 export * from "./campaigns";
+export * from "./campaign-values";
