@@ -7,6 +7,7 @@
 import type { udp } from "bun";
 import { muLawEncode } from "../../src/audio/g711";
 import { buildRtp, parseRtp, sequenceDelta } from "../../src/media/rtp-packet";
+import { Histogram } from "../lib/histogram";
 
 type Call = {
   socket: udp.Socket<"buffer">;
@@ -24,10 +25,10 @@ type Call = {
 // taken for a new call
 let nextPort = 34_000 + (process.pid % 100) * 2;
 
-export type MediaStats = { calls: number; packets: number; jitters: number[]; lost: number; clientLag: number[] };
+export type MediaStats = { calls: number; packets: number; jitters: Histogram; lost: number; clientLag: Histogram };
 
 /** One watch's figures: its calls' jitter samples and lost frames, and the bench's own timer lag, over `seconds`. */
-export type WindowStats = { calls: number; seconds: number; jitters: number[]; lost: number; clientLag: number[] };
+export type WindowStats = { calls: number; seconds: number; jitters: Histogram; lost: number; clientLag: Histogram };
 
 type Watch = { cohort: ReadonlySet<Call>; from: number; stats: WindowStats };
 
@@ -39,9 +40,9 @@ export async function startRtpCallers(question: Int16Array, n: number) {
   const gap = 250; // frames of silence between questions (5 s)
   for (let i = 0; i < question.length; i += 160) frames.push(muLawEncode(question.subarray(i, i + 160)).slice());
   const silence = muLawEncode(new Int16Array(160)).slice();
-  const stats: MediaStats = { calls: 0, packets: 0, jitters: [], lost: 0, clientLag: [] };
+  const stats: MediaStats = { calls: 0, packets: 0, jitters: new Histogram(), lost: 0, clientLag: new Histogram() };
   const calls: Call[] = [];
-  let recent: number[] = [];
+  let recent = new Histogram();
   const watches = new Set<Watch>();
 
   function heard(call: Call, data: Buffer, port: number, address: string) {
@@ -62,11 +63,11 @@ export async function startRtpCallers(question: Int16Array, n: number) {
       const framesPassed = advanced < 2 ** 31 ? Math.max(step, Math.round(advanced / 160)) : step;
       stats.lost += framesPassed - 1;
       const jitter = Math.abs(now - call.lastAt - 20 * framesPassed);
-      stats.jitters.push(jitter);
-      recent.push(jitter);
+      stats.jitters.add(jitter);
+      recent.add(jitter);
       for (const watch of watches) {
         if (!watch.cohort.has(call)) continue;
-        watch.stats.jitters.push(jitter);
+        watch.stats.jitters.add(jitter);
         watch.stats.lost += framesPassed - 1;
       }
     }
@@ -108,8 +109,8 @@ export async function startRtpCallers(question: Int16Array, n: number) {
   const loop = setInterval(() => {
     const now = performance.now();
     const lag = Math.max(0, now - lastLoop - 5); // our own lateness, part of what we measure
-    stats.clientLag.push(lag);
-    for (const watch of watches) watch.stats.clientLag.push(lag);
+    stats.clientLag.add(lag);
+    for (const watch of watches) watch.stats.clientLag.add(lag);
     lastLoop = now;
     for (const call of calls) {
       if (!call.bridge || now - call.lastAt > 2000) continue; // not answered yet, or hung up
@@ -152,7 +153,7 @@ export async function startRtpCallers(question: Int16Array, n: number) {
       const watch: Watch = {
         cohort,
         from: performance.now(),
-        stats: { calls: cohort.size, seconds: 0, jitters: [], lost: 0, clientLag: [] },
+        stats: { calls: cohort.size, seconds: 0, jitters: new Histogram(), lost: 0, clientLag: new Histogram() },
       };
       watches.add(watch);
       return {
@@ -169,7 +170,7 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     /** The jitter samples since the last call (progress lines). */
     recent() {
       const taken = recent;
-      recent = [];
+      recent = new Histogram();
       return taken;
     },
     stop() {

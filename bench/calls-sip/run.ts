@@ -140,7 +140,7 @@ async function measureRampEffect(
 
 /** A watch window's figures for the report line. */
 const windowLine = (w: Window) =>
-  `p99 ${pct(w.jitters, 99).toFixed(1)} ms, lost ${w.lost} (${w.seconds.toFixed(1)} s, ${w.jitters.length} packets, bench lag p99 ${pct(w.clientLag, 99).toFixed(1)} ms; bridge ${w.pacing})`;
+  `p99 ${w.jitters.percentile(99).toFixed(1)} ms, lost ${w.lost} (${w.seconds.toFixed(1)} s, ${w.jitters.count} packets, bench lag p99 ${w.clientLag.percentile(99).toFixed(1)} ms; bridge ${w.pacing})`;
 
 type StepResult = {
   workers: number;
@@ -207,7 +207,7 @@ async function runStep(
     const top = topCpu(machine.cpu, (performance.now() - machine.at) / 1000);
     machine = { at: performance.now(), cpu: cpuByProcess() };
     say(
-      `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${pct(media.recent(), 99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; top CPU (5 s): ${top}`,
+      `${label} ${elapsed.toFixed(0)} s: ${media.live} calls with media, p99 jitter (5 s) ${media.recent().percentile(99).toFixed(1)} ms, lost ${media.stats.lost}, bridge CPU ${cpuPercent.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; top CPU (5 s): ${top}`,
     );
   }
   let threads = "";
@@ -246,7 +246,7 @@ function inBridge(rows: StepResult["inBridge"]) {
 }
 
 function report(r: StepResult) {
-  const jitter99 = pct(r.media.jitters, 99);
+  const jitter99 = r.media.jitters.percentile(99);
   const setup99 = pct(r.setups, 99);
   const ok =
     r.code === 0 &&
@@ -256,15 +256,15 @@ function report(r: StepResult) {
     r.media.lost === 0 &&
     setup99 < 100 &&
     r.rampEffect !== null &&
-    pct(r.rampEffect.ramp.jitters, 99) < 10 &&
+    r.rampEffect.ramp.jitters.percentile(99) < 10 &&
     r.rampEffect.ramp.lost === 0;
   const perCall = r.cpuPercent / r.n;
   return {
     ok,
     line:
       `W=${r.workers} N=${String(r.n).padStart(4)}  answered ${r.setups.length}/${r.n} (sipp exit ${r.code})  media ${r.media.calls}  ` +
-      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms (in the bridge ${inBridge(r.inBridge)})  jitter p50 ${pct(r.media.jitters, 50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
-      `max ${pct(r.media.jitters, 100).toFixed(1)} ms (bench timer lag p99 ${pct(r.media.clientLag, 99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
+      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms (in the bridge ${inBridge(r.inBridge)})  jitter p50 ${r.media.jitters.percentile(50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
+      `max ${r.media.jitters.max.toFixed(1)} ms (bench timer lag p99 ${r.media.clientLag.percentile(99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
       `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"}; threads: ${r.threads || "-"})  ` +
       `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n` +
       (r.rampEffect
