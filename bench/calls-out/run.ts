@@ -1,13 +1,14 @@
 // bench/calls-out (by hand, not CI): outbound calls and campaigns through Kamailio as the trunk (a 407
 // digest challenge on every INVITE). Reports: POST P/calls to the INVITE reaching the callee (p50/p99,
-// a script UAS on a UDP socket here that answers 486), the dial rate a campaign sustains with
+// a script UAS on a UDP socket here that answers 486), answer to greeting (a SIPp callee that answers and
+// stays silent, its RTP on a socket here), the dial rate a campaign sustains with
 // maxConcurrentCalls 100 against a SIPp UAS (486 after --ring-ms, 3 s: is the window kept full; then after
 // 200 ms: the most this machine dials), and a large campaign (default 10,000
 // contacts, numbers the trunk answers 404 at once): its wall time, Postgres rows and bytes, Temporal
 // history events per contact, and the memory of this process (API and bridge) and of the worker.
 // For both campaigns, the workflow's steps and wake signals, and how long a step takes against how
 // long the workflow waits between steps: which of the two bounds the dial rate.
-//   bun run bench calls-out [--posts 200] [--rate-contacts 2000] [--ring-ms 3000] [--ceiling-contacts 1000] [--contacts 10000]
+//   bun run bench calls-out [--posts 200] [--greetings 20] [--rate-contacts 2000] [--ring-ms 3000] [--ceiling-contacts 1000] [--contacts 10000]
 import { execFileSync } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { parseArgs } from "node:util";
@@ -18,12 +19,17 @@ import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
 import { ensureTemporal, freePort } from "../../test/helpers/temporal";
 import { eventually, startSipWorld } from "../../test/sip/helpers/sip-world";
-import { startSippUas } from "../../test/sip/helpers/sipp-uas";
+import { startSippUas, uasEnding } from "../../test/sip/helpers/sipp-uas";
+import { startRtpPeer } from "../../test/sip/helpers/rtp-peer";
+import { speech } from "../../test/helpers/speech";
+import { muLawDecode } from "../../src/audio/g711";
+import { rms } from "../../src/audio/pcm";
 import { campaignWorkflowId } from "../../workflows/ids";
 
 const { values } = parseArgs({
   options: {
     posts: { type: "string", default: "200" },
+    greetings: { type: "string", default: "20" },
     "rate-contacts": { type: "string", default: "2000" },
     "ring-ms": { type: "string", default: "3000" },
     "ceiling-contacts": { type: "string", default: "1000" },
@@ -115,11 +121,23 @@ const world = await startSipWorld({ nobody: "unused" }, {});
 try {
   const uas = await startScriptUas();
   const sippPort = await freePort();
-  const dids = { "15550500001": `127.0.0.1:${uas.port}`, "15550500002": `127.0.0.1:${sippPort}` };
+  const answerPort = await freePort();
+  const dids = {
+    "15550500001": `127.0.0.1:${uas.port}`,
+    "15550500002": `127.0.0.1:${sippPort}`,
+    "15550500003": `127.0.0.1:${answerPort}`,
+  };
   const trunk = await world.startTrunk({ bench: "benchpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
   const credentialId = await world.createCredential("bench", "benchpass", 150, trunk);
   const numberId = await world.createNumber(credentialId, "+15550500999");
-  const { id: assistantId } = await world.createAssistant({ numberId });
+  // the fake provider speaks the greeting when asked to (the callee stays silent: after 2 s of silence)
+  const greeting = "Hello, this is Acme calling about your order.";
+  const greetingAudio = await speech(greeting, 24000);
+  const { id: assistantId } = await world.createAssistant({
+    numberId,
+    greeting,
+    fake: { onInstructions: () => ({ text: greeting, audio: greetingAudio }) },
+  });
   await world.startBridge("bench");
   await eventually(
     async () => (await world.credential(credentialId)).registration?.state === "registered",
@@ -147,6 +165,30 @@ try {
     postParts.invite.push(wall(uas.arrivals[seen]!) - Number(task!.claimed));
     // the next call once this one's slot is free, so that every POST meets an idle bridge
     await eventually(async () => (await org.get(`${P}/agent-tasks/${res.body.data.id}`)).body.data.endedAt, "the end");
+  }
+
+  say(
+    `answer → greeting: ${values.greetings} calls, one after another, to a SIPp callee that answers and says nothing`,
+  );
+  // from the bridge's first RTP packet (it starts sending at the 200 OK) to the first frame of speech
+  const answerToGreeting: number[] = [];
+  for (let i = 0; i < Number(values.greetings); i++) {
+    const peer = await startRtpPeer("PCMU");
+    const callee = await startSippUas(
+      "uas-answer.xml",
+      { RTP_PORT: peer.port, RING_MS: 100, ENDING: uasEnding.byeAfter(3500) },
+      answerPort,
+    );
+    const res = await org.post(`${P}/calls`, { assistantId, to: "+15550500003" });
+    if (res.status !== 201) throw new Error(`POST P/calls: ${res.status} ${JSON.stringify(res.body)}`);
+    const spoken = await eventually(
+      () => peer.received.find((r) => r.payloadType === 0 && rms(muLawDecode(r.payload)) > 300),
+      "the greeting",
+      15_000,
+    );
+    answerToGreeting.push(spoken.at - peer.received[0]!.at);
+    await callee.result;
+    peer.stop();
   }
 
   const runCampaign = async (name: string, to: string, count: number) => {
@@ -227,6 +269,7 @@ try {
 |---|---|
 | POST P/calls → INVITE at the callee (through the trunk's 407), p50 / p99 | ${ms(pct(postToInvite, 50))} / ${ms(pct(postToInvite, 99))} (n=${postToInvite.length}) |
 | of which: POST to the task offered / offered to claimed by the bridge / claimed to INVITE at the callee, p50 (p99) | ${(["api", "claim", "invite"] as const).map((k) => `${ms(pct(postParts[k], 50))} (${ms(pct(postParts[k], 99))})`).join(" / ")} |
+| answer → greeting, the callee silent (the bridge's first RTP packet → the first frame of speech; 2,000 ms of it is the designed wait for the callee to speak first), p50 / p99 | ${ms(pct(answerToGreeting, 50))} / ${ms(pct(answerToGreeting, 99))} (n=${answerToGreeting.length}) |
 ${[capBound, rate].map((r) => `| dial rate, maxConcurrentCalls 100, 486 after ${r.ringMs} ms | ${((r.count * 1000) / r.dialMs).toFixed(1)} calls/s (${r.count} in ${(r.dialMs / 1000).toFixed(1)} s); ${r.phases} |`).join("\n")}
 | large campaign: create (${bigCount} contacts, JSON) | ${ms(big.createdMs)} |
 | large campaign: first offer to last end | ${(big.dialMs / 1000).toFixed(1)} s (${((bigCount * 1000) / big.dialMs).toFixed(1)} calls/s) |
