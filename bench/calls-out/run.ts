@@ -8,13 +8,13 @@
 // long the workflow waits between steps: which of the two bounds the dial rate.
 //   bun run bench calls-out [--posts 200] [--rate-contacts 2000] [--contacts 10000]
 import { execFileSync } from "node:child_process";
-import { createSocket } from "node:dgram";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { connectTemporal } from "../../src/temporal/client";
 import { loadConfig } from "../../src/config";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
+import { startScriptUas } from "../lib/script-uas";
 import { ensureTemporal, freePort } from "../../test/helpers/temporal";
 import { eventually, startSipWorld } from "../../test/sip/helpers/sip-world";
 import { startSippUas } from "../../test/sip/helpers/sipp-uas";
@@ -30,29 +30,6 @@ const { values } = parseArgs({
 const { say, databaseUrl, finish } = createBench("calls-out");
 await migrateDatabase(databaseUrl);
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-
-/** A callee on a UDP socket: notes when each INVITE arrives (by the To user) and answers 486. */
-async function startScriptUas() {
-  const socket = createSocket("udp4");
-  const port = await freePort();
-  await new Promise<void>((r) => socket.bind(port, "127.0.0.1", r));
-  const arrivals: number[] = [];
-  socket.on("message", (msg, from) => {
-    const text = msg.toString();
-    if (!text.startsWith("INVITE ")) return;
-    arrivals.push(performance.now());
-    const headers = text.split("\r\n").filter((l) => /^(via|from|to|call-id|cseq):/i.test(l));
-    const reply = [
-      "SIP/2.0 486 Busy Here",
-      ...headers.map((h) => (/^to:/i.test(h) && !/;tag=/.test(h) ? `${h};tag=bench` : h)),
-      "Content-Length: 0",
-      "",
-      "",
-    ].join("\r\n");
-    socket.send(reply, from.port, from.address);
-  });
-  return { port, arrivals, close: () => socket.close() };
-}
 
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(execFileSync("cat", [`/proc/${pid}/status`]).toString())?.[1] ?? 0) / 1024;
