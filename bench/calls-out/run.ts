@@ -90,15 +90,14 @@ try {
   const uas = await startScriptUas();
   const sippPort = await freePort();
   const dids = { "15550500001": `127.0.0.1:${uas.port}`, "15550500002": `127.0.0.1:${sippPort}` };
-  const trunk = await world.startTrunk({ bench: "benchpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
-  const credentialId = await world.createCredential("bench", "benchpass", 150, trunk);
-  const numberId = await world.createNumber(credentialId, "+15550500999");
+  const { numberId } = await world.registeredCredential({
+    user: "bench",
+    dids,
+    number: "+15550500999",
+    bridge: "bench",
+    maxAgentTasks: 150,
+  });
   const { id: assistantId } = await world.createAssistant({ numberId });
-  await world.startBridge("bench");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
   const { org, P } = world.tenant;
 
   say(`POST P/calls → INVITE at the callee, ${values.posts} calls one after another`);

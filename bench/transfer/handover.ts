@@ -10,7 +10,7 @@
 import { muLawEncode } from "../../src/audio/g711";
 import { buildRtp } from "../../src/media/rtp-packet";
 import { toneFor } from "../../test/fakes/realtime-responses";
-import { startSipWorld, eventually } from "../../test/sip/helpers/sip-world";
+import { startSipWorld } from "../../test/sip/helpers/sip-world";
 import { runSipp, type SippResult } from "../../test/sip/helpers/sipp";
 import { percentile } from "../lib/harness";
 import { startScriptUas } from "../lib/script-uas";
@@ -63,22 +63,15 @@ export async function measureHandover(calls: number, say: (msg: string) => void)
   const uas = await startScriptUas();
   const echo = await rtpEcho();
   try {
-    const trunk = await world.startTrunk(
-      { desk: "deskpass" },
-      { [dids.refer]: "desk", [dids.dial]: "desk", [destination.slice(1)]: `127.0.0.1:${uas.port}` },
-      "127.0.0.1",
-      "kamailio-outbound.cfg",
-    );
-    const credentialId = await world.createCredential("desk", "deskpass", 10, trunk);
-    const numberIds = {
-      refer: await world.createNumber(credentialId, dids.refer),
-      dial: await world.createNumber(credentialId, dids.dial),
-    };
-    await world.startBridge("bench-transfer");
-    await eventually(
-      async () => (await world.credential(credentialId)).registration?.state === "registered",
-      "registration",
-    );
+    const desk = await world.registeredCredential({
+      user: "desk",
+      dids: { [dids.refer]: "desk", [dids.dial]: "desk", [destination.slice(1)]: `127.0.0.1:${uas.port}` },
+      number: dids.refer,
+      bridge: "bench-transfer",
+      maxAgentTasks: 10,
+    });
+    const trunk = desk.trunk;
+    const numberIds = { refer: desk.numberId, dial: await world.createNumber(desk.credentialId, dids.dial) };
 
     const toolCalls: number[] = [];
     const assistant = (method: "refer" | "dial") =>

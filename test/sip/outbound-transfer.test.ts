@@ -23,19 +23,13 @@ beforeAll(async () => {
   world = await startSipWorld({ nobody: "unused" }, {}); // its trunk is the inbound one, unused here
   port.callee = await freePort();
   port.destination = await freePort();
-  const trunk = await world.startTrunk(
-    { out: "outpass" },
-    { [callee.slice(1)]: `127.0.0.1:${port.callee}`, [destination.slice(1)]: `127.0.0.1:${port.destination}` },
-    "127.0.0.1",
-    "kamailio-outbound.cfg",
-  );
-  credentialId = await world.createCredential("out", "outpass", 3, trunk);
-  numberId = await world.createNumber(credentialId, callerId);
-  await world.startBridge("out-transfer");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  ({ credentialId, numberId } = await world.registeredCredential({
+    user: "out",
+    dids: { [callee.slice(1)]: `127.0.0.1:${port.callee}`, [destination.slice(1)]: `127.0.0.1:${port.destination}` },
+    number: callerId,
+    bridge: "out-transfer",
+    maxAgentTasks: 3,
+  }));
 }, 90_000);
 afterAll(async () => {
   await world?.stop();

@@ -31,15 +31,9 @@ beforeAll(async () => {
     number[name] = `+1555040009${i}`;
     dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
   }
-  const trunk = await world.startTrunk({ desk: "deskpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
-  trunkPort = trunk.port;
-  credentialId = await world.createCredential("desk", "deskpass", 3, trunk);
-  numberId = await world.createNumber(credentialId, did);
-  await world.startBridge("dial");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  const desk = await world.registeredCredential({ user: "desk", dids, number: did, bridge: "dial", maxAgentTasks: 3 });
+  ({ credentialId, numberId } = desk);
+  trunkPort = desk.trunk.port;
 }, 90_000);
 afterAll(async () => {
   await world?.stop();
