@@ -10,13 +10,13 @@
 // long the workflow waits between steps: which of the two bounds the dial rate.
 //   bun run bench calls-out [--posts 200] [--greetings 20] [--rate-contacts 2000] [--ring-ms 3000] [--ceiling-contacts 1000] [--contacts 10000]
 import { execFileSync } from "node:child_process";
-import { createSocket } from "node:dgram";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { connectTemporal } from "../../src/temporal/client";
 import { loadConfig } from "../../src/config";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
+import { startScriptUas } from "../lib/script-uas";
 import { ensureTemporal, freePort } from "../../test/helpers/temporal";
 import { eventually, startSipWorld } from "../../test/sip/helpers/sip-world";
 import { startSippUas, uasEnding } from "../../test/sip/helpers/sipp-uas";
@@ -39,29 +39,6 @@ const { values } = parseArgs({
 const { say, databaseUrl, finish } = createBench("calls-out");
 await migrateDatabase(databaseUrl);
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-
-/** A callee on a UDP socket: notes when each INVITE arrives (by the To user) and answers 486. */
-async function startScriptUas() {
-  const socket = createSocket("udp4");
-  const port = await freePort();
-  await new Promise<void>((r) => socket.bind(port, "127.0.0.1", r));
-  const arrivals: number[] = [];
-  socket.on("message", (msg, from) => {
-    const text = msg.toString();
-    if (!text.startsWith("INVITE ")) return;
-    arrivals.push(performance.now());
-    const headers = text.split("\r\n").filter((l) => /^(via|from|to|call-id|cseq):/i.test(l));
-    const reply = [
-      "SIP/2.0 486 Busy Here",
-      ...headers.map((h) => (/^to:/i.test(h) && !/;tag=/.test(h) ? `${h};tag=bench` : h)),
-      "Content-Length: 0",
-      "",
-      "",
-    ].join("\r\n");
-    socket.send(reply, from.port, from.address);
-  });
-  return { port, arrivals, close: () => socket.close() };
-}
 
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(execFileSync("cat", [`/proc/${pid}/status`]).toString())?.[1] ?? 0) / 1024;
@@ -127,9 +104,13 @@ try {
     "15550500002": `127.0.0.1:${sippPort}`,
     "15550500003": `127.0.0.1:${answerPort}`,
   };
-  const trunk = await world.startTrunk({ bench: "benchpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
-  const credentialId = await world.createCredential("bench", "benchpass", 150, trunk);
-  const numberId = await world.createNumber(credentialId, "+15550500999");
+  const { numberId } = await world.registeredCredential({
+    user: "bench",
+    dids,
+    number: "+15550500999",
+    bridge: "bench",
+    maxAgentTasks: 150,
+  });
   // the fake provider speaks the greeting when asked to (the callee stays silent: after 2 s of silence)
   const greeting = "Hello, this is Acme calling about your order.";
   const greetingAudio = await speech(greeting, 24000);
@@ -138,11 +119,6 @@ try {
     greeting,
     fake: { onInstructions: () => ({ text: greeting, audio: greetingAudio }) },
   });
-  await world.startBridge("bench");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
   const { org, P } = world.tenant;
 
   say(`POST P/calls → INVITE at the callee, ${values.posts} calls one after another`);

@@ -31,6 +31,8 @@ export type FakeRealtimeOptions = {
   speechThreshold?: number;
   /** Keep the input audio's bytes as they came (inputAudio), to compare them with what was sent. */
   keepInputAudio?: boolean;
+  /** Told of every server event as it is written to the socket (benches time the bridge from it). */
+  onSend?: (event: Record<string, unknown>) => void;
 };
 
 type ClientEvent = { type: string; [key: string]: any };
@@ -79,7 +81,9 @@ export class FakeRealtimeSession {
   }
 
   send(event: Record<string, unknown>) {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event_id: newId("event"), ...event }));
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify({ event_id: newId("event"), ...event }));
+    this.options.onSend?.(event);
   }
 
   /** Cuts the TCP connection without a close frame, like a crashed provider. */

@@ -19,10 +19,7 @@ beforeAll(async () => {
   credentialId = await world.createCredential("metrics", "metricspass", 3);
   numberId = await world.createNumber(credentialId, "+15550300001");
   await world.startBridge("metrics");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 afterAll(async () => {
   await world?.stop();

@@ -16,10 +16,7 @@ beforeAll(async () => {
   const credentialId = await world.createCredential("ctx", "ctxpass");
   numberId = await world.createNumber(credentialId, "+15550270001");
   await world.startBridge("context");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 afterAll(async () => {
   await world?.stop();

@@ -32,10 +32,7 @@ beforeAll(async () => {
     late: await world.createNumber(credentialId, "+15550200004"),
   };
   await world.startBridge("calls");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 afterAll(async () => {
   await world?.stop();

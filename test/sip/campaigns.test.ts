@@ -29,17 +29,16 @@ beforeAll(async () => {
     number[name] = `+155504100${i}0`;
     dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
   }
-  const trunk = await world.startTrunk({ camp: "camppass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
   // 3 slots, 1 of them kept for inbound calls: a campaign gets 2 however many it asks for
-  const credentialId = await world.createCredential("camp", "camppass", 3, trunk);
-  numberId = await world.createNumber(credentialId, "+15550410999");
+  ({ numberId } = await world.registeredCredential({
+    user: "camp",
+    dids,
+    number: "+15550410999",
+    bridge: "camp",
+    maxAgentTasks: 3,
+  }));
   assistantId = (await world.createAssistant({ numberId, greeting: "Hi {{first_name}}." })).id;
   peer = await startRtpPeer("PCMU");
-  await world.startBridge("camp");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
 }, 90_000);
 afterAll(async () => {
   peer?.stop();

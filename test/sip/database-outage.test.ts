@@ -21,10 +21,7 @@ beforeAll(async () => {
     DATABASE_URL: throughProxy(process.env.DATABASE_URL!, proxy),
     DATABASE_TIMEOUT_MS: "2000",
   });
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
   await bridge.settled();
 }, 60_000);
 afterAll(async () => {

@@ -29,14 +29,8 @@ beforeAll(async () => {
   assistants.b = (await vendorB.createAssistant({ numberId: numberB, greeting: "Beta here." })).id;
   assistants.contact = (await world.createAssistant({ numberId: contactNumber, greeting: "Alpha again." })).id;
   bridge = await world.startBridge("ingress");
-  await eventually(
-    async () => (await world.credential(credentials.a)).registration?.state === "registered",
-    "vendor A's registration",
-  );
-  await eventually(
-    async () => (await vendorB.credential(credentials.b)).registration?.state === "registered",
-    "vendor B's registration",
-  );
+  await world.registered(credentials.a);
+  await vendorB.registered(credentials.b);
 }, 60_000);
 afterAll(() => world?.stop());
 

@@ -17,10 +17,7 @@ beforeAll(async () => {
   credentialId = await world.createCredential("cap", "cappass", 5);
   numberId = await world.createNumber(credentialId, "+15550309001");
   bridges = [await world.startBridge("cap-a"), await world.startBridge("cap-b")];
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
   await Promise.all(bridges.map((b) => b.settled()));
 }, 60_000);
 afterAll(() => world?.stop());
@@ -217,10 +214,7 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
   }
   // the trunk knows the original password: register with it again for the next tests
   await world.updateCredential(credentialId, { password: "cappass" });
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 
 test("an offer with no usable codec: 488, and the reserved task is recorded as failed, not as cancelled", async () => {

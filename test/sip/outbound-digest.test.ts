@@ -79,7 +79,7 @@ beforeAll(async () => {
   const numberId = await world.createNumber(credentialId, "+15550407777");
   assistantId = (await world.createAssistant({ numberId })).id;
   await world.startBridge("digest");
-  await eventually(async () => (await world.credential(credentialId)).registration?.state === "registered", "lease");
+  await world.registered(credentialId);
 }, 90_000);
 afterAll(async () => {
   trunk?.close();

@@ -30,9 +30,13 @@ beforeAll(async () => {
     number[name] = `+1555040000${i}`;
     dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
   }
-  const trunk = await world.startTrunk({ vm: "vmpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
-  const credentialId = await world.createCredential("vm", "vmpass", 5, trunk);
-  const numberId = await world.createNumber(credentialId, "+15550409999");
+  const { numberId } = await world.registeredCredential({
+    user: "vm",
+    dids,
+    number: "+15550409999",
+    bridge: "vm",
+    maxAgentTasks: 5,
+  });
   const messageAudio = await speech(messageText, 24000);
   const created = await world.createAssistant({
     numberId,
@@ -55,11 +59,6 @@ beforeAll(async () => {
   );
   beepEndMs = (greeting.length / 8000) * 1000;
   machine = concat(greeting, silence(6000, 8000));
-  await world.startBridge("vm");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
 }, 90_000);
 afterAll(async () => {
   await world?.stop();

@@ -53,8 +53,7 @@ beforeAll(async () => {
   assistantId = created.id;
   fake = created.fake;
   await world.startBridge("out");
-  for (const id of [credentialId, tightCredentialId])
-    await eventually(async () => (await world.credential(id)).registration?.state === "registered", "registration");
+  for (const id of [credentialId, tightCredentialId]) await world.registered(id);
 }, 90_000);
 afterAll(async () => {
   await world?.stop();

@@ -14,10 +14,7 @@ beforeAll(async () => {
   const credentialId = await world.createCredential("phone", "phonepass");
   numberId = await world.createNumber(credentialId, "+15550500001");
   await world.startBridge("phone");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 afterAll(() => world?.stop());
 

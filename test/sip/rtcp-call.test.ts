@@ -74,10 +74,7 @@ test("the caller's receiver reports are kept on the agent task", async () => {
   const numberId = await world.createNumber(credentialId, "+15550600001");
   const assistant = await world.createAssistant({ numberId, greeting: "Hello." });
   const bridge = await world.startBridge("rtcp");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registered",
-  );
+  await world.registered(credentialId);
 
   const caller = await callerWithRtcp();
   // the call's log lines, as the bridge writes them

@@ -25,10 +25,7 @@ beforeAll(async () => {
     probe.close();
   }
   bridge = await world.startBridge("ports", { RTP_PORT_MIN: String(min), RTP_PORT_MAX: String(min + 3) });
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
   await bridge.settled();
 }, 60_000);
 afterAll(async () => {

@@ -16,10 +16,7 @@ beforeAll(async () => {
   const credentialId = await world.createCredential("stream", "streampass");
   numberId = await world.createNumber(credentialId, "+15550600001");
   bridge = await world.startBridge("tcp", { SIP_TRANSPORT: "tcp", BRIDGE_MEDIA_THREAD: "false" });
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration over TCP",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 afterAll(() => world?.stop());
 

@@ -3,7 +3,6 @@
 // destination through the same credential (Kamailio challenges that INVITE) to a SIPp UAS whose media
 // is the test's RTP peer. Audio is checked by content: a tone from one person is heard by the other.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { strongestTone } from "../../src/audio/tone-frame";
 import { parseWav } from "../../src/audio/wav";
 import { beep } from "../helpers/answering-audio";
 import { freePort } from "../helpers/temporal";
@@ -11,6 +10,7 @@ import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
 import { runSipp } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
+import { firstToneFrame, toneFrames } from "./helpers/tone-frames";
 
 let world: SipWorld;
 let trunkPort: number;
@@ -31,15 +31,9 @@ beforeAll(async () => {
     number[name] = `+1555040009${i}`;
     dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
   }
-  const trunk = await world.startTrunk({ desk: "deskpass" }, dids, "127.0.0.1", "kamailio-outbound.cfg");
-  trunkPort = trunk.port;
-  credentialId = await world.createCredential("desk", "deskpass", 3, trunk);
-  numberId = await world.createNumber(credentialId, did);
-  await world.startBridge("dial");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  const desk = await world.registeredCredential({ user: "desk", dids, number: did, bridge: "dial", maxAgentTasks: 3 });
+  ({ credentialId, numberId } = desk);
+  trunkPort = desk.trunk.port;
 }, 90_000);
 afterAll(async () => {
   await world?.stop();
@@ -105,23 +99,6 @@ const concludedFor = (assistantId: string) =>
     "call_concluded",
     40_000,
   );
-
-/** 20 ms frames of `heard` whose strongest tone in 300–1500 Hz is `hz` and nearly pure. */
-const toneFrames = (heard: Int16Array, hz: number) => {
-  let count = 0;
-  for (let i = 0; i + 160 <= heard.length; i += 160) {
-    const tone = strongestTone(heard.subarray(i, i + 160), 8000, { lowHz: 300, highHz: 1500, stepHz: 50 });
-    if (Math.abs(tone.hz - hz) <= 50 && tone.purity > 0.8) count++;
-  }
-  return count;
-};
-
-/** The first 20 ms frame of `heard` holding the tone (-1: none). */
-const firstToneFrame = (heard: Int16Array, hz: number) => {
-  for (let f = 0; (f + 1) * 160 <= heard.length; f++)
-    if (toneFrames(heard.subarray(f * 160, (f + 1) * 160), hz)) return f;
-  return -1;
-};
 
 const activeTasks = async () => (await world.credential(credentialId)).activeAgentTasks as number;
 

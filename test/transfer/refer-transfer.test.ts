@@ -9,18 +9,21 @@ import { greetThenTransfer } from "../bridge/fixtures";
 
 let world: SipWorld;
 let numberId: string;
+let trunkPort: number;
 const did = "+15550300001";
 const sales = "+15550300099";
 
 beforeAll(async () => {
-  world = await startSipWorld({ desk: "deskpass" }, { [did]: "desk" });
-  const credentialId = await world.createCredential("desk", "deskpass");
-  numberId = await world.createNumber(credentialId, did);
-  await world.startBridge("transfer");
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  world = await startSipWorld({ nobody: "unused" }, {});
+  const desk = await world.registeredCredential({
+    user: "desk",
+    dids: { [did]: "desk" },
+    number: did,
+    bridge: "transfer",
+    config: "kamailio.cfg",
+  });
+  numberId = desk.numberId;
+  trunkPort = desk.trunk.port;
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
@@ -51,7 +54,7 @@ const transferee = async (vars: Record<string, string | number>) => {
   const peer = await startRtpPeer("PCMU");
   const result = await runSipp({
     scenario: "uac-transferee.xml",
-    trunkPort: world.trunk.port,
+    trunkPort: trunkPort,
     service: did,
     vars: { RTP_PORT: peer.port, NOTIFY_DELAY_MS: 300, FINAL: "200 OK", CALL_MS: 4000, ...vars },
     timeoutSeconds: 40,
@@ -76,7 +79,7 @@ test("REFER accepted: message spoken first, Refer-To at the trunk, final NOTIFY 
   const result = await transferee({ REFER_STATUS: "202 Accepted", AFTER_REFER: "notify" });
   expect(result.code, result.output).toBe(0);
   const logs = result.logs.join("\n");
-  expect(logs).toMatch(new RegExp(`REFER_TO\\s+<?sip:15550300099@127\\.0\\.0\\.1:${world.trunk.port}>?`));
+  expect(logs).toMatch(new RegExp(`REFER_TO\\s+<?sip:15550300099@127\\.0\\.0\\.1:${trunkPort}>?`));
   expect(logs).toMatch(/REFERRED_BY\s+<sip:desk@127\.0\.0\.1>/);
   expect(logs).toContain("FINAL_NOTIFIED");
   // our leg stayed until the final NOTIFY, then we hung up

@@ -34,10 +34,7 @@ beforeAll(async () => {
   const credentialId = await world.createCredential("piper", "piperpass");
   numberId = await world.createNumber(credentialId, "+15550300001");
   await world.startBridge("pipeline", { ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url });
-  await eventually(
-    async () => (await world.credential(credentialId)).registration?.state === "registered",
-    "registration",
-  );
+  await world.registered(credentialId);
 }, 60_000);
 afterAll(async () => {
   await world?.stop();

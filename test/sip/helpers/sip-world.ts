@@ -10,6 +10,7 @@ import { startFakeRealtimeHub, type FakeRealtimeOptions } from "../../fakes/open
 import { createTenant, startTestApi, toolSchema, type Tenant } from "../../helpers/api";
 import { startReceiver } from "../../helpers/receiver";
 import { ensureTemporal, freePort, startWorker } from "../../helpers/temporal";
+import { eventually } from "./eventually";
 import { startKamailio, type Trunk } from "./kamailio";
 
 export type SipAssistantSpec = {
@@ -152,6 +153,13 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       async credential(id: string) {
         return (await org.get(`${P}/sip/credentials/${id}`)).body.data;
       },
+      /** Resolves once a bridge has registered the credential at its trunk. */
+      async registered(id: string) {
+        await eventually(
+          async () => (await org.get(`${P}/sip/credentials/${id}`)).body.data.registration?.state === "registered",
+          `registration of ${id}`,
+        );
+      },
       async tasks(filter: (task: any) => boolean = () => true): Promise<any[]> {
         return ((await org.get(`${P}/agent-tasks?size=100`)).body.data as any[]).filter(filter);
       },
@@ -159,6 +167,17 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
   }
 
   const trunks: Trunk[] = [trunk];
+  async function startTrunk(
+    users: Record<string, string>,
+    dids: Record<string, string>,
+    host: string,
+    config?: string,
+  ) {
+    const other = await startKamailio(users, dids, host, config);
+    trunks.push(other);
+    return other;
+  }
+  const own = tenantHelpers(tenant, trunk);
   const world = {
     api,
     worker,
@@ -168,16 +187,40 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
     realtime,
     trunk,
     startBridge,
-    ...tenantHelpers(tenant, trunk),
+    ...own,
     /** Another vendor (tenant) of the service, its credentials on `on` (default: the world's trunk). */
     async otherVendor(name: string, on: Trunk = trunk) {
       return tenantHelpers(await createTenant(api.url, name), on);
     },
     /** Another Kamailio, listening on another loopback address (stopped with the world); `config` as startKamailio's. */
-    async startTrunk(users: Record<string, string>, dids: Record<string, string>, host: string, config?: string) {
-      const other = await startKamailio(users, dids, host, config);
-      trunks.push(other);
-      return other;
+    startTrunk,
+    /**
+     * The start most SIP test files share: a trunk of its own (`config`, default kamailio-outbound.cfg:
+     * `dids` routes a number to a registered user or to a host:port) with one user (password
+     * `<user>pass`), that user's credential with one number, and a bridge (`bridge` names it, `env`
+     * its settings) registered with it.
+     */
+    async registeredCredential(spec: {
+      user: string;
+      dids: Record<string, string>;
+      number: string;
+      bridge: string;
+      maxAgentTasks?: number;
+      config?: string;
+      env?: Record<string, string>;
+    }) {
+      const password = `${spec.user}pass`;
+      const desk = await startTrunk(
+        { [spec.user]: password },
+        spec.dids,
+        "127.0.0.1",
+        spec.config ?? "kamailio-outbound.cfg",
+      );
+      const credentialId = await own.createCredential(spec.user, password, spec.maxAgentTasks, desk);
+      const numberId = await own.createNumber(credentialId, spec.number);
+      const bridge = await startBridge(spec.bridge, spec.env);
+      await own.registered(credentialId);
+      return { trunk: desk, credentialId, numberId, bridge };
     },
     /** Holds the credential's reservation lock (as a bridge reserving a call does) until the returned release. */
     async holdReservations(credentialId: string): Promise<() => Promise<void>> {

@@ -1,0 +1,150 @@
+// bench/transfer, the relay: bridged transfers' media on one media thread (one bridge worker), on
+// loopback, the phones in a process of their own (rtp-peers.ts). Three phases of `calls` calls:
+//   direct   the caller's packets go straight to the human (no bridge): the floor
+//   plain    an ordinary call's media on the thread: the caller's RTP in (decoded back to this
+//            thread for the call), our paced RTP out
+//   relayed  a bridged transfer: two sessions per call joined by `relay`, the caller's packets sent on
+//            to the human
+// Per phase: the media thread's CPU (from /proc, the thread is named vas-media) per call, and for
+// direct and relayed the delay variation at the human and the frames lost (rtp-peers.ts).
+import { readdirSync, readFileSync } from "node:fs";
+import type { CallMedia } from "../../src/media/call-media";
+import { codecByName } from "../../src/media/codecs";
+import { startMediaThread } from "../../src/media/media-thread";
+
+type PeerResult = { variation?: { p50: number; p99: number }; lost?: number };
+
+/** The peers' process: its ports, then `run(to, measure)` streams for `seconds` and gives its figures. */
+async function startPeers(calls: number, seconds: number) {
+  const child = Bun.spawn(["bun", new URL("./rtp-peers.ts", import.meta.url).pathname, `${calls}`, `${seconds}`], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const lines = (async function* () {
+    let buffer = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!; // an unfinished line waits for the rest
+      yield* lines;
+    }
+    throw new Error(`rtp-peers exited (${await child.exited})`);
+  })();
+  const next = async () => JSON.parse((await lines.next()).value as string);
+  const ports: { callers: number[]; humans: number[] } = await next();
+  return {
+    ...ports,
+    async run(to: number[], measure: boolean): Promise<PeerResult> {
+      child.stdin.write(`${JSON.stringify({ to, measure })}\n`);
+      await child.stdin.flush();
+      const result = await next();
+      await child.exited;
+      return result;
+    },
+  };
+}
+
+/** The media thread's CPU seconds so far (utime + stime of the thread named vas-media). */
+function mediaThreadCpu(): number {
+  for (const tid of readdirSync("/proc/self/task")) {
+    const comm = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+    if (comm !== "vas-media") continue;
+    const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks, USER_HZ 100
+  }
+  throw new Error("no vas-media thread");
+}
+
+export async function measureRelay(calls: number, seconds: number, say: (msg: string) => void) {
+  const thread = startMediaThread({
+    portMin: 52_000,
+    portMax: 52_000 + 4 * calls + 100,
+    hostname: "127.0.0.1",
+    leadMs: 60,
+  });
+  const pcmu = codecByName("PCMU")!;
+  const target = (port: number) => ({
+    address: "127.0.0.1",
+    port,
+    codec: pcmu,
+    dtmfPayloadType: 101,
+    receiving: true,
+    sending: true,
+  });
+  const open = async (): Promise<CallMedia> =>
+    thread.open(
+      { onAudio: () => {}, onDigit: () => {}, onTimeout: () => {} },
+      { timeoutMs: 600_000, rtcpIntervalMs: 5_000 },
+    );
+  /** The peers stream to `to`; the media thread's CPU per call meanwhile, and the peers' figures. */
+  const measured = async (peers: Awaited<ReturnType<typeof startPeers>>, to: number[], measure: boolean) => {
+    const onThread = to !== peers.humans; // direct: the thread has nothing to do
+    const before = onThread ? mediaThreadCpu() : 0;
+    const wall = performance.now();
+    const result = await peers.run(to, measure);
+    const cpu = onThread ? mediaThreadCpu() - before : 0;
+    return { ...result, cpuPerCallPct: (100 * cpu) / ((performance.now() - wall) / 1000) / calls };
+  };
+  const row = (phase: string, r: Awaited<ReturnType<typeof measured>>) => ({
+    phase,
+    "media thread CPU %/call": phase === "direct" ? "-" : r.cpuPerCallPct.toFixed(3),
+    "delay variation p50 ms": r.variation?.p50.toFixed(2) ?? "-",
+    "p99 ms": r.variation?.p99.toFixed(2) ?? "-",
+    "frames lost": r.lost ?? "-",
+  });
+  const rows: ReturnType<typeof row>[] = [];
+
+  say(`relay, direct: ${calls} streams peer to peer for ${seconds} s...`);
+  {
+    const peers = await startPeers(calls, seconds);
+    rows.push(row("direct", await measured(peers, peers.humans, true)));
+  }
+
+  say(`relay, plain: ${calls} calls on the media thread for ${seconds} s...`);
+  {
+    const peers = await startPeers(calls, seconds);
+    const media = await Promise.all(peers.callers.map(open));
+    for (const [c, m] of media.entries()) {
+      await m.configure(target(peers.callers[c]!));
+      m.start();
+    }
+    rows.push(
+      row(
+        "plain",
+        await measured(
+          peers,
+          media.map((m) => m.port),
+          false,
+        ),
+      ),
+    );
+    await Promise.all(media.map((m) => m.close()));
+  }
+
+  say(`relay, relayed: ${calls} bridged calls (two sessions each) for ${seconds} s...`);
+  {
+    const peers = await startPeers(calls, seconds);
+    const legs = await Promise.all(peers.callers.map(async () => [await open(), await open()] as const));
+    for (const [c, [a, b]] of legs.entries()) {
+      await a.configure(target(peers.callers[c]!));
+      await b.configure(target(peers.humans[c]!));
+      a.start();
+      b.start();
+      a.relay(b);
+    }
+    rows.push(
+      row(
+        "relayed",
+        await measured(
+          peers,
+          legs.map(([a]) => a.port),
+          true,
+        ),
+      ),
+    );
+    await Promise.all(legs.flat().map((m) => m.close()));
+  }
+  await thread.stop();
+  return rows;
+}
