@@ -4,6 +4,7 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import {
   agentTasks,
+  assistants,
   CAMPAIGN_CALL_ENDS_CHANNEL,
   testResults,
   type AgentTaskStatus,
@@ -132,6 +133,11 @@ export async function concludeCallTask(
 ) {
   const { status, error, event, recorded, sipStatus } = conclusion;
   return db.transaction(async (tx) => {
+    // the assistant before the task, in the order a DELETE of the assistant takes them (its row, then
+    // its tasks' by the set-null cascade): the other way round the outbox insert below waited on the
+    // assistant while the DELETE waited on the task, and Postgres killed one of them as a deadlock
+    if (task.assistantId)
+      await tx.execute(sql`select 1 from ${assistants} where ${assistants.id} = ${task.assistantId} for key share`);
     const closed = await tx
       .update(agentTasks)
       .set({
