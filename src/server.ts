@@ -29,6 +29,7 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
+    readModel: config.readModel,
     name: "api",
   });
   const tokens = createTokenResolver(db, config.adminToken, config.apiTokenRate);

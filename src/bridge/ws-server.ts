@@ -62,6 +62,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
+    readModel: config.readModel,
     name: `bridge ${config.bridge.instanceId}`,
   });
   useTenantLabels(config.metrics.tenantLabels);

@@ -10,7 +10,7 @@ import {
   sipPhoneNumbers,
   type AssistantKind,
 } from "../db/schema";
-import type { Db, DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
 import type { AssistantInput, ExtensionInput, HookInput } from "../models/assistants";
@@ -98,8 +98,16 @@ function prepare(db: Db) {
 }
 const statements = (db: Db) => prepared.get(db) ?? prepared.set(db, prepare(db)).get(db)!;
 
+/** What a write touches in the read model (src/db/read-model.ts): the one assistant and its organization's lists. */
+const touched = (organizationId: string, id: string) => [`assistant:${id}`, `assistants:${organizationId}`];
+
 export async function getAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
-  const [row] = await statements(db).get.execute({ org: scope.organizationId, kind, id });
+  const org = scope.organizationId;
+  const row = await readModelOf(db).read(
+    `api:${kind}:${org}:${id}`,
+    () => [`assistant:${id}`, `org:${org}`],
+    async () => (await statements(db).get.execute({ org, kind, id }))[0] ?? null,
+  );
   if (!row) throw notFound(kind);
   return row;
 }
@@ -108,11 +116,18 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
   const paging = parsePaging(query, sortable, "name,asc");
   const s = statements(db);
   const org = scope.organizationId;
-  const [data, [total]] = await Promise.all([
-    s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size }),
-    s.count.execute({ org, kind }),
-  ]);
-  return pageOf(data, paging, total?.n ?? 0);
+  // a page is kept like an item: any write to an assistant of the organization drops its pages
+  return (await readModelOf(db).read(
+    `api:${kind}s:${org}:${paging.key}:${paging.page}:${paging.size}`,
+    () => [`assistants:${org}`, `org:${org}`],
+    async () => {
+      const [data, [total]] = await Promise.all([
+        s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size }),
+        s.count.execute({ org, kind }),
+      ]);
+      return pageOf(data, paging, total?.n ?? 0);
+    },
+  ))!;
 }
 
 /** `guard`: refuses hook and tool destinations it would not reach (400 naming the field). */
@@ -125,13 +140,14 @@ export async function createAssistant(
   guard: OutboundGuard,
 ) {
   validate(input, guard);
-  const id = await db.transaction(async (tx) => {
+  const id = await readModelOf(db).write(async (tx, touch) => {
     await checkReferences(tx, scope, null, input);
     const [row] = await tx
       .insert(assistants)
       .values({ organizationId: scope.organizationId, kind, ...scalarFields(input) })
       .returning({ id: assistants.id });
     await writeChildren(tx, secrets, row!.id, input, new Map(), new Map());
+    touch(...touched(scope.organizationId, row!.id));
     return row!.id;
   });
   return getAssistant(db, scope, kind, id);
@@ -148,13 +164,14 @@ export async function updateAssistant(
 ) {
   if (input.id !== undefined && input.id !== id) throw badRequest("id", "does not match the id in the path");
   validate(input, guard);
-  await db.transaction(async (tx) => {
+  await readModelOf(db).write(async (tx, touch) => {
     const [row] = await tx
       .select({ id: assistants.id })
       .from(assistants)
       .where(and(scoped(scope, kind), eq(assistants.id, id)))
       .for("update");
     if (!row) throw notFound(kind);
+    touch(...touched(scope.organizationId, id));
     await checkReferences(tx, scope, id, input);
     await tx
       .update(assistants)
@@ -179,12 +196,15 @@ export async function updateAssistant(
   });
 }
 
-export async function deleteAssistant(db: DbOrTx, scope: OrgScope, kind: AssistantKind, id: string) {
-  const rows = await db
-    .delete(assistants)
-    .where(and(scoped(scope, kind), eq(assistants.id, id)))
-    .returning({ id: assistants.id });
-  if (rows.length === 0) throw notFound(kind);
+export async function deleteAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
+  await readModelOf(db).write(async (tx, touch) => {
+    const rows = await tx
+      .delete(assistants)
+      .where(and(scoped(scope, kind), eq(assistants.id, id)))
+      .returning({ id: assistants.id });
+    if (rows.length === 0) throw notFound(kind);
+    touch(...touched(scope.organizationId, id));
+  });
 }
 
 function validate(input: AssistantInput, guard: OutboundGuard) {

@@ -1,7 +1,7 @@
 // Vendors, organizations and API tokens.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { apiTokens, organizations, vendors } from "../db/schema";
-import type { DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import { generateToken } from "../crypto/tokens";
 import { badRequest, notFound } from "../errors";
@@ -107,12 +107,16 @@ export async function updateOrganization(
 }
 
 /** Deleting an organization deletes everything in it (its tokens included): it is the tenant boundary. */
-export async function deleteOrganization(db: DbOrTx, vendorId: string, organizationId: string) {
-  const rows = await db
-    .delete(organizations)
-    .where(orgWhere(vendorId, organizationId))
-    .returning({ id: organizations.id });
-  if (rows.length === 0) throw notFound("organization");
+export async function deleteOrganization(db: Db, vendorId: string, organizationId: string) {
+  await readModelOf(db).write(async (tx, touch) => {
+    const rows = await tx
+      .delete(organizations)
+      .where(orgWhere(vendorId, organizationId))
+      .returning({ id: organizations.id });
+    if (rows.length === 0) throw notFound("organization");
+    // its assistants and strategies went with it (cascade)
+    touch(`org:${organizationId}`);
+  });
 }
 
 export async function createApiToken(
