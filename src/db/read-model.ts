@@ -215,8 +215,12 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
     }
   }
 
+  /** The value under `key` if memory may answer now; never goes to Postgres. */
+  const peek = (key: string): unknown => (options.enabled && trusted() ? (entries.get(key)?.value ?? null) : null);
+
   return {
     read,
+    peek,
     write,
     /** for tests and the bench: whether reads are now served from memory */
     trusted: () => options.enabled && trusted(),

@@ -160,3 +160,23 @@ test("a call start sees an assistant change answered just before", async () => {
     expect((await loadCallAssistant(bridge.db, "assistant", id))?.strategy?.parameters).toEqual(parameters);
   }
 }, 60_000);
+
+test("a token revoked through one process is refused by the other as soon as the revocation has answered", async () => {
+  const admin = client(a.url, process.env.ADMIN_TOKEN!);
+  for (let i = 0; i < 10; i++) {
+    const made = await admin.post(`/api/v1/vendors/${tenant.vendorId}/api-tokens`, {
+      name: `revoked-${i}`,
+      organizationId: tenant.organizationId,
+    });
+    const token = made.body.data.token as string;
+    const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
+    // known valid, and kept, by the reading process
+    for (let j = 0; j < 3; j++)
+      expect((await client(reader.url, token).get(`${tenant.P}/assistants?size=1`)).status).toBe(200);
+    const revoked = await client(writer.url, process.env.ADMIN_TOKEN!).delete(
+      `/api/v1/vendors/${tenant.vendorId}/api-tokens/${made.body.data.id}`,
+    );
+    expect(revoked.status).toBe(200);
+    expect((await client(reader.url, token).get(`${tenant.P}/assistants?size=1`)).status).toBe(401);
+  }
+}, 60_000);
