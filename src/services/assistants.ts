@@ -68,9 +68,14 @@ const byScope = and(
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
   const lists = new Map<string, ReturnType<typeof prepareList>>();
+  // the page and its total in one statement (the total read from assistant_counts, kept by triggers)
   const prepareList = (paging: Paging) =>
     db
-      .select(columns)
+      .select({
+        ...columns,
+        total: sql<number>`(select c.n from ${assistantCounts} c where c.organization_id = ${sql.placeholder("org")}
+          and c.kind = ${sql.placeholder("kind")})`.mapWith(Number),
+      })
       .from(assistants)
       .where(byScope)
       .orderBy(...paging.sort)
@@ -121,11 +126,14 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
     `api:${kind}s:${org}:${paging.key}:${paging.page}:${paging.size}`,
     () => [`assistants:${org}`, `org:${org}`],
     async () => {
-      const [data, [total]] = await Promise.all([
-        s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size }),
-        s.count.execute({ org, kind }),
-      ]);
-      return pageOf(data, paging, total?.n ?? 0);
+      const rows = await s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size });
+      // a page past the end has no row to carry the total
+      const total = rows[0]?.total ?? (await s.count.execute({ org, kind }))[0]?.n ?? 0;
+      return pageOf(
+        rows.map(({ total: _, ...row }) => row),
+        paging,
+        total,
+      );
     },
   ))!;
 }
