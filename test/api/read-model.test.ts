@@ -7,6 +7,7 @@ import postgres from "postgres";
 import { createDb } from "../../src/db/client";
 import { loadCallAssistant } from "../../src/calls/load-assistant";
 import { READ_MODEL_CHANNEL } from "../../src/db/read-model";
+import { routeCall } from "../../src/sip/route-call";
 import { spawnApi, type ApiProcess } from "../helpers/api-process";
 import { client, createTenant, type Tenant } from "../helpers/api";
 
@@ -179,4 +180,37 @@ test("a token revoked through one process is refused by the other as soon as the
     expect(revoked.status).toBe(200);
     expect((await client(reader.url, token).get(`${tenant.P}/assistants?size=1`)).status).toBe(401);
   }
+}, 60_000);
+
+test("a call's route follows a number moved to another assistant, and a number's change, at once", async () => {
+  const { P } = tenant;
+  const credential = await on(a).post(`${P}/sip/credentials`, {
+    hostname: "sip.trunk.example",
+    port: 5060,
+    username: "read-model",
+    password: "s3cr3t-pw",
+  });
+  expect(credential.status).toBe(201);
+  const credentialId = credential.body.data.id as string;
+  const numbers = `${P}/sip/credentials/${credentialId}/phone-numbers`;
+  const number = await on(a).post(numbers, { phoneNumber: "+14155550199" });
+  const numberId = number.body.data.id as string;
+  const [first, second] = await Promise.all(
+    ["route-1", "route-2"].map(async (name) => (await on(a).post(`${P}/assistants`, { name })).body.data.id as string),
+  );
+  const route = async () => (await routeCall(bridge.db, credentialId, "+14155550199"))?.assistant.id ?? null;
+  expect(await route()).toBeNull();
+  for (let i = 0; i < 10; i++) {
+    const [from, to] = i % 2 === 0 ? [second!, first!] : [first!, second!];
+    const [writer, other] = i % 2 === 0 ? [a, b] : [b, a];
+    expect((await on(writer).put(`${P}/assistants/${from}`, { name: "off" })).status).toBe(200);
+    expect((await on(other).put(`${P}/assistants/${to}`, { name: "on", telephoneNumberId: numberId })).status).toBe(
+      200,
+    );
+    for (let j = 0; j < 3; j++) expect(await route()).toBe(to);
+  }
+  // the number itself changes: the old spelling routes nowhere any more
+  const moved = await on(b).put(`${numbers}/${numberId}`, { phoneNumber: "+14155550198" });
+  expect(moved.status).toBe(200);
+  expect(await route()).toBeNull();
 }, 60_000);
