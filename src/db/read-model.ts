@@ -108,7 +108,9 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
     if (!write) return;
     // who may trust its cache now: whoever ticked within the lease (a later tick was sent after it heard us)
     const at = now();
-    write.peers = [...peers].filter(([peer, heardAt]) => peer !== self && heardAt + options.leaseMs > at);
+    // a process silent for a lease trusts nothing it heard before: forgotten (processes come and go)
+    for (const [peer, heardAt] of peers) if (heardAt + options.leaseMs <= at) peers.delete(peer);
+    write.peers = [...peers].filter(([peer]) => peer !== self);
     write.echoed = true;
     write.wake();
   }
