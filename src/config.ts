@@ -132,6 +132,12 @@ export function loadConfig(env: Env = process.env) {
     databaseListenUrl: env.DATABASE_LISTEN_URL || null,
     // false: no named prepared statements, so that PgBouncer in transaction mode can sit in between
     databasePrepare: str(env, "DATABASE_PREPARE", "true") !== "false",
+    // reads by id from memory, kept exact by LISTEN/NOTIFY (docs/architecture.md): the same in every process
+    readModel: {
+      enabled: str(env, "READ_MODEL", "true") !== "false",
+      // a process whose LISTEN lags or broke stops trusting its memory after this; a write waits at most this long
+      leaseMs: int(env, "READ_MODEL_LEASE_MS", 100),
+    },
     adminToken: env.ADMIN_TOKEN || null,
     // per API process: N instances let a token make N times this (docs/operations.md)
     apiTokenRate: {

@@ -4,7 +4,7 @@ import { knowledgeSearchFor } from "./services/knowledge/knowledge-search";
 import type { Config } from "./config";
 import { createDb } from "./db/client";
 import { createApp } from "./app";
-import { createOrganizationGate, createTokenResolver, hearRevocations } from "./services/auth";
+import { createOrganizationGate, createTokenResolver } from "./services/auth";
 import { createSecretBox } from "./crypto/secrets";
 import { within } from "./lib/within";
 import { createOutboundGuard } from "./net/outbound-guard";
@@ -25,10 +25,11 @@ export type ApiOptions = {
 
 export async function startApi(config: Config, options: ApiOptions = {}) {
   setLogLevel(config.logLevel);
-  const { db, client, availability, close } = createDb(config.databaseUrl, {
+  const { db, availability, close } = createDb(config.databaseUrl, {
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
+    readModel: config.readModel,
     name: "api",
   });
   const tokens = createTokenResolver(db, config.adminToken, config.apiTokenRate);
@@ -37,8 +38,6 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
   const releaseGauges = config.metrics.tenantLabels ? exposeCredentialGauges(db) : () => {};
   const metricsServer = config.metrics.port === null ? null : await startMetricsServer(config.metrics.port);
   if (metricsServer) log.info("api metrics listening", { port: metricsServer.port });
-  // Revocations made by other API instances reach this one's token cache here.
-  const listener = hearRevocations(client, tokens);
   let started = options.started === undefined;
   void (options.started ?? Promise.resolve()).then(() => {
     started = true;
@@ -76,7 +75,6 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
       await app.stop();
       await metricsServer?.stop();
       releaseGauges();
-      await listener.unlisten();
       await close();
     },
   };

@@ -43,6 +43,7 @@ const {
   timeoutMs: config.databaseTimeoutMs,
   prepare: config.databasePrepare,
   listenUrl: config.databaseListenUrl ?? undefined,
+  readModel: config.readModel,
   name: "worker",
 });
 const attempts = inFlight();

@@ -2,14 +2,22 @@
 // cost of the HTTP conventions (issue 30) on our server alone.
 //   bun bench/api/run.ts [--seconds 10] [--connections 32]
 // Seeds 10,000 assistants (one tool and one hook each) into a scratch database, then loads
-// GET P/assistants/{id} and GET P/assistants?size=20 on both servers, one after the other; then on ours:
-// GET by id answered 304 through If-None-Match, POST P/assistants plain, with a new Idempotency-Key per
-// request (claim + sealed response kept), and with one repeated key (every answer a replay).
+// GET P/assistants/{id} and GET P/assistants?size=20 on three servers, one after the other: ours, ours
+// with READ_MODEL=false (every read from Postgres, writes wait for nobody) and the baseline. Then on ours:
+// GET by id answered 304 through If-None-Match, PUT P/assistants/{id} and POST P/assistants (on both of
+// ours: what the read model's wait for acknowledgements costs a write), POST with a new Idempotency-Key
+// per request (claim + sealed response kept), and with one repeated key (every answer a replay).
+// Last, a call start's database time: the bridge's read of an assistant (loadCallAssistant) in this
+// process, from Postgres (cold) and from the read model (cached). Targets (issue 28): by id >= 1.5x the
+// baseline with p99 < 5 ms, list >= 0.9x with p99 < 10 ms. The load average is printed with the table.
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
+import { loadavg } from "node:os";
 import postgres from "postgres";
 import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
+import { createDb, readModelOf } from "../../src/db/client";
+import { loadCallAssistant } from "../../src/calls/load-assistant";
 import { freePort } from "../../test/helpers/temporal";
 
 const { values } = parseArgs({
@@ -54,8 +62,11 @@ const tokenProc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", v
 });
 const token = tokenProc.stdout.toString().trim();
 
-async function startServer(args: string[], port: number) {
-  const proc = spawn("bun", args, { env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+async function startServer(args: string[], port: number, extra: Record<string, string> = {}) {
+  const proc = spawn("bun", args, {
+    env: { ...env, ...extra, PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   // a loaded machine has taken over 10 s to start ours (migrations first)
   for (let i = 0; i < 600; i++) {
     if (
@@ -72,7 +83,7 @@ async function startServer(args: string[], port: number) {
 }
 
 const luaFile = `/tmp/vas-bench-api-${process.pid}.lua`;
-/** MODE: one (GET by id), etag (the same with If-None-Match: its ETag), list, post, post-key, replay. */
+/** MODE: one (GET by id), etag (the same with If-None-Match: its ETag), list, put, post, post-key, replay. */
 async function writeLua(etags: string[]) {
   const quoted = (values: string[]) => values.map((v) => JSON.stringify(v)).join(",");
   await Bun.write(
@@ -97,6 +108,10 @@ request = function()
     if mode == "replay" then headers["Idempotency-Key"] = "bench-replay" end
     return wrk.format("POST", prefix, headers, '{"name":"bench"}')
   end
+  if mode == "put" then
+    headers["Content-Type"] = "application/json"
+    return wrk.format("PUT", prefix .. "/" .. ids[math.random(#ids)], headers, '{"name":"bench"}')
+  end
   local path = prefix
   if mode == "one" or mode == "etag" then
     local i = math.random(#ids)
@@ -109,7 +124,7 @@ end`,
 }
 
 type Result = { rps: number; p50: number; p99: number; errors: number };
-type Mode = "one" | "etag" | "list" | "post" | "post-key" | "replay";
+type Mode = "one" | "etag" | "list" | "put" | "post" | "post-key" | "replay";
 function wrk(url: string, mode: Mode, prefix: string): Result {
   const run = Bun.spawnSync(
     [
@@ -147,24 +162,37 @@ const cases = [
   { name: "GET P/assistants?size=20", mode: "list" as const, ours: `${P}?size=20`, base: `/assistants?org=${orgId}` },
 ];
 
+// writes on both of ours: the read model's wait (acknowledgements) against none
+const writes = [
+  { name: "PUT P/assistants/{id}", mode: "put" as const },
+  { name: "POST P/assistants", mode: "post" as const },
+];
 // the conventions' cost, on our server only (the baseline has no such thing)
 const oursOnly = [
   { name: "GET P/assistants/{id}, If-None-Match: its ETag (304)", mode: "etag" as const },
-  { name: "POST P/assistants", mode: "post" as const },
   { name: "POST P/assistants, a new Idempotency-Key each", mode: "post-key" as const },
   { name: "POST P/assistants, one repeated key (replays)", mode: "replay" as const },
 ];
 
-const [oursPort, basePort] = [await freePort(), await freePort()];
-const [oursUrl, baseUrl] = [`http://127.0.0.1:${oursPort}`, `http://127.0.0.1:${basePort}`];
-// a server that does not start leaves no scratch database behind (nor the other server)
-const giveUp = async (error: unknown, running?: { kill(): unknown }) => {
-  running?.kill();
+const [oursPort, plainPort, basePort] = [await freePort(), await freePort(), await freePort()];
+const [oursUrl, plainUrl, baseUrl] = [oursPort, plainPort, basePort].map((port) => `http://127.0.0.1:${port}`) as [
+  string,
+  string,
+  string,
+];
+// a server that does not start leaves no scratch database behind (nor the others)
+const giveUp = async (error: unknown, ...running: { kill(): unknown }[]) => {
+  for (const proc of running) proc.kill();
   await dropDatabase(databaseUrl);
   throw error;
 };
 const ours = await startServer(["src/index.ts"], oursPort).catch((error) => giveUp(error));
-const baseline = await startServer(["bench/api/baseline-server.ts"], basePort).catch((error) => giveUp(error, ours));
+const plain = await startServer(["src/index.ts"], plainPort, { READ_MODEL: "false" }).catch((error) =>
+  giveUp(error, ours),
+);
+const baseline = await startServer(["bench/api/baseline-server.ts"], basePort).catch((error) =>
+  giveUp(error, ours, plain),
+);
 const etags = await Promise.all(
   ids.map(async (id) => {
     const res = await fetch(`${oursUrl}${P}/${id}`, { headers: { authorization: `Bearer ${token}` } });
@@ -172,22 +200,34 @@ const etags = await Promise.all(
   }),
 );
 await writeLua(etags);
+let callStart = "";
 const rows: string[] = [];
 const own: Record<string, Result> = {};
+const cell = (r: Result) => `${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)}`;
+const ratio = (a: Result, b: Result) => `${(a.rps / b.rps).toFixed(2)}x`;
+const loads = [loadavg()];
+/** a warm-up run, then the measured one */
+const measure = (url: string, mode: Mode, prefix: string, who: string, name: string) => {
+  say(`${name}: ${who}, ${values.seconds}s with ${values.connections} connections`);
+  wrk(url, mode, prefix);
+  const r = wrk(url, mode, prefix);
+  if (r.errors) say(`${name}: ${who}: ${r.errors} non-2xx/3xx answers`);
+  return r;
+};
 try {
   for (const c of cases) {
-    say(`${c.name}: warming up`);
-    wrk(oursUrl, c.mode, c.ours);
-    say(`${c.name}: ours, ${values.seconds}s with ${values.connections} connections`);
-    const a = wrk(oursUrl, c.mode, c.ours);
-    say(`${c.name}: baseline`);
-    wrk(baseUrl, c.mode, c.base);
-    const b = wrk(baseUrl, c.mode, c.base);
-    if (a.errors || b.errors) say(`non-2xx answers: ours ${a.errors}, baseline ${b.errors}`);
-    rows.push(
-      `| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(2)} | ${b.p99.toFixed(2)} | ${((a.rps / b.rps) * 100).toFixed(0)}% |`,
-    );
+    const a = measure(oursUrl, c.mode, c.ours, "ours", c.name);
+    const p = measure(plainUrl, c.mode, c.ours, "ours, READ_MODEL=false", c.name);
+    const b = measure(baseUrl, c.mode, c.base, "baseline", c.name);
+    rows.push(`| ${c.name} | ${cell(a)} | ${cell(p)} | ${cell(b)} | ${ratio(a, b)} | ${ratio(p, b)} |`);
   }
+  for (const c of writes) {
+    const a = measure(oursUrl, c.mode, P, "ours", c.name);
+    const p = measure(plainUrl, c.mode, P, "ours, READ_MODEL=false", c.name);
+    own[c.mode] = a;
+    rows.push(`| ${c.name} | ${cell(a)} | ${cell(p)} | – | – | – | – | – |`);
+  }
+  loads.push(loadavg());
   for (const c of oursOnly) {
     say(`${c.name}: warming up`);
     wrk(oursUrl, c.mode, P);
@@ -195,10 +235,13 @@ try {
     const a = wrk(oursUrl, c.mode, P);
     if (a.errors) say(`non-2xx/3xx answers: ${a.errors}`);
     own[c.mode] = a;
-    rows.push(`| ${c.name} | ${a.rps.toFixed(0)} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | – | – | – | – |`);
+    rows.push(`| ${c.name} | ${cell(a)} | – | – | – | – | – | – | – | – |`);
   }
+  loads.push(loadavg());
+  callStart = await measureCallStart();
 } finally {
   ours.kill();
+  plain.kill();
   baseline.kill();
   await dropDatabase(databaseUrl);
 }
@@ -206,14 +249,45 @@ console.log(
   `bench/api: wrk, ${values.connections} connections, ${values.seconds} s per case, one after the other on this machine.`,
 );
 console.log(
-  "ours: bun src/index.ts (auth, tenancy, validation, envelope, logging); baseline: bench/api/baseline-server.ts (Bun.serve + postgres.js, the same query, nothing else).\n",
+  "ours: bun src/index.ts (auth, tenancy, validation, envelope, logging, the read model); ours, READ_MODEL=false: the same reading Postgres every time; baseline: bench/api/baseline-server.ts (Bun.serve + postgres.js, the same query, nothing else).",
 );
 console.log(
-  "| case | ours req/s | ours p50 ms | ours p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | ours/baseline |",
+  `load average (1 min) at the start, after the side-by-side cases, at the end: ${loads.map((l) => l[0]!.toFixed(2)).join(", ")} (${navigator.hardwareConcurrency} cores)\n`,
 );
-console.log("|---|---|---|---|---|---|---|---|");
+console.log(
+  "| case | ours req/s | p50 ms | p99 ms | READ_MODEL=false req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ours/baseline | READ_MODEL=false/baseline |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(row);
+console.log(`\n${callStart}`);
 const added = (mode: Mode) => (own[mode]!.p50 - own.post!.p50).toFixed(2);
+
+/**
+ * A call start's read of its assistant (strategy, tools), as the bridge makes it, in this process:
+ * each of the ids from Postgres (cold), then again from the read model once it is synced (cached).
+ */
+async function measureCallStart() {
+  const { db, close } = createDb(databaseUrl, { max: 2, name: "bench" });
+  const timed = async () => {
+    const ms: number[] = [];
+    for (const id of ids) {
+      const t0 = performance.now();
+      await loadCallAssistant(db, "assistant", id);
+      ms.push(performance.now() - t0);
+    }
+    ms.sort((x, y) => x - y);
+    return `mean ${(ms.reduce((x, y) => x + y, 0) / ms.length).toFixed(3)} ms, p99 ${ms[Math.floor(ms.length * 0.99)]!.toFixed(3)} ms`;
+  };
+  try {
+    const cold = await timed();
+    // synced: its own tick has come back (a few ms)
+    while (!readModelOf(db).trusted()) await Bun.sleep(5);
+    const cached = await timed();
+    return `call start's read of its assistant (loadCallAssistant, ${ids.length} assistants one after another): cold (Postgres) ${cold}; cached (read model) ${cached}.`;
+  } finally {
+    await close();
+  }
+}
 console.log(
   `\nIdempotency-Key adds ${added("post-key")} ms at p50 to a POST (a replay: ${added("replay")} ms; target < 1 ms).`,
 );

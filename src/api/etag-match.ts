@@ -7,8 +7,18 @@ export type EntityTag = { weak: boolean; opaque: string };
 export type TagCondition = "*" | EntityTag[];
 
 /** A strong tag derived only from the representation, so every API instance computes the same one. */
-export const etagOf = (data: unknown) =>
+const hashed = (data: unknown) =>
   `"${createHash("sha256").update(JSON.stringify(data)).digest("base64url").slice(0, 32)}"`;
+
+// Reads by id answer the read model's shared objects, which nobody changes (src/db/read-model.ts):
+// one hash per object kept, not one per request.
+const known = new WeakMap<object, string>();
+export function etagOf(data: unknown) {
+  if (typeof data !== "object" || data === null) return hashed(data);
+  const etag = known.get(data) ?? hashed(data);
+  known.set(data, etag);
+  return etag;
+}
 
 // entity-tag = [ W/ ] DQUOTE *etagc DQUOTE; etagc = %x21 / %x23-7E / obs-text
 const TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/;

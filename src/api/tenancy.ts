@@ -75,10 +75,8 @@ const organizationsRoutes = (deps: Deps) =>
         tenancy.updateOrganization(deps.db, vendorOf(principal, params), organizationId, body),
       remove: async (principal, params, organizationId) => {
         const vendorId = vendorOf(principal, params);
+        // its tokens and its kept scope die with it (the read model: src/services/auth.ts)
         await tenancy.deleteOrganization(deps.db, vendorId, organizationId);
-        // its tokens and its cached scope die with it
-        deps.tokens.clear();
-        deps.organizations.forget(vendorId, organizationId);
       },
     },
   });
@@ -95,10 +93,7 @@ const apiTokensRoutes = (deps: Deps) =>
     service: {
       list: (principal, params, query) => tenancy.listApiTokens(deps.db, vendorOf(principal, params), query),
       create: (principal, params, body) => tenancy.createApiToken(deps.db, vendorOf(principal, params), body),
-      remove: async (principal, params, tokenId) => {
-        await tenancy.revokeApiToken(deps.db, vendorOf(principal, params), tokenId);
-        deps.tokens.forget(tokenId);
-      },
+      remove: (principal, params, tokenId) => tenancy.revokeApiToken(deps.db, vendorOf(principal, params), tokenId),
     },
   });
 

@@ -12,7 +12,7 @@ import { answerMetricsCollection, bridgeMetricsResponse } from "../metrics/bridg
 import { refuseMetrics } from "../metrics/access";
 import { useTenantLabels } from "../metrics/metrics";
 import { failure } from "../models/envelope";
-import { createTokenResolver, hearRevocations } from "../services/auth";
+import { createTokenResolver } from "../services/auth";
 import type { CallHandle } from "../calls/caller-transport";
 import type { CallAssistant } from "../calls/load-assistant";
 import { BridgeReaper } from "../calls/bridge-reaper";
@@ -62,12 +62,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
+    readModel: config.readModel,
     name: `bridge ${config.bridge.instanceId}`,
   });
   useTenantLabels(config.metrics.tenantLabels);
   const tokens = createTokenResolver(db, config.adminToken);
-  // a token revoked through the API is refused here at once, not after the cache's 30 s
-  const revocations = hearRevocations(client, tokens);
+  // a token revoked through the API is refused here once its answer is out (the read model)
   const hangups = hearHangups(client);
   const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
   const deps: CallDeps = { db, availability, config, conclusions };
@@ -242,7 +242,6 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
         log.warn("bridge heartbeat not removed", { error: describeError(error) }),
       );
       await server.stop();
-      await revocations.unlisten();
       await hangups.unlisten();
       await closeDb();
     },

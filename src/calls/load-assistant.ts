@@ -1,11 +1,26 @@
 // What a call needs of its assistant or agent: prompt, greeting, strategy, tools, and its owners.
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { readModelOf, type Db } from "../db/client";
 import { assistants, extensions, llmStrategies, organizations, type AssistantKind } from "../db/schema";
 
-export type CallAssistant = NonNullable<Awaited<ReturnType<typeof loadCallAssistant>>>;
+export type CallAssistant = NonNullable<Awaited<ReturnType<typeof readCallAssistant>>>;
 
-export async function loadCallAssistant(db: Db, kind: AssistantKind, id: string) {
+/**
+ * Through the read model (src/db/read-model.ts): a call starts from memory while the process is synced,
+ * and sees any change whose answer was given before. Shared: callers do not change what they get.
+ */
+export const loadCallAssistant = (db: Db, kind: AssistantKind, id: string) =>
+  readModelOf(db).read(
+    `call:${kind}:${id}`,
+    (found) => [
+      `assistant:${id}`,
+      `org:${found.organizationId}`,
+      ...(found.strategyId ? [`strategy:${found.strategyId}`] : []),
+    ],
+    () => readCallAssistant(db, kind, id),
+  );
+
+async function readCallAssistant(db: Db, kind: AssistantKind, id: string) {
   const [row] = await db
     .select({
       id: assistants.id,
@@ -14,6 +29,7 @@ export async function loadCallAssistant(db: Db, kind: AssistantKind, id: string)
       vendorId: organizations.vendorId,
       systemPrompt: assistants.systemPrompt,
       greeting: assistants.systemPromptGreeting,
+      strategyId: llmStrategies.id,
       strategyType: llmStrategies.type,
       strategyParameters: llmStrategies.parameters,
       // the tools in the same round trip: one query less for every call that starts

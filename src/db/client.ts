@@ -8,6 +8,7 @@ import { DatabaseAvailability } from "./availability";
 import { probeWithin, socketRegistry, withDeadlines } from "./deadline-sql";
 import * as schema from "./schema";
 import { usePreparedStatements } from "./statement-mode";
+import { createReadModel, type ReadModelOptions } from "./read-model";
 
 export const defaultDatabaseTimeoutMs = 5_000;
 
@@ -21,7 +22,14 @@ export type DbOptions = {
   prepare?: boolean;
   /** where LISTEN connects when not `url` (DATABASE_LISTEN_URL: a session, which a transaction pooler is not) */
   listenUrl?: string;
+  /** the per-process read model (READ_MODEL, READ_MODEL_LEASE_MS): on, with a 100 ms lease, unless told */
+  readModel?: ReadModelOptions;
 };
+
+type ReadModel = ReturnType<typeof createReadModel<Tx>>;
+const readModels = new WeakMap<Db, ReadModel>();
+/** The read model of the process's database handle (src/db/read-model.ts). */
+export const readModelOf = (db: Db): ReadModel => readModels.get(db)!;
 
 export function createDb(url: string, options: DbOptions = {}) {
   const timeoutMs = options.timeoutMs ?? defaultDatabaseTimeoutMs;
@@ -54,12 +62,17 @@ export function createDb(url: string, options: DbOptions = {}) {
       : null;
   const client = listener ? listenThrough(bounded, listener) : bounded;
   const db = drizzle(client, { schema });
+  const reads = createReadModel<Tx>(client, options.readModel ?? { enabled: true, leaseMs: 100 }, (work) =>
+    db.transaction(work),
+  );
+  readModels.set(db, reads);
   return {
     db,
     client,
     availability,
     close: async () => {
       availability.close();
+      await reads.stop();
       await listener?.end({ timeout: 5 });
       return raw.end({ timeout: 5 });
     },

@@ -28,6 +28,13 @@ const httpDuration = new Histogram({
   registers: [registry],
 });
 
+const readModelReads = new Counter({
+  name: "vas_read_model_reads_total",
+  help: "reads through the read model, by where they were answered from (memory, database)",
+  labelNames: ["source"] as const,
+  registers: [registry],
+});
+
 const callsActive = new Gauge({
   name: "vas_calls_active",
   help: "calls in progress on this bridge, by transport (websocket, sip)",
@@ -129,6 +136,8 @@ export function recordHttpRequest({ method, route, status, seconds }: HttpSample
 }
 
 /** A call is in progress until `done` settles. */
+export const recordReadModelRead = (source: "memory" | "database") => readModelReads.inc({ source });
+
 export function recordCallActive(transport: string, done: Promise<unknown>) {
   callsActive.inc({ transport });
   void done.finally(() => callsActive.dec({ transport }));

@@ -10,7 +10,7 @@ import {
   sipPhoneNumbers,
   type AssistantKind,
 } from "../db/schema";
-import type { Db, DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
 import type { AssistantInput, ExtensionInput, HookInput } from "../models/assistants";
@@ -68,9 +68,14 @@ const byScope = and(
 const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
   const lists = new Map<string, ReturnType<typeof prepareList>>();
+  // the page and its total in one statement (the total read from assistant_counts, kept by triggers)
   const prepareList = (paging: Paging) =>
     db
-      .select(columns)
+      .select({
+        ...columns,
+        total: sql<number>`(select c.n from ${assistantCounts} c where c.organization_id = ${sql.placeholder("org")}
+          and c.kind = ${sql.placeholder("kind")})`.mapWith(Number),
+      })
       .from(assistants)
       .where(byScope)
       .orderBy(...paging.sort)
@@ -98,8 +103,16 @@ function prepare(db: Db) {
 }
 const statements = (db: Db) => prepared.get(db) ?? prepared.set(db, prepare(db)).get(db)!;
 
+/** What a write touches in the read model (src/db/read-model.ts): the one assistant and its organization's lists. */
+const touched = (organizationId: string, id: string) => [`assistant:${id}`, `assistants:${organizationId}`];
+
 export async function getAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
-  const [row] = await statements(db).get.execute({ org: scope.organizationId, kind, id });
+  const org = scope.organizationId;
+  const row = await readModelOf(db).read(
+    `api:${kind}:${org}:${id}`,
+    () => [`assistant:${id}`, `org:${org}`],
+    async () => (await statements(db).get.execute({ org, kind, id }))[0] ?? null,
+  );
   if (!row) throw notFound(kind);
   return row;
 }
@@ -108,11 +121,21 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
   const paging = parsePaging(query, sortable, "name,asc");
   const s = statements(db);
   const org = scope.organizationId;
-  const [data, [total]] = await Promise.all([
-    s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size }),
-    s.count.execute({ org, kind }),
-  ]);
-  return pageOf(data, paging, total?.n ?? 0);
+  // a page is kept like an item: any write to an assistant of the organization drops its pages
+  return (await readModelOf(db).read(
+    `api:${kind}s:${org}:${paging.key}:${paging.page}:${paging.size}`,
+    () => [`assistants:${org}`, `org:${org}`],
+    async () => {
+      const rows = await s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size });
+      // a page past the end has no row to carry the total
+      const total = rows[0]?.total ?? (await s.count.execute({ org, kind }))[0]?.n ?? 0;
+      return pageOf(
+        rows.map(({ total: _, ...row }) => row),
+        paging,
+        total,
+      );
+    },
+  ))!;
 }
 
 /** `guard`: refuses hook and tool destinations it would not reach (400 naming the field). */
@@ -125,13 +148,14 @@ export async function createAssistant(
   guard: OutboundGuard,
 ) {
   validate(input, guard);
-  const id = await db.transaction(async (tx) => {
+  const id = await readModelOf(db).write(async (tx, touch) => {
     await checkReferences(tx, scope, null, input);
     const [row] = await tx
       .insert(assistants)
       .values({ organizationId: scope.organizationId, kind, ...scalarFields(input) })
       .returning({ id: assistants.id });
     await writeChildren(tx, secrets, row!.id, input, new Map(), new Map());
+    touch(...touched(scope.organizationId, row!.id));
     return row!.id;
   });
   return getAssistant(db, scope, kind, id);
@@ -148,13 +172,14 @@ export async function updateAssistant(
 ) {
   if (input.id !== undefined && input.id !== id) throw badRequest("id", "does not match the id in the path");
   validate(input, guard);
-  await db.transaction(async (tx) => {
+  await readModelOf(db).write(async (tx, touch) => {
     const [row] = await tx
       .select({ id: assistants.id })
       .from(assistants)
       .where(and(scoped(scope, kind), eq(assistants.id, id)))
       .for("update");
     if (!row) throw notFound(kind);
+    touch(...touched(scope.organizationId, id));
     await checkReferences(tx, scope, id, input);
     await tx
       .update(assistants)
@@ -179,12 +204,15 @@ export async function updateAssistant(
   });
 }
 
-export async function deleteAssistant(db: DbOrTx, scope: OrgScope, kind: AssistantKind, id: string) {
-  const rows = await db
-    .delete(assistants)
-    .where(and(scoped(scope, kind), eq(assistants.id, id)))
-    .returning({ id: assistants.id });
-  if (rows.length === 0) throw notFound(kind);
+export async function deleteAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
+  await readModelOf(db).write(async (tx, touch) => {
+    const rows = await tx
+      .delete(assistants)
+      .where(and(scoped(scope, kind), eq(assistants.id, id)))
+      .returning({ id: assistants.id });
+    if (rows.length === 0) throw notFound(kind);
+    touch(...touched(scope.organizationId, id));
+  });
 }
 
 function validate(input: AssistantInput, guard: OutboundGuard) {

@@ -1,11 +1,9 @@
-// Turns a bearer token into a principal. Token rows are cached briefly; a revocation in this process
-// drops the entry at once and every other process (API instances, bridges) hears of it through
-// NOTIFY api_token_revoked (hearRevocations). Failed authentication is throttled per source address.
+// Turns a bearer token into a principal. Principals are kept in the read model (src/db/read-model.ts):
+// a revocation (or its organization's deletion) is seen by every process, API instances and bridges,
+// before its answer returns. Failed authentication is throttled per source address.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Sql } from "postgres";
 import { apiTokens, organizations } from "../db/schema";
-import type { Db, DbOrTx } from "../db/client";
-import { listenAlways } from "../db/listen";
+import { readModelOf, type Db } from "../db/client";
 import { hashToken, safeEqual } from "../crypto/tokens";
 import { forbidden, notFound, tooManyRequests, unauthorized } from "../errors";
 import { createRateLimiter } from "../lib/rate-limiter";
@@ -15,12 +13,12 @@ export type Principal =
   | { kind: "vendor"; tokenId: string; vendorId: string }
   | { kind: "organization"; tokenId: string; vendorId: string; organizationId: string };
 
-const CACHE_TTL_MS = 30_000;
 /** this many failed authentications from one address within the window, and it waits for the window's end */
 export const AUTH_FAILURE_LIMIT = 20;
 const AUTH_FAILURE_WINDOW_MS = 60_000;
 const MAX_TRACKED_SOURCES = 100_000;
-export const TOKEN_REVOKED_CHANNEL = "api_token_revoked";
+/** What a write touches in the read model when it revokes a token. */
+export const tokenTag = (tokenId: string) => `token:${tokenId}`;
 
 const bearerToken = (authorization: string | null | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
 
@@ -28,7 +26,7 @@ const bearerToken = (authorization: string | null | undefined) => /^Bearer\s+(\S
 export type TokenRate = { perSecond: number; burst: number };
 
 export function createTokenResolver(db: Db, adminToken: string | null, rate: TokenRate = { perSecond: 0, burst: 0 }) {
-  const cache = new Map<string, { principal: Principal; expires: number }>();
+  const reads = readModelOf(db);
   const failures = createFailureCounter(AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS);
   const throttle = rate.perSecond > 0 ? createRateLimiter(rate.perSecond, Math.max(1, rate.burst)) : null;
 
@@ -41,37 +39,32 @@ export function createTokenResolver(db: Db, adminToken: string | null, rate: Tok
     throw tooManyRequests(`this token is over its rate of ${rate.perSecond} requests per second`, seconds);
   }
 
-  const cached = (hash: string) => {
-    const hit = cache.get(hash);
-    return hit && hit.expires > Date.now() ? hit.principal : null;
-  };
+  const key = (hash: string) => `principal:${hash}`;
+
+  async function load(hash: string): Promise<Exclude<Principal, { kind: "admin" }> | null> {
+    const [row] = await db
+      .select({ id: apiTokens.id, vendorId: apiTokens.vendorId, organizationId: apiTokens.organizationId })
+      .from(apiTokens)
+      .where(and(eq(apiTokens.tokenHash, hash), isNull(apiTokens.revokedAt)))
+      .limit(1);
+    if (!row) return null;
+    return row.organizationId
+      ? { kind: "organization", tokenId: row.id, vendorId: row.vendorId, organizationId: row.organizationId }
+      : { kind: "vendor", tokenId: row.id, vendorId: row.vendorId };
+  }
 
   async function resolve(authorization: string | null | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
     if (!token) throw unauthorized();
     if (adminToken && safeEqual(token, adminToken)) return { kind: "admin" };
     const hash = hashToken(token);
-    const hit = cached(hash);
-    if (hit) return throttled(hit);
-    const [row] = await db
-      .select({ id: apiTokens.id, vendorId: apiTokens.vendorId, organizationId: apiTokens.organizationId })
-      .from(apiTokens)
-      .where(and(eq(apiTokens.tokenHash, hash), isNull(apiTokens.revokedAt)))
-      .limit(1);
-    if (!row) {
-      cache.delete(hash);
-      throw unauthorized();
-    }
-    const principal: Principal = row.organizationId
-      ? { kind: "organization", tokenId: row.id, vendorId: row.vendorId, organizationId: row.organizationId }
-      : { kind: "vendor", tokenId: row.id, vendorId: row.vendorId };
-    cache.set(hash, { principal, expires: Date.now() + CACHE_TTL_MS });
+    const principal = await reads.read(
+      key(hash),
+      (p) => (p.kind === "organization" ? [tokenTag(p.tokenId), `org:${p.organizationId}`] : [tokenTag(p.tokenId)]),
+      () => load(hash),
+    );
+    if (!principal) throw unauthorized();
     return throttled(principal);
-  }
-
-  function forget(tokenId: string) {
-    for (const [hash, entry] of cache)
-      if (entry.principal.kind !== "admin" && entry.principal.tokenId === tokenId) cache.delete(hash);
   }
 
   /**
@@ -84,7 +77,7 @@ export function createTokenResolver(db: Db, adminToken: string | null, rate: Tok
     const waitMs = failures.blockedFor(source);
     if (waitMs === 0) return;
     const token = bearerToken(authorization);
-    if (token && ((adminToken && safeEqual(token, adminToken)) || cached(hashToken(token)))) return;
+    if (token && ((adminToken && safeEqual(token, adminToken)) || reads.peek(key(hashToken(token))))) return;
     const seconds = Math.ceil(waitMs / 1000);
     throw tooManyRequests(`too many failed authentication attempts from this address; retry in ${seconds} s`, seconds);
   }
@@ -92,15 +85,7 @@ export function createTokenResolver(db: Db, adminToken: string | null, rate: Tok
   /** A request from `source` failed authentication (401). */
   const failed = (source: string | null) => void (source !== null && failures.add(source));
 
-  return { resolve, forget, admit, failed, clear: () => cache.clear() };
-}
-
-/**
- * Revocations made by any process reach this resolver's cache at once; call unlisten() on stop. After
- * a reconnect the cache starts empty: revocations made while the connection was down went unheard.
- */
-export function hearRevocations(client: Sql, tokens: TokenResolver) {
-  return listenAlways(client, TOKEN_REVOKED_CHANNEL, (tokenId) => tokens.forget(tokenId), tokens.clear);
+  return { resolve, admit, failed };
 }
 
 /** Failures per key in fixed windows; a key at the limit is blocked until its window ends. */
@@ -146,32 +131,30 @@ export function requireReach(principal: Principal, vendorId: string, organizatio
   if (principal.kind === "organization" && principal.organizationId !== organizationId) throw forbidden();
 }
 
-const ORG_CACHE_TTL_MS = 5_000;
-
 /**
  * Access to P: 403 outside the token's reach, 404 when the organization is absent. Existing
- * organizations are remembered for a few seconds (every query under P is scoped by organization
- * anyway, so a just-deleted one can only yield 404s meanwhile).
+ * organizations are kept in the read model until deleted (deleteOrganization touches `org:<id>`).
  */
-export function createOrganizationGate(db: DbOrTx) {
-  const known = new Map<string, number>();
+export function createOrganizationGate(db: Db) {
+  const reads = readModelOf(db);
   async function require(principal: Principal, vendorId: string, organizationId: string): Promise<OrgScope> {
     requireReach(principal, vendorId, organizationId);
-    const key = `${vendorId}/${organizationId}`;
-    if ((known.get(key) ?? 0) > Date.now()) return { vendorId, organizationId };
-    const [org] = await db
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(and(eq(organizations.id, organizationId), eq(organizations.vendorId, vendorId)))
-      .limit(1);
+    const org = await reads.read(
+      `organization:${vendorId}/${organizationId}`,
+      () => [`org:${organizationId}`],
+      async () =>
+        (
+          await db
+            .select({ id: organizations.id })
+            .from(organizations)
+            .where(and(eq(organizations.id, organizationId), eq(organizations.vendorId, vendorId)))
+            .limit(1)
+        )[0] ?? null,
+    );
     if (!org) throw notFound("organization");
-    known.set(key, Date.now() + ORG_CACHE_TTL_MS);
     return { vendorId, organizationId };
   }
-  return {
-    require,
-    forget: (vendorId: string, organizationId: string) => known.delete(`${vendorId}/${organizationId}`),
-  };
+  return { require };
 }
 
 export type OrganizationGate = ReturnType<typeof createOrganizationGate>;

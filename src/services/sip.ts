@@ -1,7 +1,7 @@
 // SIP credentials and the phone numbers under them.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { agentTasks, SIP_CREDENTIALS_CHANNEL, sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
-import type { DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
 import { badRequest } from "../errors";
@@ -176,7 +176,16 @@ export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId
   );
 }
 
-export async function createPhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, input: PhoneNumberInput) {
+/** What a write to a credential's numbers touches in the read model (the routes of src/sip/route-call.ts). */
+const numbersTag = (credentialId: string) => `numbers:${credentialId}`;
+
+export const createPhoneNumber = (db: Db, scope: OrgScope, credentialId: string, input: PhoneNumberInput) =>
+  readModelOf(db).write((tx, touch) => {
+    touch(numbersTag(credentialId));
+    return insertPhoneNumber(tx, scope, credentialId, input);
+  });
+
+async function insertPhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, input: PhoneNumberInput) {
   const phoneNumber = normalizePhoneNumber(input.phoneNumber);
   await getCredential(db, scope, credentialId);
   const [row] = await orConflict(
@@ -196,7 +205,13 @@ export async function createPhoneNumber(db: DbOrTx, scope: OrgScope, credentialI
   return row!;
 }
 
-export async function updatePhoneNumber(
+export const updatePhoneNumber = (db: Db, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) =>
+  readModelOf(db).write((tx, touch) => {
+    touch(numbersTag(credentialId));
+    return replacePhoneNumber(tx, scope, credentialId, id, input);
+  });
+
+async function replacePhoneNumber(
   db: DbOrTx,
   scope: OrgScope,
   credentialId: string,
@@ -219,7 +234,13 @@ export async function updatePhoneNumber(
   return row;
 }
 
-export async function deletePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string) {
+export const deletePhoneNumber = (db: Db, scope: OrgScope, credentialId: string, id: string) =>
+  readModelOf(db).write((tx, touch) => {
+    touch(numbersTag(credentialId));
+    return removePhoneNumber(tx, scope, credentialId, id);
+  });
+
+async function removePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string) {
   const row = await single(
     orConflict(
       db

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { llmStrategies } from "../db/schema";
-import type { DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import { strategyErrors, type StrategyInput } from "../models/strategies";
 import type { OrgScope } from "./auth";
@@ -26,8 +26,17 @@ const byId = (scope: OrgScope, id: string) =>
   and(eq(llmStrategies.organizationId, scope.organizationId), eq(llmStrategies.id, id));
 const WHAT = "LLM generation strategy";
 
-export const getStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
-  single(db.select(columns).from(llmStrategies).where(byId(scope, id)), WHAT);
+export const getStrategy = (db: Db, scope: OrgScope, id: string) =>
+  single(
+    readModelOf(db)
+      .read(
+        `api:strategy:${scope.organizationId}:${id}`,
+        () => [`strategy:${id}`, `org:${scope.organizationId}`],
+        async () => (await db.select(columns).from(llmStrategies).where(byId(scope, id)))[0] ?? null,
+      )
+      .then((row) => (row ? [row] : [])),
+    WHAT,
+  );
 
 export function listStrategies(db: DbOrTx, scope: OrgScope, query: PageRequest) {
   const paging = parsePaging(query, sortable, "name,asc");
@@ -52,22 +61,29 @@ export async function createStrategy(db: DbOrTx, scope: OrgScope, input: Strateg
   return row!;
 }
 
-export function updateStrategy(db: DbOrTx, scope: OrgScope, id: string, input: StrategyInput) {
+// a strategy is read by id and as part of every call view that uses it (src/calls/load-assistant.ts)
+export function updateStrategy(db: Db, scope: OrgScope, id: string, input: StrategyInput) {
   throwIfAny([...freeFormErrors(input.parameters, "parameters"), ...strategyErrors(input)]);
-  return single(
-    db
-      .update(llmStrategies)
-      .set({ ...input, updatedAt: new Date() })
-      .where(byId(scope, id))
-      .returning(columns),
-    WHAT,
-  );
+  return readModelOf(db).write((tx, touch) => {
+    touch(`strategy:${id}`);
+    return single(
+      tx
+        .update(llmStrategies)
+        .set({ ...input, updatedAt: new Date() })
+        .where(byId(scope, id))
+        .returning(columns),
+      WHAT,
+    );
+  });
 }
 
-export const deleteStrategy = (db: DbOrTx, scope: OrgScope, id: string) =>
-  single(
-    orConflict(db.delete(llmStrategies).where(byId(scope, id)).returning({ id: llmStrategies.id }), {
-      reference: "the strategy is used by an assistant or agent",
-    }),
-    WHAT,
-  );
+export const deleteStrategy = (db: Db, scope: OrgScope, id: string) =>
+  readModelOf(db).write((tx, touch) => {
+    touch(`strategy:${id}`);
+    return single(
+      orConflict(tx.delete(llmStrategies).where(byId(scope, id)).returning({ id: llmStrategies.id }), {
+        reference: "the strategy is used by an assistant or agent",
+      }),
+      WHAT,
+    );
+  });

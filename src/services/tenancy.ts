@@ -1,11 +1,11 @@
 // Vendors, organizations and API tokens.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { apiTokens, organizations, vendors } from "../db/schema";
-import type { DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import type { PageRequest } from "../models/common";
 import { generateToken } from "../crypto/tokens";
 import { badRequest, notFound } from "../errors";
-import { TOKEN_REVOKED_CHANNEL } from "./auth";
+import { tokenTag } from "./auth";
 import { parsePaging, selectPage, type SortableColumns } from "./paging";
 
 const vendorColumns = {
@@ -107,12 +107,16 @@ export async function updateOrganization(
 }
 
 /** Deleting an organization deletes everything in it (its tokens included): it is the tenant boundary. */
-export async function deleteOrganization(db: DbOrTx, vendorId: string, organizationId: string) {
-  const rows = await db
-    .delete(organizations)
-    .where(orgWhere(vendorId, organizationId))
-    .returning({ id: organizations.id });
-  if (rows.length === 0) throw notFound("organization");
+export async function deleteOrganization(db: Db, vendorId: string, organizationId: string) {
+  await readModelOf(db).write(async (tx, touch) => {
+    const rows = await tx
+      .delete(organizations)
+      .where(orgWhere(vendorId, organizationId))
+      .returning({ id: organizations.id });
+    if (rows.length === 0) throw notFound("organization");
+    // its assistants and strategies went with it (cascade)
+    touch(`org:${organizationId}`);
+  });
 }
 
 export async function createApiToken(
@@ -157,13 +161,15 @@ export async function listApiTokens(db: DbOrTx, vendorId: string, query: PageReq
   );
 }
 
-/** Marks the token revoked and tells every API instance (NOTIFY) to forget it. */
-export async function revokeApiToken(db: DbOrTx, vendorId: string, tokenId: string) {
-  const rows = await db
-    .update(apiTokens)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.vendorId, vendorId), isNull(apiTokens.revokedAt)))
-    .returning({ id: apiTokens.id });
-  if (rows.length === 0) throw notFound("api token");
-  await db.execute(sql`select pg_notify(${TOKEN_REVOKED_CHANNEL}, ${tokenId})`);
+/** Marks the token revoked; no process (API instance or bridge) accepts it once this returns. */
+export async function revokeApiToken(db: Db, vendorId: string, tokenId: string) {
+  await readModelOf(db).write(async (tx, touch) => {
+    const rows = await tx
+      .update(apiTokens)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.vendorId, vendorId), isNull(apiTokens.revokedAt)))
+      .returning({ id: apiTokens.id });
+    if (rows.length === 0) throw notFound("api token");
+    touch(tokenTag(tokenId));
+  });
 }

@@ -1,7 +1,7 @@
 // Which assistant or agent answers a number of a credential: the one whose telephoneNumberId is that
 // number, else the one on the credential's fallback number, else nobody (404).
 import { and, eq, inArray, or } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { readModelOf, type Db } from "../db/client";
 import { assistants, sipPhoneNumbers } from "../db/schema";
 import { loadCallAssistant, type CallAssistant } from "../calls/load-assistant";
 import { normalizePhoneNumber } from "../services/phone-format";
@@ -18,10 +18,27 @@ export function spellings(dialled: string): string[] {
   }
 }
 
+/**
+ * Through the read model (src/db/read-model.ts): a number's route is dropped by any change to the
+ * credential's numbers (`numbers:<credential>`) and to the organization's assistants and agents (one
+ * of them may take the number).
+ */
 export async function routeCall(db: Db, credentialId: string, calledNumber: string): Promise<CallRoute | null> {
+  const chosen = await readModelOf(db).read(
+    `route:${credentialId}:${calledNumber}`,
+    (route) => [`numbers:${credentialId}`, `assistants:${route.organizationId}`, `org:${route.organizationId}`],
+    () => chooseRoute(db, credentialId, calledNumber),
+  );
+  if (!chosen) return null;
+  const assistant = await loadCallAssistant(db, chosen.kind, chosen.assistantId);
+  return assistant && { assistant, phoneNumberId: chosen.phoneNumberId };
+}
+
+async function chooseRoute(db: Db, credentialId: string, calledNumber: string) {
   const numbers = spellings(calledNumber);
   const rows = await db
     .select({
+      organizationId: sipPhoneNumbers.organizationId,
       phoneNumberId: sipPhoneNumbers.id,
       fallback: sipPhoneNumbers.fallback,
       phoneNumber: sipPhoneNumbers.phoneNumber,
@@ -38,8 +55,5 @@ export async function routeCall(db: Db, credentialId: string, calledNumber: stri
           : eq(sipPhoneNumbers.fallback, true),
       ),
     );
-  const chosen = rows.find((r) => numbers.includes(r.phoneNumber)) ?? rows.find((r) => r.fallback);
-  if (!chosen) return null;
-  const assistant = await loadCallAssistant(db, chosen.kind, chosen.assistantId);
-  return assistant && { assistant, phoneNumberId: chosen.phoneNumberId };
+  return rows.find((r) => numbers.includes(r.phoneNumber)) ?? rows.find((r) => r.fallback) ?? null;
 }

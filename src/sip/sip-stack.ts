@@ -46,6 +46,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
+    readModel: config.readModel,
     name: `sip ${config.bridge.instanceId}`,
   });
   const deps: CallDeps = { db, availability, config, ticker: options.ticker };

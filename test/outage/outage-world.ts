@@ -122,7 +122,8 @@ export type OutageReport = {
   variant: Variant;
   outageMs: number;
   /** every API answer during the outage: its status and how long it took */
-  apiAnswers: { status: number; ms: number; success: unknown }[];
+  /** at: when the read was sent, ms after the outage began */
+  apiAnswers: { status: number; ms: number; success: unknown; at: number }[];
   readyz: { status: number; ms: number };
   /** a websocket call dialled during the outage: the close code it got and when */
   newCall: { code: number; ms: number };
@@ -155,7 +156,7 @@ export async function runOutage(
   const read = async () => {
     const started = now();
     const reply = await org.get(`${P}/assistants/${world.assistantId}`);
-    return { status: reply.status, ms: now() - started, success: reply.body?.success };
+    return { status: reply.status, ms: now() - started, success: reply.body?.success, at: started - outageStart };
   };
 
   const outageStart = now();

@@ -20,10 +20,12 @@ describe.each(["refused", "black-holed"] as Variant[])("Postgres %s for longer t
     const report = await runOutage(world, variant, { outageMs: 5_000, ending: 1 });
 
     expect(world.exited()).toEqual([]);
-    // the API answered 503 in the envelope, never hung past the deadline
+    // the API answered 503 in the envelope, never hung past the deadline; only within the read model's
+    // lease of the cut (its last sync, 100 ms by default) may a read by id still come from memory
     expect(report.apiAnswers.length).toBeGreaterThan(3);
     for (const answer of report.apiAnswers) {
-      expect(answer).toMatchObject({ status: 503, success: false });
+      if (answer.at < 100) expect([200, 503]).toContain(answer.status);
+      else expect(answer).toMatchObject({ status: 503, success: false });
       expect(answer.ms).toBeLessThan(settings.databaseTimeoutMs + 1_000);
     }
     expect(report.readyz.status).toBe(503);

@@ -24,7 +24,9 @@ export const assistants = pgTable(
     ...timestamps,
   },
   (t) => [
-    index("assistants_org_kind_name_idx").on(t.organizationId, t.kind, t.name),
+    // a list page's sorts (name the default; createdAt, newest first), each with the id tie-breaker: read in index order
+    index("assistants_org_kind_name_id_idx").on(t.organizationId, t.kind, t.name, t.id),
+    index("assistants_org_kind_created_id_idx").on(t.organizationId, t.kind, t.createdAt.desc().nullsFirst(), t.id),
     uniqueIndex("assistants_telephone_number_uq").on(t.telephoneNumberId),
   ],
 );
