@@ -120,6 +120,7 @@ try {
         BRIDGE_PORT: String(port),
         BRIDGE_WORKERS: "1",
         BRIDGE_WS_THREAD: String(mode === "thread"),
+        SIP_PORT: String(await freePort()), // (two bridges: not both on 5060)
         OPENAI_BASE_URL: providerUrls.chatUrl,
         OPENAI_REALTIME_URL: providerUrls.url,
         LOG_LEVEL: "info",

@@ -2,6 +2,14 @@
 // thread as one message: the binary ones packed into one buffer that is transferred, not cloned, the
 // text ones as strings, in the order they were added. One object per frame (a Uint8Array each, cloned
 // on one side and collected on both) was most of what the crossing cost at hundreds of calls.
+/**
+ * How long either side gathers a batch before posting it: a message costs its receiver a wake-up and an
+ * event whatever it holds, and one every 2 ms tick each way cost the calls' event loop more than the
+ * sockets it gave away. Agent frames are handed over BRIDGE_MEDIA_LEAD_MS ahead, which covers this;
+ * callers' audio goes to the provider in 100 ms appends anyway.
+ */
+export const batchWindowMs = 10;
+
 export type WsBatch = {
   /** item i belongs to connection conns[i]; it is text (the next of `texts`) where kinds[i] is 1 */
   conns: Int32Array;

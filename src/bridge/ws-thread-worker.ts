@@ -1,12 +1,11 @@
 // The websocket thread (see ws-thread.ts): the bridge's websocket server itself, so agent frames leave
 // paced by this thread's own ticker whatever the bridge's event loop is doing. Requests go to that
-// loop to be answered (or upgraded); what callers send goes back batched, one message per run of the
-// 2 ms ticker.
+// loop to be answered (or upgraded); what callers send goes back batched, one message per batch window.
 import type { Server, ServerWebSocket } from "bun";
 import { createFrameTicker } from "../calls/frame-ticker";
 import { frameMs } from "../calls/playout";
 import { nameThisThread } from "../lib/thread-priority";
-import { forEachInBatch, WsBatchWriter, type WsBatch } from "./ws-batch";
+import { batchWindowMs, forEachInBatch, WsBatchWriter, type WsBatch } from "./ws-batch";
 
 export type WsThreadInit = { t: "init"; port: number; hostname: string; reusePort: boolean; idleTimeout: number };
 
@@ -28,7 +27,7 @@ export type FromWsThread =
   | { t: "listening"; port: number }
   | { t: "request"; id: number; method: string; url: string; headers: [string, string][]; ip: string | null }
   | { t: "open" | "closed"; conn: number }
-  /** what callers sent since the last run of the ticker */
+  /** what callers sent in one batch window */
   | { t: "messages"; batch: WsBatch }
   | { t: "pacing"; delays: Float64Array }
   | { t: "stopped" };
@@ -110,10 +109,9 @@ let server: Server<Data> | null = null;
 let delays: number[] = [];
 const clock = createFrameTicker(2, (ms) => delays.push(ms));
 
-// callers' messages since the last run of the ticker
+// callers' messages of the current batch window
 const received = new WsBatchWriter();
 function flushMessages() {
-  clock.remove(flushMessages);
   const batch = received.take();
   self.postMessage({ t: "messages", batch } satisfies FromWsThread, [batch.bytes.buffer]);
 }
@@ -142,7 +140,7 @@ function start(init: WsThreadInit) {
       },
       message(ws, message) {
         received.add(ws.data.conn, message);
-        if (received.size === 1) clock.add(flushMessages);
+        if (received.size === 1) setTimeout(flushMessages, batchWindowMs);
       },
       close(ws) {
         connections.get(ws.data.conn)?.stop();

@@ -6,7 +6,7 @@
 // thread forwards them), and what callers send comes back batched.
 import { log } from "../log";
 import { recordPacingDelay } from "../metrics/metrics";
-import { forEachInBatch, WsBatchWriter } from "./ws-batch";
+import { batchWindowMs, forEachInBatch, WsBatchWriter } from "./ws-batch";
 import type { FromWsThread, ToWsThread, WsThreadInit } from "./ws-thread-worker";
 import type { WireSocket } from "./wire-socket";
 
@@ -34,7 +34,7 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
   let stopped = false;
   let whenStopped: (() => void) | null = null;
 
-  // agent frames of this turn, all connections: one message
+  // agent frames of every connection, gathered for a batch window: one message
   const frames = new WsBatchWriter();
   let flushQueued = false;
   const flushFrames = () => {
@@ -47,7 +47,7 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
     frames.add(conn, frame); // (a copy: the playout reuses its frame buffer)
     if (!flushQueued) {
       flushQueued = true;
-      queueMicrotask(flushFrames);
+      setTimeout(flushFrames, batchWindowMs);
     }
   };
   // anything else goes after the frames before it (an interrupt after the frames it interrupts)

@@ -3,6 +3,7 @@
 // before a close; and the frames keep their pace while this event loop is blocked for 300 ms.
 import { afterAll, expect, test } from "bun:test";
 import type { WireSocket } from "../../src/bridge/wire-socket";
+import { batchWindowMs } from "../../src/bridge/ws-batch";
 import { startWsThread } from "../../src/bridge/ws-thread";
 import { until } from "../sip/helpers/eventually";
 
@@ -89,7 +90,7 @@ test("frames keep their 20 ms pace while this event loop is blocked for 300 ms",
     await until("b open", () => opened.some((o) => o.data.name === "b"));
     const socket = opened.find((o) => o.data.name === "b")!.socket;
     for (let i = 0; i < 25; i++) socket.sendFrame(frame(i)); // half a second of speech, handed over at once
-    await Bun.sleep(0); // (the frames of this turn are posted to the thread at its end)
+    await Bun.sleep(batchWindowMs + 5); // (handed-over frames are posted to the thread once a batch window is over)
     const blockedUntil = performance.now() + 300;
     while (performance.now() < blockedUntil) {} // a stalled event loop: 15 frames' time
     await Bun.sleep(400);
