@@ -4,7 +4,7 @@
 import type { Server, ServerWebSocket } from "bun";
 import { createFrameTicker } from "../calls/frame-ticker";
 import { frameMs } from "../calls/playout";
-import { nameThisThread } from "../lib/thread-priority";
+import { nameThisThread, raiseThreadPriority } from "../lib/thread-priority";
 import { batchWindowMs, forEachInBatch, WsBatchWriter, type WsBatch } from "./ws-batch";
 
 export type WsThreadInit = { t: "init"; port: number; hostname: string; reusePort: boolean; idleTimeout: number };
@@ -37,6 +37,8 @@ type Pending = { resolve: (answer: Response | number) => void };
 
 declare const self: Worker;
 nameThisThread("vas-ws");
+// above the calls' event loop where allowed (docs/bridge.md#websocket-thread); else as it is
+raiseThreadPriority();
 const post = (message: FromWsThread) => self.postMessage(message);
 
 // after a stall of this thread, frames go on from now rather than in a burst (none is dropped)
