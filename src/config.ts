@@ -75,8 +75,8 @@ function bridgeConfig(env: Env) {
     // SIP calls' RTP on a thread of its own per bridge process (false: in the event loop of SIP and calls)
     mediaThread: str(env, "BRIDGE_MEDIA_THREAD", "true") !== "false",
     // websocket calls' sockets and frame pacing on a thread of their own (false: in the calls' event
-    // loop); off by default until measured on an idle machine (docs/bridge.md#websocket-thread)
-    wsThread: str(env, "BRIDGE_WS_THREAD", "false") === "true",
+    // loop, which then paces every call's frames between its other work; docs/bridge.md#websocket-thread)
+    wsThread: str(env, "BRIDGE_WS_THREAD", "true") !== "false",
     // agent frames go to the media (or websocket) thread this far ahead of their play time: stalls of the event loop
     // shorter than this are not heard (the frames wait on the thread instead of in the call)
     mediaLeadMs: int(env, "BRIDGE_MEDIA_LEAD_MS", 60),

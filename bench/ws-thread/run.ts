@@ -1,9 +1,12 @@
 // bench/ws-thread (by hand, not CI): N websocket calls' agent frames paced in the event loop (the old
 // way, BRIDGE_WS_THREAD=false) against the websocket thread, side by side in one run, while the event
 // loop stalls now and then as a busy bridge's does (call start-ups, provider bursts, collections).
-//   bun run bench ws-thread [--calls 500] [--seconds 10] [--stall-every 200] [--stall-ms 30]
+//   bun run bench ws-thread [--calls 500] [--seconds 10] [--stall-every 200] [--stall-ms 30] [--rounds 1]
+// ROUNDS alternates the two (loop, thread, loop, thread, ...) so that a machine whose load changes
+// during the run weighs on both alike; the figures are over all rounds, with the load average.
 // Each call's playout gets its whole reply at once (a provider delivers faster than real time) and
 // hands 20 ms frames to its socket; the callers run on a thread of their own and time the gaps.
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { ServerWebSocket } from "bun";
 import { pcmToBytes } from "../../src/audio/pcm";
@@ -19,12 +22,18 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     "stall-every": { type: "string", default: "200" },
     "stall-ms": { type: "string", default: "30" },
+    rounds: { type: "string", default: "1" },
   },
 });
 const calls = Number(values.calls);
 const seconds = Number(values.seconds);
 const stallEvery = Number(values["stall-every"]);
 const stallMs = Number(values["stall-ms"]);
+const rounds = Number(values.rounds);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const say = (msg: string) => console.error(`[bench/ws-thread] ${msg}`);
 const reply = new Int16Array(8000 * seconds).fill(1000); // 8 kHz, the whole step long
 
@@ -97,28 +106,32 @@ async function step(mode: "event loop" | "ws thread") {
   callers.terminate();
   await server.stop();
   const expected = calls * (reply.length / 160);
-  const result = {
-    mode,
-    p50: percentile(jitters, 50),
-    p99: percentile(jitters, 99),
-    max: percentile(jitters, 100),
-    frames,
-    expected,
-    stalls,
-  };
   say(
-    `${mode}: ${calls} calls, ${stalls} stalls of ${stallMs} ms: jitter p50 ${result.p50.toFixed(1)} p99 ${result.p99.toFixed(1)} max ${result.max.toFixed(1)} ms, frames ${frames}/${expected}`,
+    `${mode}: ${calls} calls, ${stalls} stalls of ${stallMs} ms: jitter p50 ${percentile(jitters, 50).toFixed(1)} p99 ${percentile(jitters, 99).toFixed(1)} max ${percentile(jitters, 100).toFixed(1)} ms, frames ${frames}/${expected}; load average ${load()}`,
   );
-  return result;
+  return { jitters, frames, expected };
 }
 
-say(`${calls} calls x ${seconds} s of agent audio, the event loop stalled ${stallMs} ms every ${stallEvery} ms`);
-const loop = await step("event loop");
-const thread = await step("ws thread");
-console.log(`\nbench/ws-thread: ${calls} calls, ${seconds} s, ${stallMs} ms stalls every ${stallEvery} ms`);
-for (const r of [loop, thread])
+say(
+  `${calls} calls x ${seconds} s of agent audio, the event loop stalled ${stallMs} ms every ${stallEvery} ms, ${rounds} round(s); load average ${load()}`,
+);
+const modes = ["event loop", "ws thread"] as const;
+const all = new Map(modes.map((m) => [m, { jitters: [] as number[], frames: 0, expected: 0 }]));
+for (let round = 0; round < rounds; round++)
+  for (const mode of modes) {
+    const r = await step(mode);
+    const sum = all.get(mode)!;
+    for (const j of r.jitters) sum.jitters.push(j);
+    sum.frames += r.frames;
+    sum.expected += r.expected;
+  }
+console.log(
+  `\nbench/ws-thread: ${calls} calls, ${seconds} s, ${stallMs} ms stalls every ${stallEvery} ms, ${rounds} round(s) alternated; load average at the end ${load()}`,
+);
+const p99 = (mode: (typeof modes)[number]) => percentile(all.get(mode)!.jitters, 99);
+for (const [mode, r] of all)
   console.log(
-    `${r.mode.padEnd(10)}  jitter p50 ${r.p50.toFixed(1)}  p99 ${r.p99.toFixed(1)}  max ${r.max.toFixed(1)} ms  frames ${r.frames}/${r.expected} (${r.expected - r.frames} not arrived)`,
+    `${mode.padEnd(10)}  jitter p50 ${percentile(r.jitters, 50).toFixed(1)}  p99 ${p99(mode).toFixed(1)}  max ${percentile(r.jitters, 100).toFixed(1)} ms  frames ${r.frames}/${r.expected} (${r.expected - r.frames} not arrived)`,
   );
-console.log(`p99 jitter, ws thread / event loop: ${(thread.p99 / loop.p99).toFixed(2)}`);
+console.log(`p99 jitter, ws thread / event loop: ${(p99("ws thread") / p99("event loop")).toFixed(2)}`);
 process.exit(0);

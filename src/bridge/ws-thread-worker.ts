@@ -1,11 +1,11 @@
 // The websocket thread (see ws-thread.ts): the bridge's websocket server itself, so agent frames leave
 // paced by this thread's own ticker whatever the bridge's event loop is doing. Requests go to that
-// loop to be answered (or upgraded); what callers send goes back batched, one message per run of the
-// 2 ms ticker.
+// loop to be answered (or upgraded); what callers send goes back batched, one message per batch window.
 import type { Server, ServerWebSocket } from "bun";
 import { createFrameTicker } from "../calls/frame-ticker";
 import { frameMs } from "../calls/playout";
-import { nameThisThread } from "../lib/thread-priority";
+import { nameThisThread, raiseThreadPriority } from "../lib/thread-priority";
+import { batchWindowMs, forEachInBatch, WsBatchWriter, type WsBatch } from "./ws-batch";
 
 export type WsThreadInit = { t: "init"; port: number; hostname: string; reusePort: boolean; idleTimeout: number };
 
@@ -16,8 +16,8 @@ export type ToWsThread =
   | { t: "upgrade"; id: number; conn: number }
   /** sent at once (notices, interrupts) */
   | { t: "send"; conn: number; data: string | Uint8Array }
-  /** agent frames, frame i for connection conns[i]: paced, one every 20 ms per connection */
-  | { t: "frames"; conns: Int32Array; data: (string | Uint8Array)[] }
+  /** agent frames, paced one every 20 ms per connection */
+  | { t: "frames"; batch: WsBatch }
   /** barge-in: the frames not sent yet are dropped */
   | { t: "clear"; conn: number }
   | { t: "close"; conn: number; code: number; reason: string }
@@ -27,8 +27,8 @@ export type FromWsThread =
   | { t: "listening"; port: number }
   | { t: "request"; id: number; method: string; url: string; headers: [string, string][]; ip: string | null }
   | { t: "open" | "closed"; conn: number }
-  /** what callers sent since the last run of the ticker: message i from connection conns[i] */
-  | { t: "messages"; conns: Int32Array; data: (string | Uint8Array)[] }
+  /** what callers sent in one batch window */
+  | { t: "messages"; batch: WsBatch }
   | { t: "pacing"; delays: Float64Array }
   | { t: "stopped" };
 
@@ -37,19 +37,25 @@ type Pending = { resolve: (answer: Response | number) => void };
 
 declare const self: Worker;
 nameThisThread("vas-ws");
+// above the calls' event loop where allowed (docs/bridge.md#websocket-thread); else as it is
+raiseThreadPriority();
 const post = (message: FromWsThread) => self.postMessage(message);
 
 // after a stall of this thread, frames go on from now rather than in a burst (none is dropped)
 const maxLagMs = 100;
 
+type Frame = string | Uint8Array;
+
 class Connection {
-  private queue: (string | Uint8Array)[] = [];
+  // frames handed over and not sent: queue[head..]; a sent slot is let go at once, as a long reply's
+  // frames would otherwise stay on this heap until it ends (a megabyte per 30 s of 16 kHz speech)
+  private queue: (Frame | undefined)[] = [];
   private head = 0;
   private nextDue = 0;
   private pacing = false;
   constructor(readonly ws: ServerWebSocket<Data>) {}
 
-  push(frame: string | Uint8Array) {
+  push(frame: Frame) {
     this.queue.push(frame);
     if (this.pacing) return;
     this.pacing = true;
@@ -65,7 +71,7 @@ class Connection {
 
   /** What is left goes before the close: the agent's last words were handed over before its hang-up. */
   close(code: number, reason: string) {
-    while (this.head < this.queue.length) this.ws.send(this.queue[this.head++]!);
+    while (this.head < this.queue.length) this.sendNext();
     this.stop();
     this.ws.close(code, reason);
   }
@@ -76,10 +82,19 @@ class Connection {
     this.pacing = false;
   }
 
+  private sendNext() {
+    this.ws.send(this.queue[this.head]!);
+    this.queue[this.head++] = undefined;
+    if (this.head >= 64 && this.head * 2 >= this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
   private readonly tick = (now: number) => {
     if (now - this.nextDue > maxLagMs) this.nextDue = now;
     while (this.head < this.queue.length && this.nextDue <= now) {
-      this.ws.send(this.queue[this.head++]!);
+      this.sendNext();
       this.nextDue += frameMs;
     }
     if (this.head < this.queue.length) return;
@@ -96,14 +111,11 @@ let server: Server<Data> | null = null;
 let delays: number[] = [];
 const clock = createFrameTicker(2, (ms) => delays.push(ms));
 
-// callers' messages since the last run of the ticker
-let inConns: number[] = [];
-let inData: (string | Uint8Array)[] = [];
+// callers' messages of the current batch window
+const received = new WsBatchWriter();
 function flushMessages() {
-  clock.remove(flushMessages);
-  post({ t: "messages", conns: Int32Array.from(inConns), data: inData });
-  inConns = [];
-  inData = [];
+  const batch = received.take();
+  self.postMessage({ t: "messages", batch } satisfies FromWsThread, [batch.bytes.buffer]);
 }
 
 function start(init: WsThreadInit) {
@@ -129,9 +141,8 @@ function start(init: WsThreadInit) {
         post({ t: "open", conn: ws.data.conn });
       },
       message(ws, message) {
-        inConns.push(ws.data.conn);
-        inData.push(typeof message === "string" ? message : new Uint8Array(message));
-        if (inConns.length === 1) clock.add(flushMessages);
+        received.add(ws.data.conn, message);
+        if (received.size === 1) setTimeout(flushMessages, batchWindowMs);
       },
       close(ws) {
         connections.get(ws.data.conn)?.stop();
@@ -163,7 +174,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToWsThread>) => {
       connections.get(message.conn)?.ws.send(message.data);
       return;
     case "frames":
-      for (let i = 0; i < message.conns.length; i++) connections.get(message.conns[i]!)?.push(message.data[i]!);
+      forEachInBatch(message.batch, (conn, frame) => connections.get(conn)?.push(frame));
       return;
     case "clear":
       connections.get(message.conn)?.clear();

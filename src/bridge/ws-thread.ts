@@ -6,6 +6,7 @@
 // thread forwards them), and what callers send comes back batched.
 import { log } from "../log";
 import { recordPacingDelay } from "../metrics/metrics";
+import { batchWindowMs, forEachInBatch, WsBatchWriter } from "./ws-batch";
 import type { FromWsThread, ToWsThread, WsThreadInit } from "./ws-thread-worker";
 import type { WireSocket } from "./wire-socket";
 
@@ -33,16 +34,21 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
   let stopped = false;
   let whenStopped: (() => void) | null = null;
 
-  // agent frames of this turn, all connections: one message
-  let frameConns: number[] = [];
-  let frameData: (string | Uint8Array)[] = [];
+  // agent frames of every connection, gathered for a batch window: one message
+  const frames = new WsBatchWriter();
   let flushQueued = false;
   const flushFrames = () => {
     flushQueued = false;
-    if (frameConns.length === 0) return;
-    worker.postMessage({ t: "frames", conns: Int32Array.from(frameConns), data: frameData } satisfies ToWsThread);
-    frameConns = [];
-    frameData = [];
+    if (frames.size === 0) return;
+    const batch = frames.take();
+    worker.postMessage({ t: "frames", batch } satisfies ToWsThread, [batch.bytes.buffer]);
+  };
+  const queueFrame = (conn: number, frame: string | Uint8Array) => {
+    frames.add(conn, frame); // (a copy: the playout reuses its frame buffer)
+    if (!flushQueued) {
+      flushQueued = true;
+      setTimeout(flushFrames, batchWindowMs);
+    }
   };
   // anything else goes after the frames before it (an interrupt after the frames it interrupts)
   const post = (message: ToWsThread) => {
@@ -55,15 +61,7 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
     sendBinary: (bytes) => post({ t: "send", conn, data: bytes }),
     close: (code, reason) => post({ t: "close", conn, code, reason }),
     frameLeadMs: options.leadMs,
-    sendFrame(frame) {
-      // a copy: the playout reuses its frame buffer before this turn's frames are posted
-      frameData.push(typeof frame === "string" ? frame : frame.slice());
-      frameConns.push(conn);
-      if (!flushQueued) {
-        flushQueued = true;
-        queueMicrotask(flushFrames);
-      }
-    },
+    sendFrame: (frame) => queueFrame(conn, frame),
     clearFrames: () => post({ t: "clear", conn }),
   });
 
@@ -101,15 +99,14 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
         return;
       }
       case "messages":
-        for (let i = 0; i < message.conns.length; i++) {
-          const entry = conns.get(message.conns[i]!);
-          const data = message.data[i]!;
+        forEachInBatch(message.batch, (conn, data) => {
+          const entry = conns.get(conn);
           if (entry?.opened)
             sockets.message(
               entry.data,
               typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
             );
-        }
+        });
         return;
       case "closed": {
         const entry = conns.get(message.conn);

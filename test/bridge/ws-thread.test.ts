@@ -1,8 +1,11 @@
 // The websocket thread on real sockets: requests answered by this event loop, upgrades, caller
 // messages back, agent frames paced one per 20 ms per connection, dropped on a barge-in, the rest sent
-// before a close; and the frames keep their pace while this event loop is blocked for 300 ms.
+// before a close; the frames keep their pace while this event loop is blocked for 300 ms; and the
+// thread runs at a higher priority than this event loop where the process may raise it.
 import { afterAll, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import type { WireSocket } from "../../src/bridge/wire-socket";
+import { batchWindowMs } from "../../src/bridge/ws-batch";
 import { startWsThread } from "../../src/bridge/ws-thread";
 import { until } from "../sip/helpers/eventually";
 
@@ -89,7 +92,7 @@ test("frames keep their 20 ms pace while this event loop is blocked for 300 ms",
     await until("b open", () => opened.some((o) => o.data.name === "b"));
     const socket = opened.find((o) => o.data.name === "b")!.socket;
     for (let i = 0; i < 25; i++) socket.sendFrame(frame(i)); // half a second of speech, handed over at once
-    await Bun.sleep(0); // (the frames of this turn are posted to the thread at its end)
+    await Bun.sleep(batchWindowMs + 5); // (handed-over frames are posted to the thread once a batch window is over)
     const blockedUntil = performance.now() + 300;
     while (performance.now() < blockedUntil) {} // a stalled event loop: 15 frames' time
     await Bun.sleep(400);
@@ -109,4 +112,25 @@ test("frames keep their 20 ms pace while this event loop is blocked for 300 ms",
   } finally {
     receiver.terminate();
   }
+});
+
+/** Whether this process may lower a nice value below 0: CAP_SYS_NICE (bit 23), or RLIMIT_NICE (20 - nice). */
+function mayRaisePriority(): boolean {
+  const status = readFileSync("/proc/self/status", "utf8");
+  const capabilities = BigInt(`0x${/CapEff:\s*([0-9a-f]+)/.exec(status)![1]}`);
+  const rlimit = /Max nice priority\s+(\d+)/.exec(readFileSync("/proc/self/limits", "utf8"));
+  return (capabilities & (1n << 23n)) !== 0n || (rlimit !== null && 20 - Number(rlimit[1]) <= -5);
+}
+
+const niceOf = (tid: number | string) => {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+};
+
+test("the thread runs above the event loop (nice -5) where the process may raise it, else at 0", () => {
+  const threads = readdirSync("/proc/self/task").filter(
+    (tid) => readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === "vas-ws",
+  );
+  expect(threads.map(niceOf)).toEqual([mayRaisePriority() ? -5 : 0]);
+  expect(niceOf(process.pid)).toBe(0);
 });
