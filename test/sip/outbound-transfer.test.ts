@@ -7,6 +7,7 @@ import { parseWav } from "../../src/audio/wav";
 import { beep } from "../helpers/answering-audio";
 import { freePort } from "../helpers/temporal";
 import { startRtpPeer } from "./helpers/rtp-peer";
+import { createTransferringAssistant } from "./helpers/transferring-assistant";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
 import { toneFrames } from "./helpers/tone-frames";
@@ -40,29 +41,11 @@ const activeTasks = async () => (await world.credential(credentialId)).activeAge
 
 /** An assistant whose greeting ends with the transfer to `destination` (method dial). */
 const transferringAssistant = () =>
-  world.createAssistant({
+  createTransferringAssistant(world, {
     numberId,
     greeting,
-    extensions: [
-      {
-        type: "transfer_call",
-        parameters: {
-          destinations: [
-            { to: destination, description: "A person", message: "Connecting you to {{called_number}}'s agent." },
-          ],
-          method: "dial",
-        },
-      },
-    ],
-    fake: {
-      // the bridge asks for words said verbatim: "…word for word, and nothing else: <words>"
-      onInstructions: (instructions) => {
-        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
-        return words === greeting
-          ? { text: greeting, toolCalls: [{ name: "transfer_call", arguments: { destination } }] }
-          : { text: words };
-      },
-    },
+    destination,
+    message: "Connecting you to {{called_number}}'s agent.",
   });
 
 const place = async (assistantId: string, extra: Record<string, unknown> = {}) => {
@@ -153,13 +136,19 @@ async function bridgedOutboundCall(extra: Record<string, unknown>) {
   return { ...placed, results };
 }
 
-test("outbound call, dial transfer: maxDurationSeconds bounds the bridged call too, both people get our BYE", async () => {
-  const call = await bridgedOutboundCall({ maxDurationSeconds: 10 });
-  // both SIPp UAS pass only once our BYE came and they answered it
+/** Both SIPp UAS (callee and destination) pass only once our BYE came and they answered it. */
+async function bothLegsGotOurBye(call: {
+  results(): Promise<{ code: number | null; output: string; messages: string }[]>;
+}) {
   for (const result of await call.results()) {
     expect(result.code, result.output).toBe(0);
     expect(result.messages).toMatch(/^BYE sip:/m);
   }
+}
+
+test("outbound call, dial transfer: maxDurationSeconds bounds the bridged call too, both people get our BYE", async () => {
+  const call = await bridgedOutboundCall({ maxDurationSeconds: 10 });
+  await bothLegsGotOurBye(call);
   // the caller was with the destination when the time ran out: still a transfer
   expect(await concluded(call.callId)).toMatchObject({
     direction: "outbound",
@@ -173,10 +162,7 @@ test("outbound call, dial transfer: a hang-up through the API ends both legs", a
   const call = await bridgedOutboundCall({});
   const hung = await world.tenant.org.post(`${world.tenant.P}/agent-tasks/${call.id}/hangup`);
   expect(hung.status).toBe(200);
-  for (const result of await call.results()) {
-    expect(result.code, result.output).toBe(0);
-    expect(result.messages).toMatch(/^BYE sip:/m);
-  }
+  await bothLegsGotOurBye(call);
   // the caller was with the destination: the call was transferred, whoever ended it
   expect(await task(call.id)).toMatchObject({
     status: "completed",

@@ -7,6 +7,7 @@ import { parseWav } from "../../src/audio/wav";
 import { beep } from "../helpers/answering-audio";
 import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
+import { createTransferringAssistant } from "./helpers/transferring-assistant";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
 import { runSipp } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
@@ -45,30 +46,7 @@ const sorry = "Sorry, nobody could take the call.";
 
 /** An assistant that asks for the transfer right after its greeting. */
 const transferringAssistant = (destination: string, parameters: Record<string, unknown> = {}) =>
-  world.createAssistant({
-    numberId,
-    greeting,
-    extensions: [
-      {
-        type: "transfer_call",
-        parameters: {
-          destinations: [{ to: destination, description: "A person", message }],
-          method: "dial",
-          ...parameters,
-        },
-      },
-    ],
-    fake: {
-      // the bridge asks for words said verbatim: "…word for word, and nothing else: <words>"
-      onInstructions: (instructions) => {
-        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
-        return words === greeting
-          ? { text: greeting, toolCalls: [{ name: "transfer_call", arguments: { destination } }] }
-          : { text: words };
-      },
-      afterToolOutputs: () => ({ text: sorry }),
-    },
-  });
+  createTransferringAssistant(world, { numberId, greeting, destination, message, parameters, afterFailure: sorry });
 
 /** The caller: SIPp through the trunk, its media the peer; it hangs up `hangUpAfterMs` after the answer (or waits for our BYE). */
 const caller = (peer: RtpPeer, hangUpAfterMs: number | null) =>

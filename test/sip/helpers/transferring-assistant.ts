@@ -1,0 +1,42 @@
+// The SIP transfer tests' assistant: its fake provider says the greeting and then calls transfer_call
+// to the one destination (method dial unless `parameters` say otherwise); every later instruction is
+// said verbatim, and a tool output (the transfer failed) is answered with `afterFailure` if given.
+import type { SipWorld } from "./sip-world";
+
+export type TransferringAssistant = {
+  numberId: string;
+  greeting: string;
+  destination: string;
+  /** the destination's message, spoken before the transfer (templates allowed) */
+  message: string;
+  parameters?: Record<string, unknown>;
+  afterFailure?: string;
+};
+
+export function createTransferringAssistant(world: SipWorld, a: TransferringAssistant) {
+  const { greeting, destination } = a;
+  return world.createAssistant({
+    numberId: a.numberId,
+    greeting,
+    extensions: [
+      {
+        type: "transfer_call",
+        parameters: {
+          destinations: [{ to: destination, description: "A person", message: a.message }],
+          method: "dial",
+          ...a.parameters,
+        },
+      },
+    ],
+    fake: {
+      // the bridge asks for words said verbatim: "…word for word, and nothing else: <words>"
+      onInstructions: (instructions) => {
+        const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
+        return words === greeting
+          ? { text: greeting, toolCalls: [{ name: "transfer_call", arguments: { destination } }] }
+          : { text: words };
+      },
+      ...(a.afterFailure !== undefined && { afterToolOutputs: () => ({ text: a.afterFailure! }) }),
+    },
+  });
+}
