@@ -91,9 +91,9 @@ export class CallMessages {
       .map((m) => (when(m) === m.timestamp ? m : { ...m, timestamp: when(m) }));
   }
 
-  /** The messages so far (the call goes on). */
-  sofar(): CallMessage[] {
-    return [...this.messages];
+  /** The text of the call so far (it goes on), in order. */
+  transcriptSoFar(): TranscriptLine[] {
+    return CallMessages.transcriptOf(this.messages);
   }
 
   /** The text of the call for the summary, in order. */

@@ -341,10 +341,15 @@ export class CallSession {
     voice?.close();
     this.playout.stop();
     this.transport.clearAudio();
+    this.recordDestination(bridged);
+    void bridged.ended.then(() => this.end("transferred"));
+  }
+
+  /** The destination's voice goes into the recording on the agent's side (the assistant's place). */
+  private recordDestination(bridged: BridgedCall) {
     bridged.onAudio((samples) => {
       if (!this.ending) this.recorder?.add("agent", samples);
     });
-    void bridged.ended.then(() => this.end("transferred"));
   }
 
   /**
@@ -364,13 +369,11 @@ export class CallSession {
       this.options.ticker ?? sharedTicker,
     );
     hold.start();
-    bridged.onAudio((samples) => {
-      if (!this.ending) this.recorder?.add("agent", samples);
-    });
+    this.recordDestination(bridged);
     const left = bridged.ended.then(() => "left" as const);
     const summary = this.options.summarize
       ? await Promise.race([
-          this.options.summarize(CallMessages.transcriptOf(this.messages.sofar())).catch(() => null),
+          this.options.summarize(this.messages.transcriptSoFar()).catch(() => null),
           Bun.sleep(summaryBoundMs).then(() => null),
           left.then(() => null),
         ])

@@ -1,6 +1,7 @@
 // What a call needs of its assistant or agent: prompt, greeting, strategy, tools, and its owners.
 import { and, eq, sql } from "drizzle-orm";
 import { readModelOf, type Db } from "../db/client";
+import { readTags } from "../db/read-model";
 import { assistants, extensions, llmStrategies, organizations, type AssistantKind } from "../db/schema";
 
 export type CallAssistant = NonNullable<Awaited<ReturnType<typeof readCallAssistant>>>;
@@ -13,9 +14,9 @@ export const loadCallAssistant = (db: Db, kind: AssistantKind, id: string) =>
   readModelOf(db).read(
     `call:${kind}:${id}`,
     (found) => [
-      `assistant:${id}`,
-      `org:${found.organizationId}`,
-      ...(found.strategyId ? [`strategy:${found.strategyId}`] : []),
+      readTags.assistant(id),
+      readTags.org(found.organizationId),
+      ...(found.strategyId ? [readTags.strategy(found.strategyId)] : []),
     ],
     () => readCallAssistant(db, kind, id),
   );

@@ -22,6 +22,21 @@ const MAX_ENTRIES = 50_000;
 /** a process that has not read through the model for this long stops ticking (its trust lapses) */
 const IDLE_AFTER_MS = 10_000;
 
+/**
+ * The names a write touches and a kept value depends on, made here only, so that a reader and a writer
+ * cannot spell one differently (a misspelt tag is a drop that never happens).
+ */
+export const readTags = {
+  org: (organizationId: string) => `org:${organizationId}`,
+  assistant: (id: string) => `assistant:${id}`,
+  /** any assistant or agent of the organization: its list pages, its numbers' routes */
+  assistants: (organizationId: string) => `assistants:${organizationId}`,
+  strategy: (id: string) => `strategy:${id}`,
+  token: (tokenId: string) => `token:${tokenId}`,
+  /** a credential's phone numbers */
+  numbers: (credentialId: string) => `numbers:${credentialId}`,
+};
+
 export type ReadModelOptions = { enabled: boolean; leaseMs: number };
 /** the tags a write touches, collected while its transaction runs */
 export type Touch = (...tags: string[]) => void;

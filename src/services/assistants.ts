@@ -11,6 +11,7 @@ import {
   type AssistantKind,
 } from "../db/schema";
 import { readModelOf, type Db, type DbOrTx } from "../db/client";
+import { readTags } from "../db/read-model";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
 import type { AssistantInput, ExtensionInput, HookInput } from "../models/assistants";
@@ -104,13 +105,13 @@ function prepare(db: Db) {
 const statements = (db: Db) => prepared.get(db) ?? prepared.set(db, prepare(db)).get(db)!;
 
 /** What a write touches in the read model (src/db/read-model.ts): the one assistant and its organization's lists. */
-const touched = (organizationId: string, id: string) => [`assistant:${id}`, `assistants:${organizationId}`];
+const touched = (organizationId: string, id: string) => [readTags.assistant(id), readTags.assistants(organizationId)];
 
 export async function getAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
   const org = scope.organizationId;
   const row = await readModelOf(db).read(
     `api:${kind}:${org}:${id}`,
-    () => [`assistant:${id}`, `org:${org}`],
+    () => [readTags.assistant(id), readTags.org(org)],
     async () => (await statements(db).get.execute({ org, kind, id }))[0] ?? null,
   );
   if (!row) throw notFound(kind);
@@ -124,7 +125,7 @@ export async function listAssistants(db: Db, scope: OrgScope, kind: AssistantKin
   // a page is kept like an item: any write to an assistant of the organization drops its pages
   return (await readModelOf(db).read(
     `api:${kind}s:${org}:${paging.key}:${paging.page}:${paging.size}`,
-    () => [`assistants:${org}`, `org:${org}`],
+    () => [readTags.assistants(org), readTags.org(org)],
     async () => {
       const rows = await s.list(paging).execute({ org, kind, limit: paging.size, offset: paging.page * paging.size });
       // a page past the end has no row to carry the total

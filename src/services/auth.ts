@@ -4,6 +4,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { apiTokens, organizations } from "../db/schema";
 import { readModelOf, type Db } from "../db/client";
+import { readTags } from "../db/read-model";
 import { hashToken, safeEqual } from "../crypto/tokens";
 import { forbidden, notFound, tooManyRequests, unauthorized } from "../errors";
 import { createRateLimiter } from "../lib/rate-limiter";
@@ -17,8 +18,6 @@ export type Principal =
 export const AUTH_FAILURE_LIMIT = 20;
 const AUTH_FAILURE_WINDOW_MS = 60_000;
 const MAX_TRACKED_SOURCES = 100_000;
-/** What a write touches in the read model when it revokes a token. */
-export const tokenTag = (tokenId: string) => `token:${tokenId}`;
 
 const bearerToken = (authorization: string | null | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
 
@@ -60,7 +59,10 @@ export function createTokenResolver(db: Db, adminToken: string | null, rate: Tok
     const hash = hashToken(token);
     const principal = await reads.read(
       key(hash),
-      (p) => (p.kind === "organization" ? [tokenTag(p.tokenId), `org:${p.organizationId}`] : [tokenTag(p.tokenId)]),
+      (p) =>
+        p.kind === "organization"
+          ? [readTags.token(p.tokenId), readTags.org(p.organizationId)]
+          : [readTags.token(p.tokenId)],
       () => load(hash),
     );
     if (!principal) throw unauthorized();
@@ -141,7 +143,7 @@ export function createOrganizationGate(db: Db) {
     requireReach(principal, vendorId, organizationId);
     const org = await reads.read(
       `organization:${vendorId}/${organizationId}`,
-      () => [`org:${organizationId}`],
+      () => [readTags.org(organizationId)],
       async () =>
         (
           await db

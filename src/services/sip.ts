@@ -2,6 +2,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { agentTasks, SIP_CREDENTIALS_CHANNEL, sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
 import { readModelOf, type Db, type DbOrTx } from "../db/client";
+import { readTags } from "../db/read-model";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
 import { badRequest } from "../errors";
@@ -176,12 +177,9 @@ export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId
   );
 }
 
-/** What a write to a credential's numbers touches in the read model (the routes of src/sip/route-call.ts). */
-const numbersTag = (credentialId: string) => `numbers:${credentialId}`;
-
 export const createPhoneNumber = (db: Db, scope: OrgScope, credentialId: string, input: PhoneNumberInput) =>
   readModelOf(db).write((tx, touch) => {
-    touch(numbersTag(credentialId));
+    touch(readTags.numbers(credentialId));
     return insertPhoneNumber(tx, scope, credentialId, input);
   });
 
@@ -207,7 +205,7 @@ async function insertPhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: stri
 
 export const updatePhoneNumber = (db: Db, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) =>
   readModelOf(db).write((tx, touch) => {
-    touch(numbersTag(credentialId));
+    touch(readTags.numbers(credentialId));
     return replacePhoneNumber(tx, scope, credentialId, id, input);
   });
 
@@ -236,7 +234,7 @@ async function replacePhoneNumber(
 
 export const deletePhoneNumber = (db: Db, scope: OrgScope, credentialId: string, id: string) =>
   readModelOf(db).write((tx, touch) => {
-    touch(numbersTag(credentialId));
+    touch(readTags.numbers(credentialId));
     return removePhoneNumber(tx, scope, credentialId, id);
   });
 

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { llmStrategies } from "../db/schema";
 import { readModelOf, type Db, type DbOrTx } from "../db/client";
+import { readTags } from "../db/read-model";
 import type { PageRequest } from "../models/common";
 import { strategyErrors, type StrategyInput } from "../models/strategies";
 import type { OrgScope } from "./auth";
@@ -31,7 +32,7 @@ export const getStrategy = (db: Db, scope: OrgScope, id: string) =>
     readModelOf(db)
       .read(
         `api:strategy:${scope.organizationId}:${id}`,
-        () => [`strategy:${id}`, `org:${scope.organizationId}`],
+        () => [readTags.strategy(id), readTags.org(scope.organizationId)],
         async () => (await db.select(columns).from(llmStrategies).where(byId(scope, id)))[0] ?? null,
       )
       .then((row) => (row ? [row] : [])),
@@ -65,7 +66,7 @@ export async function createStrategy(db: DbOrTx, scope: OrgScope, input: Strateg
 export function updateStrategy(db: Db, scope: OrgScope, id: string, input: StrategyInput) {
   throwIfAny([...freeFormErrors(input.parameters, "parameters"), ...strategyErrors(input)]);
   return readModelOf(db).write((tx, touch) => {
-    touch(`strategy:${id}`);
+    touch(readTags.strategy(id));
     return single(
       tx
         .update(llmStrategies)
@@ -79,7 +80,7 @@ export function updateStrategy(db: Db, scope: OrgScope, id: string, input: Strat
 
 export const deleteStrategy = (db: Db, scope: OrgScope, id: string) =>
   readModelOf(db).write((tx, touch) => {
-    touch(`strategy:${id}`);
+    touch(readTags.strategy(id));
     return single(
       orConflict(tx.delete(llmStrategies).where(byId(scope, id)).returning({ id: llmStrategies.id }), {
         reference: "the strategy is used by an assistant or agent",

@@ -2,10 +2,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { apiTokens, organizations, vendors } from "../db/schema";
 import { readModelOf, type Db, type DbOrTx } from "../db/client";
+import { readTags } from "../db/read-model";
 import type { PageRequest } from "../models/common";
 import { generateToken } from "../crypto/tokens";
 import { badRequest, notFound } from "../errors";
-import { tokenTag } from "./auth";
 import { parsePaging, selectPage, type SortableColumns } from "./paging";
 
 const vendorColumns = {
@@ -115,7 +115,7 @@ export async function deleteOrganization(db: Db, vendorId: string, organizationI
       .returning({ id: organizations.id });
     if (rows.length === 0) throw notFound("organization");
     // its assistants and strategies went with it (cascade)
-    touch(`org:${organizationId}`);
+    touch(readTags.org(organizationId));
   });
 }
 
@@ -170,6 +170,6 @@ export async function revokeApiToken(db: Db, vendorId: string, tokenId: string) 
       .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.vendorId, vendorId), isNull(apiTokens.revokedAt)))
       .returning({ id: apiTokens.id });
     if (rows.length === 0) throw notFound("api token");
-    touch(tokenTag(tokenId));
+    touch(readTags.token(tokenId));
   });
 }

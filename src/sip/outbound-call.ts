@@ -71,11 +71,13 @@ export class OutboundCall {
     ]);
     if (opened.status === "rejected") throw opened.reason;
     const media = opened.value;
-    const assistant = found.status === "fulfilled" ? found.value : null;
-    if (!assistant || this.canceled) void media.rtp.close();
-    if (found.status === "rejected") throw found.reason;
-    if (!assistant) return this.close(notPlaced(), `the ${task.kind ?? "assistant"} no longer exists`, null);
-    if (this.canceled) return this.close(canceledBeforeAnswer(null), "hung up before it was dialled", null);
+    if (found.status === "rejected" || !found.value || this.canceled) {
+      void media.rtp.close();
+      if (found.status === "rejected") throw found.reason;
+      if (!found.value) return this.close(notPlaced(), `the ${task.kind ?? "assistant"} no longer exists`, null);
+      return this.close(canceledBeforeAnswer(null), "hung up before it was dialled", null);
+    }
+    const assistant = found.value;
     const leg = inviteLeg(this.agent.userAgent, {
       target,
       from,

@@ -2,6 +2,7 @@
 // number, else the one on the credential's fallback number, else nobody (404).
 import { and, eq, inArray, or } from "drizzle-orm";
 import { readModelOf, type Db } from "../db/client";
+import { readTags } from "../db/read-model";
 import { assistants, sipPhoneNumbers } from "../db/schema";
 import { loadCallAssistant, type CallAssistant } from "../calls/load-assistant";
 import { normalizePhoneNumber } from "../services/phone-format";
@@ -26,7 +27,11 @@ export function spellings(dialled: string): string[] {
 export async function routeCall(db: Db, credentialId: string, calledNumber: string): Promise<CallRoute | null> {
   const chosen = await readModelOf(db).read(
     `route:${credentialId}:${calledNumber}`,
-    (route) => [`numbers:${credentialId}`, `assistants:${route.organizationId}`, `org:${route.organizationId}`],
+    (route) => [
+      readTags.numbers(credentialId),
+      readTags.assistants(route.organizationId),
+      readTags.org(route.organizationId),
+    ],
     () => chooseRoute(db, credentialId, calledNumber),
   );
   if (!chosen) return null;
