@@ -1,7 +1,7 @@
 // SIP credentials and the phone numbers under them.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { agentTasks, SIP_CREDENTIALS_CHANNEL, sipCredentials, sipPhoneNumbers, sipRegistrations } from "../db/schema";
-import { readModelOf, type Db, type DbOrTx } from "../db/client";
+import { readModelOf, type Db, type DbOrTx, type Tx } from "../db/client";
 import { readTags } from "../db/read-model";
 import type { PageRequest } from "../models/common";
 import type { SecretBox } from "../crypto/secrets";
@@ -177,11 +177,15 @@ export async function listPhoneNumbers(db: DbOrTx, scope: OrgScope, credentialId
   );
 }
 
-export const createPhoneNumber = (db: Db, scope: OrgScope, credentialId: string, input: PhoneNumberInput) =>
+/** A change to a credential's numbers: their calls' routes (src/sip/route-call.ts) are dropped everywhere before it answers. */
+const writeNumbers = <T>(db: Db, credentialId: string, work: (tx: Tx) => Promise<T>) =>
   readModelOf(db).write((tx, touch) => {
     touch(readTags.numbers(credentialId));
-    return insertPhoneNumber(tx, scope, credentialId, input);
+    return work(tx);
   });
+
+export const createPhoneNumber = (db: Db, scope: OrgScope, credentialId: string, input: PhoneNumberInput) =>
+  writeNumbers(db, credentialId, (tx) => insertPhoneNumber(tx, scope, credentialId, input));
 
 async function insertPhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, input: PhoneNumberInput) {
   const phoneNumber = normalizePhoneNumber(input.phoneNumber);
@@ -204,10 +208,7 @@ async function insertPhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: stri
 }
 
 export const updatePhoneNumber = (db: Db, scope: OrgScope, credentialId: string, id: string, input: PhoneNumberInput) =>
-  readModelOf(db).write((tx, touch) => {
-    touch(readTags.numbers(credentialId));
-    return replacePhoneNumber(tx, scope, credentialId, id, input);
-  });
+  writeNumbers(db, credentialId, (tx) => replacePhoneNumber(tx, scope, credentialId, id, input));
 
 async function replacePhoneNumber(
   db: DbOrTx,
@@ -233,10 +234,7 @@ async function replacePhoneNumber(
 }
 
 export const deletePhoneNumber = (db: Db, scope: OrgScope, credentialId: string, id: string) =>
-  readModelOf(db).write((tx, touch) => {
-    touch(readTags.numbers(credentialId));
-    return removePhoneNumber(tx, scope, credentialId, id);
-  });
+  writeNumbers(db, credentialId, (tx) => removePhoneNumber(tx, scope, credentialId, id));
 
 async function removePhoneNumber(db: DbOrTx, scope: OrgScope, credentialId: string, id: string) {
   const row = await single(

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { llmStrategies } from "../db/schema";
 import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import { readTags } from "../db/read-model";
+import { notFound } from "../errors";
 import type { PageRequest } from "../models/common";
 import { strategyErrors, type StrategyInput } from "../models/strategies";
 import type { OrgScope } from "./auth";
@@ -27,17 +28,15 @@ const byId = (scope: OrgScope, id: string) =>
   and(eq(llmStrategies.organizationId, scope.organizationId), eq(llmStrategies.id, id));
 const WHAT = "LLM generation strategy";
 
-export const getStrategy = (db: Db, scope: OrgScope, id: string) =>
-  single(
-    readModelOf(db)
-      .read(
-        `api:strategy:${scope.organizationId}:${id}`,
-        () => [readTags.strategy(id), readTags.org(scope.organizationId)],
-        async () => (await db.select(columns).from(llmStrategies).where(byId(scope, id)))[0] ?? null,
-      )
-      .then((row) => (row ? [row] : [])),
-    WHAT,
+export async function getStrategy(db: Db, scope: OrgScope, id: string) {
+  const row = await readModelOf(db).read(
+    `api:strategy:${scope.organizationId}:${id}`,
+    () => [readTags.strategy(id), readTags.org(scope.organizationId)],
+    async () => (await db.select(columns).from(llmStrategies).where(byId(scope, id)))[0] ?? null,
   );
+  if (!row) throw notFound(WHAT);
+  return row;
+}
 
 export function listStrategies(db: DbOrTx, scope: OrgScope, query: PageRequest) {
   const paging = parsePaging(query, sortable, "name,asc");
