@@ -19,6 +19,8 @@ process.env.OUTBOUND_ALLOW_CIDRS ||= "127.0.0.0/8";
 // per-credential series, which carry tenants' ids and are off by default
 process.env.METRICS_TOKEN ||= `metrics_${randomBytes(8).toString("hex")}`;
 process.env.METRICS_TENANT_LABELS ||= "true";
+// every answer checked against its schema (off in production: src/models/common.ts)
+process.env.API_CHECK_RESPONSES ||= "true";
 // tests send bursts with one token; test/api/token-rate.test.ts sets a rate of its own
 process.env.API_TOKEN_RATE ||= "0";
 // a spawned start:bridge is one process (tests kill it by pid); test/bridge/workers.test.ts sets more

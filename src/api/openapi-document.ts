@@ -37,6 +37,17 @@ function documentedShapes(node: unknown, found: Doc): unknown {
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, documentedShapes(v, found)]));
 }
 
+/** Elysia's run-time switch (src/models/common.ts: noValidate) is no JSON Schema keyword. */
+function withoutRuntimeFlags(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutRuntimeFlags);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== "noValidate")
+      .map(([k, v]) => [k, withoutRuntimeFlags(v)]),
+  );
+}
+
 /** The API reads and writes JSON only (src/app.ts onParse); other listed media types are dropped. */
 function jsonOnly(content: unknown) {
   if (!isObject(content) || !("application/json" in content)) return;
@@ -75,5 +86,5 @@ export function publishableDocument(generated: Doc): Doc {
   for (const { operation } of operationsOf(doc))
     for (const tag of Array.isArray(operation.tags) ? operation.tags : []) tags.add(String(tag));
   doc.tags = [...tags].map((name) => ({ name }));
-  return doc;
+  return withoutRuntimeFlags(doc) as Doc;
 }

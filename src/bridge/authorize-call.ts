@@ -23,7 +23,7 @@ export async function authorizeCall(
   credentials: CallCredentials,
 ): Promise<CallAssistant> {
   const authorization = credentials.authorization ?? (credentials.token ? `Bearer ${credentials.token}` : null);
-  tokens.admit(credentials.source, authorization);
+  tokens.admit(() => credentials.source, authorization);
   const principal = await tokens.resolve(authorization).catch((error: unknown) => {
     tokens.failed(credentials.source);
     throw error;

@@ -74,7 +74,10 @@ export function createTokenResolver(db: Db, adminToken: string | null, rate: Tok
    * unless the token is one this process already knows valid (the admin token or a cached one), so
    * valid callers sharing the address are neither refused nor slowed. No database work while blocked.
    */
-  function admit(source: string | null, authorization: string | null | undefined) {
+  function admit(sourceOf: () => string | null, authorization: string | null | undefined) {
+    // the peer's address is looked up only once some address has failed (it was 2 % of a cached read's CPU)
+    if (failures.none()) return;
+    const source = sourceOf();
     if (source === null) return;
     const waitMs = failures.blockedFor(source);
     if (waitMs === 0) return;
@@ -105,6 +108,7 @@ function createFailureCounter(limit: number, windowMs: number) {
         for (const k of windows.keys()) if (windows.size > MAX_TRACKED_SOURCES) windows.delete(k);
       }
     },
+    none: () => windows.size === 0,
     /** milliseconds until `key` may try again; 0 when it may now */
     blockedFor(key: string) {
       const current = windows.get(key);
