@@ -4,9 +4,11 @@ import { loadConfig } from "./config";
 import { migrateDatabase } from "./db/migrate";
 import { untilDatabase } from "./db/until-available";
 import { startApi } from "./server";
-import { log } from "./log";
+import { log, logFromThread } from "./log";
 
 const config = loadConfig();
+// a log reader that stalls must not stall the API, and the lines of one event-loop turn go as one write
+logFromThread();
 const migrated = untilDatabase("migrations", () => migrateDatabase(config.databaseUrl));
 const api = await startApi(config, { started: migrated });
 for (const signal of ["SIGINT", "SIGTERM"] as const)

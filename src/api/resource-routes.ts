@@ -69,8 +69,8 @@ export function resourceRoutes<
   const updated: TSchema = models.updateAnswersNull ? EmptyEnvelope : Envelope(out);
 
   // local: the access check belongs to this resource's routes only
-  let app = new Elysia({ prefix: spec.prefix }).derive(async ({ headers, params }) => ({
-    access: await spec.access(headers, params as Params),
+  let app = new Elysia({ prefix: spec.prefix }).derive(async ({ request, params }) => ({
+    access: await spec.access(request.headers.get("authorization"), params as Params),
   }));
   const { list, get, create, update, remove } = service;
   if (list)

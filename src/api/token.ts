@@ -17,8 +17,8 @@ const TokenScope = t.Object({
 export const tokenRoutes = (deps: Deps) =>
   new Elysia().get(
     "/api/v1/token",
-    async ({ headers }) => {
-      const principal = await deps.tokens.resolve(headers.authorization);
+    async ({ request }) => {
+      const principal = await deps.tokens.resolve(request.headers.get("authorization"));
       if (principal.kind === "admin")
         return ok({ scope: principal.kind, tokenId: null, vendorId: null, organizationId: null });
       const organizationId = principal.kind === "organization" ? principal.organizationId : null;
