@@ -79,7 +79,7 @@ function bridgeConfig(env: Env) {
     wsThread: str(env, "BRIDGE_WS_THREAD", "true") !== "false",
     // agent frames go to the media (or websocket) thread this far ahead of their play time: stalls of the event loop
     // shorter than this are not heard (the frames wait on the thread instead of in the call)
-    mediaLeadMs: int(env, "BRIDGE_MEDIA_LEAD_MS", 60),
+    mediaLeadMs: int(env, "BRIDGE_MEDIA_LEAD_MS", 200),
     // stable across restarts, so a restarted bridge finds (and closes) the calls it left open
     instanceId: str(env, "BRIDGE_INSTANCE_ID", `${hostname()}:${port}`),
     maxCallMs: int(env, "MAX_CALL_MS", 30 * 60_000),

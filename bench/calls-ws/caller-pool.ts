@@ -1,8 +1,19 @@
 // N simulated callers in our wire format. One shared 5 ms loop sends each caller's 20 ms frames in
 // real time (silence, or a short question once the agent has finished a reply). Every agent frame's
 // arrival time is recorded: jitter is how far consecutive frames of one reply are from 20 ms apart,
-// and a reply that arrives with fewer frames than the provider produced has lost some.
-export type PoolOptions = { url: string; sampleRate: number; question: Int16Array; replyFrames: number };
+// and a reply that arrives with fewer frames than the provider produced has lost some. Jitter and this
+// process's own timer lag go into histograms (bench/lib/histogram.ts): sorting half a million samples
+// for a progress line stalled this loop for longer than the jitter it measures.
+import { Histogram } from "../lib/histogram";
+
+export type PoolOptions = {
+  url: string;
+  sampleRate: number;
+  question: Int16Array;
+  replyFrames: number;
+  /** also every jitter sample and when it was taken (`samples`), for windows around an event */
+  keepSamples?: boolean;
+};
 
 type Caller = {
   ws: WebSocket;
@@ -16,10 +27,10 @@ type Caller = {
 export type PoolStats = {
   calls: number;
   frames: number;
-  jitters: number[];
-  /** when each jitter was measured (performance.now ms), for windows around an event */
-  jitterTimes: number[];
-  clientLag: number[];
+  jitters: Histogram;
+  /** with keepSamples: each jitter, and when it was measured (performance.now ms) */
+  samples: { jitters: number[]; times: number[] };
+  clientLag: Histogram;
   bursts: number;
   lostFrames: number;
   extraFrames: number;
@@ -35,9 +46,9 @@ export function createCallerPool(options: PoolOptions) {
   const stats: PoolStats = {
     calls: 0,
     frames: 0,
-    jitters: [],
-    jitterTimes: [],
-    clientLag: [],
+    jitters: new Histogram(),
+    samples: { jitters: [], times: [] },
+    clientLag: new Histogram(),
     bursts: 0,
     lostFrames: 0,
     extraFrames: 0,
@@ -56,7 +67,7 @@ export function createCallerPool(options: PoolOptions) {
   const loop = setInterval(() => {
     const now = performance.now();
     // this process's own timer lateness: jitter it adds to what it measures
-    stats.clientLag.push(Math.max(0, now - lastLoop - 5));
+    stats.clientLag.add(Math.max(0, now - lastLoop - 5));
     lastLoop = now;
     for (const c of callers) {
       if (c.ws.readyState !== WebSocket.OPEN) continue;
@@ -93,8 +104,12 @@ export function createCallerPool(options: PoolOptions) {
         const now = performance.now();
         stats.frames++;
         if (c.burstFrames > 0) {
-          stats.jitters.push(Math.abs(now - c.lastFrameAt - 20));
-          stats.jitterTimes.push(now);
+          const jitter = Math.abs(now - c.lastFrameAt - 20);
+          stats.jitters.add(jitter);
+          if (options.keepSamples) {
+            stats.samples.jitters.push(jitter);
+            stats.samples.times.push(now);
+          }
         }
         c.burstFrames++;
         c.lastFrameAt = now;

@@ -43,7 +43,8 @@ const { say, databaseUrl, env, spawnBun, finish } = createBench("calls-ws-conclu
 
 /** p99 of the jitters measured in [from, to). */
 function windowP99(stats: PoolStats, from: number, to: number) {
-  const inWindow = stats.jitters.filter((_, i) => stats.jitterTimes[i]! >= from && stats.jitterTimes[i]! < to);
+  const { jitters, times } = stats.samples;
+  const inWindow = jitters.filter((_, i) => times[i]! >= from && times[i]! < to);
   return { p99: pct(inWindow, 99), max: pct(inWindow, 100), frames: inWindow.length };
 }
 
@@ -77,7 +78,7 @@ try {
   const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistantId}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const question = await speech("Tell me more.", rate);
 
-  const livePool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
+  const livePool = createCallerPool({ url, sampleRate: rate, question, replyFrames, keepSamples: true });
   const dialAll = async (pool: ReturnType<typeof createCallerPool>, n: number) => {
     for (let i = 0; i < n; i += 25) await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => pool.dial()));
   };
@@ -86,7 +87,7 @@ try {
   const lines: string[] = [];
   for (let round = 1; round <= rounds; round++) {
     // a fresh set of ENDING calls each round; the LIVE ones stay up throughout
-    const endingPool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
+    const endingPool = createCallerPool({ url, sampleRate: rate, question, replyFrames, keepSamples: true });
     await dialAll(endingPool, ending);
     const started = performance.now();
     let pacingBefore = await pacingSnapshot(metricsUrl);
@@ -119,7 +120,7 @@ try {
       `         the bridge's media pacer (all calls) before: ${describePacing(pacingBefore, pacingAtHangUp)}`,
       `         the bridge's media pacer (all calls) after:  ${describePacing(pacingAtHangUp, pacingAfter)}`,
       `         top CPU in the window after: ${topCpu(machineBefore, windowS, 6)}`,
-      `         lost frames so far ${livePool.stats.lostFrames}, callers' own timer lag p99 ${pct(livePool.stats.clientLag, 99).toFixed(1)} ms, bridge CPU in the window after ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
+      `         lost frames so far ${livePool.stats.lostFrames}, callers' own timer lag p99 ${livePool.stats.clientLag.percentile(99).toFixed(1)} ms, bridge CPU in the window after ${(((cpuAfter - cpuBefore) / windowS) * 100).toFixed(0)}%, RSS ${rssMb(bridge.proc.pid!).toFixed(0)} MB`,
     ];
     for (const line of roundLines) say(line);
     lines.push(...roundLines);

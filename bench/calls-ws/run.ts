@@ -8,7 +8,7 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { migrateDatabase } from "../../src/db/migrate";
-import { createBench, percentile as pct } from "../lib/harness";
+import { createBench } from "../lib/harness";
 import { loadConfig } from "../../src/config";
 import { startApi } from "../../src/server";
 import { createBenchAssistant } from "./bench-assistant";
@@ -71,7 +71,7 @@ async function runStep(
     peakRss = Math.max(peakRss, rssMb(bridgePid));
     const cpu = ((cpuSeconds(bridgePid) - cpuStart) / elapsed) * 100;
     say(
-      `${mode} N=${n} ${elapsed.toFixed(0)}/${seconds} s: ${pool.active} live, ${pool.stats.frames} frames, p99 jitter ${pct(pool.stats.jitters, 99).toFixed(1)} ms, lost ${pool.stats.lostFrames}, bridge CPU ${cpu.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; provider CPU ${(((cpuSeconds(providerPid) - others.provider) / elapsed) * 100).toFixed(0)}%, callers CPU ${(((process.cpuUsage(others.callers).user + process.cpuUsage(others.callers).system) / 1e6 / elapsed) * 100).toFixed(0)}%`,
+      `${mode} N=${n} ${elapsed.toFixed(0)}/${seconds} s: ${pool.active} live, ${pool.stats.frames} frames, p99 jitter ${pool.stats.jitters.percentile(99).toFixed(1)} ms, lost ${pool.stats.lostFrames}, bridge CPU ${cpu.toFixed(0)}%, RSS ${peakRss.toFixed(0)} MB; provider CPU ${(((cpuSeconds(providerPid) - others.provider) / elapsed) * 100).toFixed(0)}%, callers CPU ${(((process.cpuUsage(others.callers).user + process.cpuUsage(others.callers).system) / 1e6 / elapsed) * 100).toFixed(0)}%`,
     );
   }
   const cpuPercent = ((cpuSeconds(bridgePid) - cpuStart) / ((performance.now() - started) / 1000)) * 100;
@@ -99,11 +99,11 @@ function report({
   pacing: string;
   load: string;
 }) {
-  const p99 = pct(stats.jitters, 99);
+  const p99 = stats.jitters.percentile(99);
   const ok = p99 < 10 && stats.lostFrames === 0 && stats.failed === 0 && stats.calls === n;
   return {
     ok,
-    line: `${mode.padEnd(10)} N=${String(n).padStart(4)}  calls ${stats.calls}/${n}  replies ${stats.bursts}  frames ${stats.frames}  jitter p50 ${pct(stats.jitters, 50).toFixed(1)} p99 ${p99.toFixed(1)} max ${pct(stats.jitters, 100).toFixed(1)} ms (callers' own timer lag p99 ${pct(stats.clientLag, 99).toFixed(1)} ms)  lost ${stats.lostFrames} extra ${stats.extraFrames}  CPU ${cpuPercent.toFixed(0)}% (${(cpuPercent / n).toFixed(2)}%/call)  RSS ${peakRss.toFixed(0)} MB (${(((peakRss - rssBefore) * 1024) / n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n      bridge: ${pacing}; load average ${load}`,
+    line: `${mode.padEnd(10)} N=${String(n).padStart(4)}  calls ${stats.calls}/${n}  replies ${stats.bursts}  frames ${stats.frames}  jitter p50 ${stats.jitters.percentile(50).toFixed(1)} p99 ${p99.toFixed(1)} max ${stats.jitters.max.toFixed(1)} ms (callers' own timer lag p99 ${stats.clientLag.percentile(99).toFixed(1)} ms)  lost ${stats.lostFrames} extra ${stats.extraFrames}  CPU ${cpuPercent.toFixed(0)}% (${(cpuPercent / n).toFixed(2)}%/call)  RSS ${peakRss.toFixed(0)} MB (${(((peakRss - rssBefore) * 1024) / n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n      bridge: ${pacing}; load average ${load}`,
   };
 }
 

@@ -40,6 +40,13 @@ export function toErrorResponse(
   const cause = code === "PARSE" ? (error as { cause?: unknown }).cause : undefined;
   if (cause instanceof AppError) return body(cause.status, cause.message, cause.errors);
   if (error instanceof AppError) return body(error.status, error.message, error.errors);
+  // an answer off its own schema (checked where API_CHECK_RESPONSES=true) is our bug, not the client's
+  if (code === "VALIDATION" && (error as { type?: string }).type === "response") {
+    // where and what, not the answer itself
+    const first = validationErrors(error)[0];
+    log.error("an answer does not match its schema", { traceId, field: first?.field, problem: first?.message });
+    return body(500, "internal error");
+  }
   if (code === "VALIDATION") {
     const errors = validationErrors(error);
     return body(400, `invalid input: ${errors.map((e) => e.field).join(", ")}`, errors);

@@ -19,8 +19,8 @@ export type FinishedRecording = { path: string; contentType: "audio/wav"; bytes:
 
 export interface CallRecorder {
   readonly sampleRate: number;
-  /** Adds a frame of one side (PCM16 at the recorder's rate) that started playing/arriving now. */
-  add(side: CallSide, samples: Int16Array): void;
+  /** Adds a frame of one side (PCM16 at the recorder's rate) that starts playing/arriving now, or in `aheadMs`. */
+  add(side: CallSide, samples: Int16Array, aheadMs?: number): void;
   /** Writes the call from start to now (or `endedAt`, same clock as `now`) and completes the file. */
   finish(endedAt?: number): Promise<FinishedRecording>;
 }
@@ -99,9 +99,11 @@ export function createCallRecorder(options: CallRecorderOptions): CallRecorder {
 
   return {
     sampleRate,
-    add(side, samples) {
-      const wall = positionAt(now());
-      const position = wall - cursor[side] > slack ? wall : cursor[side];
+    add(side, samples, aheadMs = 0) {
+      const at = now();
+      const wall = positionAt(at);
+      const due = aheadMs > 0 ? positionAt(at + aheadMs) : wall;
+      const position = due - cursor[side] > slack ? due : cursor[side];
       mixAt(position, samples);
       cursor[side] = position + samples.length;
       // nothing is placed earlier than `slack` before the wall clock: what lies before is final

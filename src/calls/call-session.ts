@@ -110,7 +110,7 @@ export class CallSession {
     this.messages = new CallMessages(options.transport.sampleRate * maxUtteranceSeconds);
     this.playout = new Playout(
       options.transport.sampleRate,
-      (frame) => this.playFrame(frame),
+      (frame, aheadMs) => this.playFrame(frame, aheadMs),
       options.ticker ?? sharedTicker,
       options.transport.leadMs,
     );
@@ -263,8 +263,9 @@ export class CallSession {
     }
   }
 
-  private playFrame(frame: Int16Array) {
-    this.recorder?.add("agent", frame);
+  private playFrame(frame: Int16Array, aheadMs: number) {
+    // recorded where the caller hears it, not where it is handed over (up to the lead early)
+    this.recorder?.add("agent", frame, aheadMs);
     if (this.briefing) this.briefing.playAudio(frame);
     else this.transport.playAudio(frame);
   }

@@ -26,7 +26,8 @@ export class Playout {
 
   constructor(
     sampleRate: number,
-    private readonly play: (frame: Int16Array) => void,
+    /** `aheadMs`: how long before its play time the frame is handed over (up to the lead) */
+    private readonly play: (frame: Int16Array, aheadMs: number) => void,
     private readonly ticker: FrameTicker,
     private readonly leadMs = 0,
   ) {
@@ -87,7 +88,7 @@ export class Playout {
     while (this.queued > 0 && this.nextDue <= now + this.leadMs) {
       // the transport plays a frame a frame after it is due (its slack against our clock)
       if (now - this.nextDue > frameMs) late++;
-      this.play(this.take());
+      this.play(this.take(), Math.max(0, this.nextDue - now));
       this.nextDue += frameMs;
     }
     if (late > 0) {

@@ -57,6 +57,20 @@ test("the recording lasts as long as the call and each side sits where it was he
   expect(level(3100, 3500)).toBe(0);
 });
 
+test("agent frames handed over ahead of their play time are recorded where they play", async () => {
+  const c = clock();
+  const recorder = recorderFor(c.now);
+  c.advance(1000);
+  // a transport that paces frames itself takes them 200 ms early: the reply starts at 1.2 s, not 1 s
+  for (let i = 0; i < 10; i++, c.advance(20)) recorder.add("agent", frame(6000, 1000), 200);
+  c.advance(800);
+  const wav = await finished(recorder);
+  const level = (from: number, to: number) => rms(window(wav.samples, from, to));
+  expect(level(1000, 1200)).toBe(0);
+  expect(level(1200, 1400)).toBeGreaterThan(4000);
+  expect(level(1400, 2000)).toBe(0);
+});
+
 test("jittery frames are laid end to end, not on top of each other", async () => {
   const c = clock();
   const recorder = recorderFor(c.now);
