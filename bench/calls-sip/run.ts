@@ -24,6 +24,7 @@ import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
 import { describeThreads, treeCpuByThread, treeCpuSeconds, treeRssMb } from "./proc-tree";
 import { cpuByProcess, topCpu } from "../calls-ws/proc-stats";
+import { generatorsFirst } from "../lib/generator-priority";
 import { startRtpCallers, type MediaStats, type RtpCallers, type WindowStats } from "./rtp-callers";
 
 const { values } = parseArgs({
@@ -167,6 +168,7 @@ async function runStep(
 ): Promise<StepResult> {
   const label = `W=${workers} N=${n}`;
   say(`${label}: binding ${n} RTP sockets, then SIPp at ${cps} calls/s, each call held ${durationS} s`);
+  const restorePriority = generatorsFirst();
   const media = await startRtpCallers(question, n);
   answeredInBridge.length = 0;
   const rssBefore = treeRssMb(bridgePid);
@@ -219,6 +221,7 @@ async function runStep(
   const results = await sipps;
   const effect = await rampEffect;
   media.stop();
+  restorePriority();
   const code = results.every((r) => r.code === 0) ? 0 : (results.find((r) => r.code !== 0)?.code ?? null);
   return {
     workers,

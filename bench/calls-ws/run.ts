@@ -6,6 +6,7 @@
 // The bridges (bun src/bridge/main.ts, one worker each) and the provider run as their own processes;
 // a scratch database is created and dropped.
 import { loadavg } from "node:os";
+import { generatorsFirst } from "../lib/generator-priority";
 import { parseArgs } from "node:util";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench } from "../lib/harness";
@@ -55,6 +56,7 @@ async function runStep(
   metricsUrl: string,
   seconds = durationS,
 ) {
+  const restorePriority = generatorsFirst();
   const pool = createCallerPool({ url, sampleRate: rate, question, replyFrames });
   const rssBefore = rssMb(bridgePid);
   // dial in waves so the start of the step is not one burst of upgrades
@@ -77,6 +79,7 @@ async function runStep(
   const cpuPercent = ((cpuSeconds(bridgePid) - cpuStart) / ((performance.now() - started) / 1000)) * 100;
   const pacing = describePacing(pacingStart, await pacingSnapshot(metricsUrl));
   await pool.hangUpAll();
+  restorePriority();
   return { mode, n, stats: pool.stats, cpuPercent, rssBefore, peakRss, pacing, load: load() };
 }
 
