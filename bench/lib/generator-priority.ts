@@ -2,12 +2,13 @@
 // other machines. On one box they share the cores with the bridge, whose pacing threads run above
 // normal priority (src/lib/thread-priority.ts): starved callers timestamp late and report their own wait
 // as the bridge's jitter (the websocket bench's callers were late by 20 ms at p99). So, for a step's
-// measuring window, this thread runs above the bridge's; children spawned meanwhile inherit that.
-import { lowerThreadPriority, raiseThreadPriority } from "../../src/lib/thread-priority";
+// measuring window, this thread runs at the level of the bridge's pacing threads, above its event loop;
+// children spawned meanwhile (SIPp) inherit that.
+import { lowerThreadPriority, PACING_NICE, raiseThreadPriority } from "../../src/lib/thread-priority";
 
-/** Raises this thread above the bridge's (nice -10) where allowed; the function returned gives it back. */
+/** Raises this thread to the bridge's pacing threads' level where allowed; the function returned gives it back. */
 export function generatorsFirst(): () => void {
-  const raised = raiseThreadPriority(-10);
+  const raised = raiseThreadPriority(PACING_NICE);
   return () => {
     if (raised) lowerThreadPriority(0);
   };

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { WireSocket } from "../../src/bridge/wire-socket";
 import { batchWindowMs } from "../../src/bridge/ws-batch";
 import { startWsThread } from "../../src/bridge/ws-thread";
+import { PACING_NICE } from "../../src/lib/thread-priority";
 import { until } from "../sip/helpers/eventually";
 
 type Data = { name: string };
@@ -119,7 +120,7 @@ function mayRaisePriority(): boolean {
   const status = readFileSync("/proc/self/status", "utf8");
   const capabilities = BigInt(`0x${/CapEff:\s*([0-9a-f]+)/.exec(status)![1]}`);
   const rlimit = /Max nice priority\s+(\d+)/.exec(readFileSync("/proc/self/limits", "utf8"));
-  return (capabilities & (1n << 23n)) !== 0n || (rlimit !== null && 20 - Number(rlimit[1]) <= -5);
+  return (capabilities & (1n << 23n)) !== 0n || (rlimit !== null && 20 - Number(rlimit[1]) <= PACING_NICE);
 }
 
 const niceOf = (tid: number | string) => {
@@ -127,10 +128,10 @@ const niceOf = (tid: number | string) => {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 };
 
-test("the thread runs above the event loop (nice -5) where the process may raise it, else at 0", () => {
+test("the thread runs above the event loop (nice -10) where the process may raise it, else at 0", () => {
   const threads = readdirSync("/proc/self/task").filter(
     (tid) => readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === "vas-ws",
   );
-  expect(threads.map(niceOf)).toEqual([mayRaisePriority() ? -5 : 0]);
+  expect(threads.map(niceOf)).toEqual([mayRaisePriority() ? PACING_NICE : 0]);
   expect(niceOf(process.pid)).toBe(0);
 });
