@@ -67,6 +67,28 @@ export class WsBatchWriter {
   }
 }
 
+/** Items gathered for a batch window, then posted as one batch (either side of the thread uses one). */
+export class WsBatchQueue {
+  private readonly writer = new WsBatchWriter();
+  private queued = false;
+
+  /** `post` gets each batch; its `bytes.buffer` is the batch's own, to transfer. */
+  constructor(private readonly post: (batch: WsBatch) => void) {}
+
+  add(conn: number, data: string | Uint8Array) {
+    this.writer.add(conn, data);
+    if (this.queued) return;
+    this.queued = true;
+    setTimeout(this.flush, batchWindowMs);
+  }
+
+  /** Posts what is gathered now, before the window ends (what follows must come after it). */
+  readonly flush = () => {
+    this.queued = false;
+    if (this.writer.size > 0) this.post(this.writer.take());
+  };
+}
+
 /** Each item of a batch in order; binary items are views into the batch's buffer. */
 export function forEachInBatch(batch: WsBatch, fn: (conn: number, data: string | Uint8Array) => void) {
   const { conns, kinds, ends, bytes, texts } = batch;

@@ -5,7 +5,7 @@ import type { Server, ServerWebSocket } from "bun";
 import { createFrameTicker } from "../calls/frame-ticker";
 import { frameMs } from "../calls/playout";
 import { nameThisThread, raiseThreadPriority } from "../lib/thread-priority";
-import { batchWindowMs, forEachInBatch, WsBatchWriter, type WsBatch } from "./ws-batch";
+import { forEachInBatch, WsBatchQueue, type WsBatch } from "./ws-batch";
 
 export type WsThreadInit = { t: "init"; port: number; hostname: string; reusePort: boolean; idleTimeout: number };
 
@@ -112,11 +112,9 @@ let delays: number[] = [];
 const clock = createFrameTicker(2, (ms) => delays.push(ms));
 
 // callers' messages of the current batch window
-const received = new WsBatchWriter();
-function flushMessages() {
-  const batch = received.take();
-  self.postMessage({ t: "messages", batch } satisfies FromWsThread, [batch.bytes.buffer]);
-}
+const received = new WsBatchQueue((batch) =>
+  self.postMessage({ t: "messages", batch } satisfies FromWsThread, [batch.bytes.buffer]),
+);
 
 function start(init: WsThreadInit) {
   server = Bun.serve<Data>({
@@ -142,7 +140,6 @@ function start(init: WsThreadInit) {
       },
       message(ws, message) {
         received.add(ws.data.conn, message);
-        if (received.size === 1) setTimeout(flushMessages, batchWindowMs);
       },
       close(ws) {
         connections.get(ws.data.conn)?.stop();

@@ -6,7 +6,7 @@
 // thread forwards them), and what callers send comes back batched.
 import { log } from "../log";
 import { recordPacingDelay } from "../metrics/metrics";
-import { batchWindowMs, forEachInBatch, WsBatchWriter } from "./ws-batch";
+import { forEachInBatch, WsBatchQueue } from "./ws-batch";
 import type { FromWsThread, ToWsThread, WsThreadInit } from "./ws-thread-worker";
 import type { WireSocket } from "./wire-socket";
 
@@ -35,24 +35,12 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
   let whenStopped: (() => void) | null = null;
 
   // agent frames of every connection, gathered for a batch window: one message
-  const frames = new WsBatchWriter();
-  let flushQueued = false;
-  const flushFrames = () => {
-    flushQueued = false;
-    if (frames.size === 0) return;
-    const batch = frames.take();
-    worker.postMessage({ t: "frames", batch } satisfies ToWsThread, [batch.bytes.buffer]);
-  };
-  const queueFrame = (conn: number, frame: string | Uint8Array) => {
-    frames.add(conn, frame); // (a copy: the playout reuses its frame buffer)
-    if (!flushQueued) {
-      flushQueued = true;
-      setTimeout(flushFrames, batchWindowMs);
-    }
-  };
+  const frames = new WsBatchQueue((batch) =>
+    worker.postMessage({ t: "frames", batch } satisfies ToWsThread, [batch.bytes.buffer]),
+  );
   // anything else goes after the frames before it (an interrupt after the frames it interrupts)
   const post = (message: ToWsThread) => {
-    flushFrames();
+    frames.flush();
     worker.postMessage(message);
   };
 
@@ -61,7 +49,7 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
     sendBinary: (bytes) => post({ t: "send", conn, data: bytes }),
     close: (code, reason) => post({ t: "close", conn, code, reason }),
     frameLeadMs: options.leadMs,
-    sendFrame: (frame) => queueFrame(conn, frame),
+    sendFrame: (frame) => frames.add(conn, frame), // (a copy: the playout reuses its frame buffer)
     clearFrames: () => post({ t: "clear", conn }),
   });
 
