@@ -12,7 +12,7 @@ import { agentTasks, sipRegistrations } from "../../src/db/schema";
 import { freePort, reapWithParent } from "../helpers/temporal";
 import { startRtpPeer } from "../sip/helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "../sip/helpers/sip-world";
-import { runSipp } from "../sip/helpers/sipp";
+import { runSipp, uacCallVars } from "../sip/helpers/sipp";
 
 const users: Record<string, string> = {};
 const dids: Record<string, string> = {};
@@ -119,15 +119,7 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
       scenario: "uac-call.xml",
       trunkPort: world.trunk.port,
       service: did,
-      vars: {
-        FROM: "<sip:+15557654321@127.0.0.1>",
-        RTP_PORT: peer.port,
-        PT: 0,
-        CODEC: "PCMU",
-        FIRST_WAIT_MS: 1000,
-        AFTER_WAIT: "hangup",
-        CALL_MS: 1000,
-      },
+      vars: uacCallVars(peer.port, 1000),
     });
     peer.stop();
     expect(result.logs.join("\n")).toContain("ANSWERED");

@@ -7,7 +7,7 @@ import { registry } from "../../src/metrics/metrics";
 import { speech } from "../helpers/speech";
 import { startRtpPeer } from "../sip/helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "../sip/helpers/sip-world";
-import { runSipp } from "../sip/helpers/sipp";
+import { runSipp, uacCallVars } from "../sip/helpers/sipp";
 import { parseMetrics, total } from "./scrape";
 
 let world: SipWorld;
@@ -38,15 +38,7 @@ test("a SIP call counts against its credential while it runs; its RTP jitter and
     trunkPort: world.trunk.port,
     service: "+15550300001",
     extraHeaders: [],
-    vars: {
-      FROM: `"Bob" <sip:+15557654000@127.0.0.1>`,
-      RTP_PORT: peer.port,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: 4000,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(peer.port, 4000, { from: `"Bob" <sip:+15557654000@127.0.0.1>` }),
   });
   await eventually(() => peer.latched, "the bridge's first RTP packet");
   await eventually(() => rms(peer.heard()) > 300, "greeting audio");

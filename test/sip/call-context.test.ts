@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let context: Receiver;
@@ -29,15 +29,7 @@ const call = (rtpPort: number, extraHeaders: string[]) =>
     trunkPort: world.trunk.port,
     service: "+15550270001",
     extraHeaders,
-    vars: {
-      FROM: "<sip:+15557654321@127.0.0.1>",
-      RTP_PORT: rtpPort,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: 1500,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(rtpPort, 1500),
   });
 
 test("the INVITE's X- headers are variables: lowercased, dashes as underscores, in the greeting and on the task", async () => {

@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
 import { startRtpPeer, type Law } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let tools: Receiver;
@@ -45,15 +45,7 @@ const call = (service: string, rtpPort: number, law: Law, from: string, extraHea
     trunkPort: world.trunk.port,
     service,
     extraHeaders,
-    vars: {
-      FROM: from,
-      RTP_PORT: rtpPort,
-      PT: law === "PCMU" ? 0 : 8,
-      CODEC: law,
-      FIRST_WAIT_MS: callMs,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(rtpPort, callMs, { from, law }),
   });
 
 const concludedFor = (assistantId: string) =>

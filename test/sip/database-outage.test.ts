@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTcpProxy, throughProxy, type TcpProxy } from "../bridge/tcp-proxy";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let proxy: TcpProxy;
@@ -34,15 +34,7 @@ const call = () =>
     scenario: "uac-call.xml",
     trunkPort: bridge.sipPort,
     service: "+15550308001",
-    vars: {
-      FROM: "<sip:+15557654321@127.0.0.1>",
-      RTP_PORT: 9,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: 500,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(9, 500),
   });
 
 test.each(["refused", "black-holed"] as const)(

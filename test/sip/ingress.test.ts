@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Trunk } from "./helpers/kamailio";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let trunkB: Trunk;
@@ -34,15 +34,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world?.stop());
 
-const callVars = {
-  FROM: "<sip:+15557654321@127.0.0.1>",
-  RTP_PORT: 9,
-  PT: 0,
-  CODEC: "PCMU",
-  FIRST_WAIT_MS: 500,
-  AFTER_WAIT: "hangup",
-  CALL_MS: 500,
-};
+const callVars = uacCallVars(9, 500, { callMs: 500 });
 
 test("the same number registered by two vendors on two trunks: each trunk's call reaches its own vendor", async () => {
   const routes = [

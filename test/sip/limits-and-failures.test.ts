@@ -5,7 +5,7 @@ import { createSocket } from "node:dgram";
 import { connect } from "node:net";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let bridges: Awaited<ReturnType<SipWorld["startBridge"]>>[];
@@ -22,15 +22,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world?.stop());
 
-const callVars = (rtpPort: number, firstWaitMs: number, afterWait = "hangup", callMs = 1000) => ({
-  FROM: "<sip:+15557654321@127.0.0.1>",
-  RTP_PORT: rtpPort,
-  PT: 0,
-  CODEC: "PCMU",
-  FIRST_WAIT_MS: firstWaitMs,
-  AFTER_WAIT: afterWait,
-  CALL_MS: callMs,
-});
 const openTasks = async () => world.tasks((t) => t.status === "offered" || t.status === "active");
 const lastTaskOf = async (assistantId: string) => (await world.tasks((t) => t.assistantId === assistantId))[0];
 
@@ -60,7 +51,7 @@ test("garbage datagrams, malformed SIP and a broken TCP stream leave the bridge 
     scenario: "uac-call.xml",
     trunkPort: port,
     service: "+15550309001",
-    vars: callVars(9, 500),
+    vars: uacCallVars(9, 500),
   });
   expect(result.logs.join("\n")).toContain("ANSWERED");
   await eventually(async () => (await lastTaskOf(assistant.id))?.status === "completed", "the call to complete");
@@ -75,7 +66,7 @@ test("maxAgentTasks = 5: of 20 simultaneous INVITEs across two bridges exactly 5
       service: "+15550309001",
       calls: 10,
       rate: 1000,
-      vars: callVars(9, 3000),
+      vars: uacCallVars(9, 3000),
       timeoutSeconds: 30,
     });
   const runs = await Promise.all(bridges.map((b) => burst(b.sipPort)));
@@ -120,7 +111,7 @@ test("the caller hangs up while the agent speaks", async () => {
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550309001",
-    vars: callVars(peer.port, 700),
+    vars: uacCallVars(peer.port, 700),
   });
   peer.stop();
   expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
@@ -143,7 +134,7 @@ test("RTP stops: the bridge times the call out and sends BYE", async () => {
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550309001",
-    vars: callVars(peer.port, 20_000),
+    vars: uacCallVars(peer.port, 20_000),
   });
   await eventually(() => peer.latched, "RTP from the bridge");
   await Bun.sleep(500);
@@ -166,7 +157,7 @@ test("a re-INVITE refreshes the session without dropping the call", async () => 
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550309001",
-    vars: callVars(peer.port, 1000, "reinvite", 1500),
+    vars: uacCallVars(peer.port, 1000, { afterWait: "reinvite", callMs: 1500 }),
   });
   peer.stop();
   const log = result.logs.join("\n");
@@ -192,7 +183,7 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
       scenario: "uac-call.xml",
       trunkPort: world.trunk.port,
       service: "+15550309001",
-      vars: callVars(peer.port, 4000),
+      vars: uacCallVars(peer.port, 4000),
     });
     const { callId } = await eventually(
       async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0],
@@ -223,7 +214,7 @@ test("an offer with no usable codec: 488, and the reserved task is recorded as f
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550309001",
-    vars: { ...callVars(9, 1000), PT: 18, CODEC: "G729" },
+    vars: { ...uacCallVars(9, 1000), PT: 18, CODEC: "G729" },
   });
   expect(result.logs.join("\n")).toContain("REFUSED 488");
   const task = await eventually(

@@ -2,7 +2,7 @@
 // through the API reaching the bridge without a restart.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 
@@ -68,12 +68,4 @@ test("deleting a credential unregisters it at the trunk", async () => {
   expect(after.code).toBe(0);
 }, 40_000);
 
-const callVars = {
-  FROM: "<sip:+15557654321@127.0.0.1>",
-  RTP_PORT: 9,
-  PT: 0,
-  CODEC: "PCMU",
-  FIRST_WAIT_MS: 1000,
-  AFTER_WAIT: "hangup",
-  CALL_MS: 1000,
-};
+const callVars = uacCallVars(9, 1000);

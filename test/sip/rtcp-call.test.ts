@@ -8,7 +8,7 @@ import { setLogLevel } from "../../src/log";
 import { buildRtcp, parseRtcp, rtcpSenderReport } from "../../src/media/rtcp";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 const { db, close } = createDb(process.env.DATABASE_URL!, { max: 2 });
 let world: SipWorld;
@@ -88,15 +88,7 @@ test("the caller's receiver reports are kept on the agent task", async () => {
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550600001",
-    vars: {
-      FROM: "<sip:+15557654321@127.0.0.1>",
-      RTP_PORT: caller.peer.port,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: 4000,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(caller.peer.port, 4000),
   });
   caller.stop();
   expect(result.logs.join("\n")).toContain("ANSWERED");

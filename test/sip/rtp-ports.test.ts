@@ -2,7 +2,7 @@
 // refuses the next INVITE with 503 and Retry-After, never 500, and closes the call's reserved task.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let bridge: Awaited<ReturnType<SipWorld["startBridge"]>>;
@@ -38,15 +38,7 @@ const call = (callMs: number) =>
     scenario: "uac-call.xml",
     trunkPort: bridge.sipPort,
     service: "+15550310001",
-    vars: {
-      FROM: "<sip:+15557654321@127.0.0.1>",
-      RTP_PORT: 9,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: callMs,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 500,
-    },
+    vars: uacCallVars(9, callMs, { callMs: 500 }),
   });
 
 test("out of RTP ports: 503 with Retry-After, the refused call's task closed with call_concluded", async () => {

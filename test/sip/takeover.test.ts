@@ -8,7 +8,7 @@ import { createDb } from "../../src/db/client";
 import { reapWithParent, freePort } from "../helpers/temporal";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let child: ChildProcess | null = null;
@@ -21,16 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   child?.kill("SIGKILL");
   await world?.stop();
-});
-
-const callVars = (rtpPort: number, ms: number) => ({
-  FROM: "<sip:+15557654321@127.0.0.1>",
-  RTP_PORT: rtpPort,
-  PT: 0,
-  CODEC: "PCMU",
-  FIRST_WAIT_MS: ms,
-  AFTER_WAIT: "hangup",
-  CALL_MS: 1000,
 });
 
 test("a killed bridge's credential is taken over, its call closed, and new calls reach the new owner", async () => {
@@ -67,7 +57,7 @@ test("a killed bridge's credential is taken over, its call closed, and new calls
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550400001",
-    vars: callVars(peer.port, 6_000),
+    vars: uacCallVars(peer.port, 6_000),
   });
   const task = await eventually(
     async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0],
@@ -102,7 +92,7 @@ test("a killed bridge's credential is taken over, its call closed, and new calls
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550400001",
-    vars: callVars(peer2.port, 1000),
+    vars: uacCallVars(peer2.port, 1000),
   });
   peer2.stop();
   expect(next.logs.join("\n")).toContain("ANSWERED");
@@ -123,7 +113,7 @@ test("a bridge whose lease another bridge took (it renewed too late) hangs up it
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550400001",
-    vars: callVars(peer.port, 20_000),
+    vars: uacCallVars(peer.port, 20_000),
   });
   const task = await eventually(
     async () =>

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rms } from "../../src/audio/pcm";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let bridge: Awaited<ReturnType<SipWorld["startBridge"]>>;
@@ -27,15 +27,7 @@ test("a call over TCP through the trunk: answered, media both ways, hung up, cal
     scenario: "uac-call.xml",
     trunkPort: world.trunk.port,
     service: "+15550600001",
-    vars: {
-      FROM: "<sip:+15557654321@127.0.0.1>",
-      RTP_PORT: peer.port,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: 2000,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(peer.port, 2000),
     extra: ["-t", "t1"],
   });
   peer.stop();

@@ -9,7 +9,7 @@ import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
 import { createTransferringAssistant } from "./helpers/transferring-assistant";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp } from "./helpers/sipp";
+import { runSipp, uacCallVars } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
 import { firstToneFrame, toneFrames } from "./helpers/tone-frames";
 
@@ -54,15 +54,7 @@ const caller = (peer: RtpPeer, hangUpAfterMs: number | null) =>
     scenario: "uac-call.xml",
     trunkPort: trunkPort,
     service: did,
-    vars: {
-      FROM: "<sip:+15557654321@127.0.0.1>",
-      RTP_PORT: peer.port,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: hangUpAfterMs ?? 60_000,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(peer.port, hangUpAfterMs ?? 60_000),
     timeoutSeconds: 80,
   });
 

@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
 import { startRtpPeer } from "../sip/helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "../sip/helpers/sip-world";
-import { runSipp } from "../sip/helpers/sipp";
+import { runSipp, uacCallVars } from "../sip/helpers/sipp";
 import { keys } from "./pipeline-fakes";
 
 let world: SipWorld;
@@ -82,15 +82,7 @@ test("PCMU: greeting, a spoken question with a tool call, the agent hangs up; ca
     trunkPort: world.trunk.port,
     service: "+15550300001",
     extraHeaders: [],
-    vars: {
-      FROM: `"Bob" <sip:+15551234567@127.0.0.1>`,
-      RTP_PORT: peer.port,
-      PT: 0,
-      CODEC: "PCMU",
-      FIRST_WAIT_MS: 30_000,
-      AFTER_WAIT: "hangup",
-      CALL_MS: 1000,
-    },
+    vars: uacCallVars(peer.port, 30_000, { from: `"Bob" <sip:+15551234567@127.0.0.1>` }),
   });
   await eventually(() => peer.latched, "the bridge's first RTP packet");
   await eventually(() => rms(peer.heard()) > 300, "greeting audio");

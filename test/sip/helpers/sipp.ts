@@ -25,6 +25,31 @@ export type SippOptions = {
   extra?: string[];
 };
 
+export type UacCall = {
+  /** the From header (default an ordinary caller) */
+  from?: string;
+  law?: "PCMU" | "PCMA";
+  /** where the first wait leads: "hangup", or "reinvite" (refresh the session, then hang up `callMs` later) */
+  afterWait?: string;
+  /** the wait for the bridge's BYE after a re-INVITE (and the hang-up's own wait) */
+  callMs?: number;
+};
+
+/** The variables of uac-call.xml: a caller with RTP at `rtpPort` that waits `firstWaitMs` after the answer for the bridge's BYE. */
+export const uacCallVars = (
+  rtpPort: number,
+  firstWaitMs: number,
+  { from = "<sip:+15557654321@127.0.0.1>", law = "PCMU", afterWait = "hangup", callMs = 1000 }: UacCall = {},
+) => ({
+  FROM: from,
+  RTP_PORT: rtpPort,
+  PT: law === "PCMU" ? 0 : 8,
+  CODEC: law,
+  FIRST_WAIT_MS: firstWaitMs,
+  AFTER_WAIT: afterWait,
+  CALL_MS: callMs,
+});
+
 export function fixture(name: string) {
   return new URL(`../fixtures/${name}`, import.meta.url).pathname;
 }
