@@ -122,6 +122,12 @@ export function bridgeWorkerEnv(config: Config, index: number, env: Env = proces
   };
 }
 
+/**
+ * API_CHECK_RESPONSES=true: every answer is also checked against its response schema at run time (the
+ * test suite turns it on). Read where the schemas are built (src/models/common.ts), before any Config.
+ */
+export const checksResponses = (env: Env = process.env) => str(env, "API_CHECK_RESPONSES", "false") === "true";
+
 export function loadConfig(env: Env = process.env) {
   return {
     port: int(env, "PORT", 3000),

@@ -135,18 +135,18 @@ export type HttpSample = { method: string; route: string; status: number; second
 // Per-request series (the API's requests, the read model's reads) are counted in plain numbers and handed
 // to prom-client when scraped (its collect hook): prom-client hashes the label object at every inc, and
 // with the label objects and keys that was 8 % of a cached read's CPU.
-const pendingRequests = new Map<string, Map<string, Map<number, number>>>();
+type RouteSeries = { duration: ReturnType<typeof httpDuration.labels>; pendingByStatus: Map<number, number> };
+// by method, then route pattern (few: patterns, not paths)
+const routeSeries = new Map<string, Map<string, RouteSeries>>();
 const pendingReads = { memory: 0, database: 0 };
-// the duration histogram's children, one per method and route (few: route patterns, not paths)
-const durationChildren = new Map<string, Map<string, ReturnType<typeof httpDuration.labels>>>();
 
 function collectHttpRequests(this: Counter<"method" | "route" | "status">) {
-  for (const [method, routes] of pendingRequests)
-    for (const [route, statuses] of routes)
-      for (const [status, n] of statuses) {
+  for (const [method, routes] of routeSeries)
+    for (const [route, { pendingByStatus }] of routes)
+      for (const [status, n] of pendingByStatus) {
         if (n === 0) continue;
         this.inc({ method, route, status: String(status) }, n);
-        statuses.set(status, 0);
+        pendingByStatus.set(status, 0);
       }
 }
 
@@ -157,20 +157,18 @@ function collectReadModelReads(this: Counter<"source">) {
   }
 }
 
-const inner = <K, V>(map: Map<K, V>, key: K, make: () => V) => map.get(key) ?? map.set(key, make()).get(key)!;
+function seriesOf(method: string, route: string): RouteSeries {
+  const routes = routeSeries.get(method) ?? routeSeries.set(method, new Map()).get(method)!;
+  let series = routes.get(route);
+  if (!series)
+    routes.set(route, (series = { duration: httpDuration.labels(method, route), pendingByStatus: new Map() }));
+  return series;
+}
 
 export function recordHttpRequest({ method, route, status, seconds }: HttpSample) {
-  const statuses = inner(
-    inner(pendingRequests, method, () => new Map()),
-    route,
-    () => new Map<number, number>(),
-  );
-  statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  inner(
-    inner(durationChildren, method, () => new Map()),
-    route,
-    () => httpDuration.labels(method, route),
-  ).observe(seconds);
+  const { duration, pendingByStatus } = seriesOf(method, route);
+  pendingByStatus.set(status, (pendingByStatus.get(status) ?? 0) + 1);
+  duration.observe(seconds);
 }
 
 export const recordReadModelRead = (source: "memory" | "database") => void pendingReads[source]++;

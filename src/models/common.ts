@@ -2,6 +2,7 @@
 import { t, type TSchema } from "elysia";
 import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
+import { checksResponses } from "../config";
 
 // Elysia's t.Integer also accepts numeric strings; the API wants real JSON integers.
 export const Integer = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
@@ -26,7 +27,7 @@ export const NonEmpty = (maxLength = 200) => t.String({ minLength: 1, maxLength 
 // Responses are checked against their schemas at run time only where API_CHECK_RESPONSES=true (the test
 // suite sets it): the check (formats, regular expressions) was 14 % of a cached read's CPU, and an answer
 // off its schema is a bug for the tests to find, not one a production request can do anything about.
-const checked = { noValidate: process.env.API_CHECK_RESPONSES !== "true" };
+const checked = { noValidate: !checksResponses() };
 
 const base = {
   success: t.Boolean(),

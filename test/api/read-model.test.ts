@@ -65,14 +65,19 @@ test("a read after a write's answer never sees the old value, on the same proces
   expect((await memoryReads(a)) + (await memoryReads(b))).toBeGreaterThan(before);
 }, 120_000);
 
-test("a strategy changed through one process is read anew by the other", async () => {
-  const { P } = tenant;
-  const made = await on(a).post(`${P}/llm-generation-strategies`, {
-    name: "s",
+/** A realtime strategy made through process a; its id. */
+async function createStrategy(name: string): Promise<string> {
+  const made = await on(a).post(`${tenant.P}/llm-generation-strategies`, {
+    name,
     type: "openai_realtime",
     parameters: { voice: { voiceId: "alloy" } },
   });
-  const id = made.body.data.id as string;
+  return made.body.data.id as string;
+}
+
+test("a strategy changed through one process is read anew by the other", async () => {
+  const { P } = tenant;
+  const id = await createStrategy("s");
   for (let i = 0; i < 20; i++) {
     const voiceId = `voice-${i}`; // a newer voice: provider "openai" lets any name pass
     const writer = i % 2 === 0 ? a : b;
@@ -132,12 +137,7 @@ test("a lost LISTEN connection empties the cache", async () => {
 
 test("a call start sees an assistant change answered just before", async () => {
   const { P } = tenant;
-  const strategy = await on(a).post(`${P}/llm-generation-strategies`, {
-    name: "call",
-    type: "openai_realtime",
-    parameters: { voice: { voiceId: "alloy" } },
-  });
-  const strategyId = strategy.body.data.id as string;
+  const strategyId = await createStrategy("call");
   const made = await on(a).post(`${P}/assistants`, {
     name: "call",
     systemPrompt: "p-0",
