@@ -14,7 +14,8 @@ for (const kind of ["total", "used", "available"])
 const fast = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const slow = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30];
 
-const httpRequests = new Counter({
+// (registered only: their collect hooks below fill them at scrape time)
+new Counter({
   name: "vas_http_requests_total",
   help: "API requests by route pattern, method and status",
   labelNames: ["method", "route", "status"] as const,
@@ -29,7 +30,7 @@ const httpDuration = new Histogram({
   registers: [registry],
 });
 
-const readModelReads = new Counter({
+new Counter({
   name: "vas_read_model_reads_total",
   help: "reads through the read model, by where they were answered from (memory, database)",
   labelNames: ["source"] as const,
@@ -159,9 +160,10 @@ function collectReadModelReads(this: Counter<"source">) {
 
 function seriesOf(method: string, route: string): RouteSeries {
   const routes = routeSeries.get(method) ?? routeSeries.set(method, new Map()).get(method)!;
-  let series = routes.get(route);
-  if (!series)
-    routes.set(route, (series = { duration: httpDuration.labels(method, route), pendingByStatus: new Map() }));
+  const known = routes.get(route);
+  if (known) return known;
+  const series = { duration: httpDuration.labels(method, route), pendingByStatus: new Map<number, number>() };
+  routes.set(route, series);
   return series;
 }
 
