@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import { createHash } from "node:crypto";
 import type { Deps } from "./deps";
 import { readBodyText } from "./json-body";
-import { AppError } from "../errors";
+import { AppError, describeError } from "../errors";
 import { log } from "../log";
 import type { Principal } from "../services/auth";
 import { claimKey, keepResponse, releaseClaim, type Claim } from "../services/idempotency";
@@ -96,5 +96,9 @@ export const idempotency = (deps: Deps) =>
       log.warn("idempotency: an answer bypassed the reply step; its key was given back", {
         path: new URL(request.url).pathname,
       });
-      await finishIdempotentRequest(request, 500, "");
+      // after the answer nothing awaits this: a failure (the pool closed by a shutdown) is logged, not thrown;
+      // the claim then stays until it expires, as a dead request's does
+      await finishIdempotentRequest(request, 500, "").catch((error) =>
+        log.warn("idempotency: a bypassed answer's key could not be given back", { error: describeError(error) }),
+      );
     });
