@@ -3,7 +3,7 @@
 // loop to be answered (or upgraded); what callers send goes back batched, one message per batch window.
 import type { Server, ServerWebSocket } from "bun";
 import { createFrameTicker } from "../calls/frame-ticker";
-import { frameMs } from "../calls/playout";
+import { FrameClock } from "../calls/frame-clock";
 import { nameThisThread, raiseThreadPriority } from "../lib/thread-priority";
 import { forEachInBatch, WsBatchQueue, type WsBatch } from "./ws-batch";
 
@@ -41,9 +41,6 @@ nameThisThread("vas-ws");
 raiseThreadPriority();
 const post = (message: FromWsThread) => self.postMessage(message);
 
-// after a stall of this thread, frames go on from now rather than in a burst (none is dropped)
-const maxLagMs = 100;
-
 type Frame = string | Uint8Array;
 
 class Connection {
@@ -51,7 +48,8 @@ class Connection {
   // frames would otherwise stay on this heap until it ends (a megabyte per 30 s of 16 kHz speech)
   private queue: (Frame | undefined)[] = [];
   private head = 0;
-  private nextDue = 0;
+  // after a stall of this thread, frames go on from now rather than in a burst (none is dropped)
+  private readonly clock = new FrameClock();
   private pacing = false;
   constructor(readonly ws: ServerWebSocket<Data>) {}
 
@@ -60,8 +58,8 @@ class Connection {
     if (this.pacing) return;
     this.pacing = true;
     // never earlier than a frame after the last one: an underrun must not squeeze two frames together
-    this.nextDue = Math.max(this.nextDue, clock.now());
-    clock.add(this.tick);
+    this.clock.resume(ticker.now());
+    ticker.add(this.tick);
   }
 
   clear() {
@@ -78,7 +76,7 @@ class Connection {
 
   stop() {
     this.clear();
-    if (this.pacing) clock.remove(this.tick);
+    if (this.pacing) ticker.remove(this.tick);
     this.pacing = false;
   }
 
@@ -92,14 +90,11 @@ class Connection {
   }
 
   private readonly tick = (now: number) => {
-    if (now - this.nextDue > maxLagMs) this.nextDue = now;
-    while (this.head < this.queue.length && this.nextDue <= now) {
-      this.sendNext();
-      this.nextDue += frameMs;
-    }
+    this.clock.skipStall(now);
+    for (; this.head < this.queue.length && this.clock.due(now); this.clock.advance()) this.sendNext();
     if (this.head < this.queue.length) return;
     this.clear();
-    clock.remove(this.tick);
+    ticker.remove(this.tick);
     this.pacing = false;
   };
 }
@@ -109,7 +104,7 @@ const pending = new Map<number, Pending>();
 let nextRequest = 0;
 let server: Server<Data> | null = null;
 let delays: number[] = [];
-const clock = createFrameTicker(2, (ms) => delays.push(ms));
+const ticker = createFrameTicker(2, (ms) => delays.push(ms));
 
 // callers' messages of the current batch window
 const received = new WsBatchQueue((batch) =>

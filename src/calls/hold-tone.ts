@@ -1,17 +1,17 @@
 // What the caller hears while the assistant briefs the human of a warm transfer: a soft 440 Hz tone,
 // one second on and one off, one 20 ms frame at a time on the call's ticker (the transport paces
 // frames handed to it up to its lead early, as it does the agent's).
+import { FrameClock, frameMs } from "./frame-clock";
 import type { FrameTicker } from "./frame-ticker";
 
 const hz = 440;
 const amplitude = 2000;
-const frameMs = 20;
 const onFrames = 50;
 const periodFrames = 100;
 
 export class HoldTone {
   private readonly frame: Int16Array;
-  private nextDue = 0;
+  private readonly clock = new FrameClock();
   private index = 0;
 
   constructor(
@@ -23,7 +23,7 @@ export class HoldTone {
   }
 
   start() {
-    this.nextDue = this.ticker.now();
+    this.clock.resume(this.ticker.now());
     this.ticker.add(this.tick);
   }
 
@@ -32,12 +32,8 @@ export class HoldTone {
   }
 
   private readonly tick = (now: number) => {
-    // after a stall, go on from now rather than burst the frames missed
-    if (now - this.nextDue > 5 * frameMs) this.nextDue = now;
-    while (this.nextDue <= now) {
-      this.play(this.next());
-      this.nextDue += frameMs;
-    }
+    this.clock.skipStall(now);
+    for (; this.clock.due(now); this.clock.advance()) this.play(this.next());
   };
 
   private next(): Int16Array {

@@ -5,17 +5,14 @@
 // stall of this event loop shorter than that is not heard. Frames handed over after the caller should
 // have heard them are counted (vas_media_late_frames_total): a gap in the agent's speech.
 import { recordLateFrames } from "../metrics/metrics";
+import { FrameClock, frameMs } from "./frame-clock";
 import type { FrameTicker } from "./frame-ticker";
-
-export const frameMs = 20;
-// after an event-loop stall, skip ahead rather than burst the backlog at the caller
-const maxLagMs = 100;
 
 export class Playout {
   private queue: Int16Array[] = [];
   private offset = 0; // samples of queue[0] already played
   private queued = 0;
-  private nextDue = 0;
+  private readonly clock = new FrameClock();
   private running = false;
   private live = false;
   private drainWaiters: (() => void)[] = [];
@@ -75,21 +72,18 @@ export class Playout {
     if (!this.live || this.running || this.queued === 0) return;
     this.running = true;
     // never earlier than one frame after the last one: an underrun must not squeeze two frames together
-    this.nextDue = Math.max(this.nextDue, this.ticker.now());
+    this.clock.resume(this.ticker.now());
     this.ticker.add(this.tick);
   }
 
   private readonly tick = (now: number) => {
-    let late = 0;
-    if (now - this.nextDue > maxLagMs) {
-      late = Math.floor((now - this.nextDue) / frameMs); // the gap, in frames
-      this.nextDue = now;
-    }
-    while (this.queued > 0 && this.nextDue <= now + this.leadMs) {
+    let late = this.clock.skipStall(now); // the gap, in frames
+    while (this.queued > 0 && this.clock.due(now, this.leadMs)) {
+      const ahead = this.clock.until(now);
       // the transport plays a frame a frame after it is due (its slack against our clock)
-      if (now - this.nextDue > frameMs) late++;
-      this.play(this.take(), Math.max(0, this.nextDue - now));
-      this.nextDue += frameMs;
+      if (ahead < -frameMs) late++;
+      this.play(this.take(), Math.max(0, ahead));
+      this.clock.advance();
     }
     if (late > 0) {
       this.lateFrames += late;

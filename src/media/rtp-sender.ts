@@ -5,15 +5,12 @@
 // of packet buffers (so the caller may reuse its frame buffer), its header is written when it is due,
 // and the buffer is reused once sent: Bun's UDP send hands the bytes to the kernel (sendmmsg) before
 // it returns, and the RTCP reporter reads the header at once too.
+import { FrameClock, frameMs } from "../calls/frame-clock";
 import type { FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
 import { frameSamples } from "./codecs";
 import { rtpHeaderBytes, writeRtpHeader, type RtpPacket } from "./rtp-packet";
 
-const frameMs = 20;
-// after an event-loop stall, skip ahead rather than burst the backlog: the timestamp and the sequence
-// number both move past the frames never sent, so the receiver counts them as lost (RFC 3550)
-const maxLagMs = 100;
 const maxQueuedFrames = 25;
 
 export class RtpSender {
@@ -31,7 +28,7 @@ export class RtpSender {
     timestamp: (Math.random() * 0x100000000) >>> 0,
     ssrc: (Math.random() * 0x100000000) >>> 0,
   };
-  private nextDue = 0;
+  private readonly schedule = new FrameClock();
   private playing = false;
   packetsSent = 0;
   // relaying: how the other leg's sequence numbers and timestamps map onto ours, and the packet buffer
@@ -51,7 +48,7 @@ export class RtpSender {
   }
 
   start() {
-    this.nextDue = this.clock.now();
+    this.schedule.resume(this.clock.now());
     this.clock.add(this.tick);
   }
 
@@ -122,15 +119,16 @@ export class RtpSender {
 
   private readonly tick = (now: number) => {
     const header = this.header;
-    if (now - this.nextDue > maxLagMs) {
-      const skipped = Math.floor((now - this.nextDue) / frameMs);
+    // after a stall, the timestamp and the sequence number both move past the frames never sent, so
+    // the receiver counts them as lost (RFC 3550)
+    const skipped = this.schedule.skipStall(now);
+    if (skipped > 0) {
       header.timestamp = (header.timestamp + skipped * frameSamples) >>> 0;
       header.sequence = (header.sequence + skipped) & 0xffff;
       this.framesSkipped += skipped;
-      this.nextDue += skipped * frameMs;
       header.marker = true;
     }
-    while (this.nextDue <= now) {
+    for (; this.schedule.due(now); this.schedule.advance()) {
       const packet = this.nextPacket(now);
       writeRtpHeader(packet, header);
       this.send(packet);
@@ -138,7 +136,6 @@ export class RtpSender {
       header.sequence = (header.sequence + 1) & 0xffff;
       header.timestamp = (header.timestamp + frameSamples) >>> 0;
       this.packetsSent++;
-      this.nextDue += frameMs;
     }
   };
 
