@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
-import { describePacing, pacingSnapshot } from "../lib/pacing";
+import { describePacing, describeReads, pacingSnapshot } from "../lib/pacing";
 import { startApi } from "../../src/server";
 import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
@@ -151,6 +151,8 @@ type StepResult = {
   inBridge: typeof answeredInBridge;
   media: MediaStats;
   rampEffect: RampEffect | null;
+  /** where the step's call starts read their routes and assistants */
+  reads: string;
   cpuPercent: number;
   /** the bridge's CPU by thread name over the same window */
   threads: string;
@@ -169,6 +171,7 @@ async function runStep(
   const label = `W=${workers} N=${n}`;
   say(`${label}: binding ${n} RTP sockets, then SIPp at ${cps} calls/s, each call held ${durationS} s`);
   const restorePriority = generatorsFirst();
+  const readsBefore = await pacingSnapshot(metricsUrl);
   const media = await startRtpCallers(question, n);
   answeredInBridge.length = 0;
   const rssBefore = treeRssMb(bridgePid);
@@ -220,6 +223,7 @@ async function runStep(
   }
   const results = await sipps;
   const effect = await rampEffect;
+  const reads = describeReads(readsBefore, await pacingSnapshot(metricsUrl));
   media.stop();
   restorePriority();
   const code = results.every((r) => r.code === 0) ? 0 : (results.find((r) => r.code !== 0)?.code ?? null);
@@ -231,6 +235,7 @@ async function runStep(
     inBridge: [...answeredInBridge],
     media: media.stats,
     rampEffect: effect,
+    reads,
     cpuPercent,
     threads,
     rssBefore,
@@ -245,7 +250,7 @@ function inBridge(rows: StepResult["inBridge"]) {
       rows.map((r) => r[k]),
       q,
     ).toFixed(0);
-  return `p50 ${p("setupMs", 50)} p99 ${p("setupMs", 99)} ms, routed by p50 ${p("routedMs", 50)}, reserved by p50 ${p("reservedMs", 50)}`;
+  return `p50 ${p("setupMs", 50)} p99 ${p("setupMs", 99)} ms, routed by p50 ${p("routedMs", 50)} p99 ${p("routedMs", 99)}, reserved by p50 ${p("reservedMs", 50)} p99 ${p("reservedMs", 99)}`;
 }
 
 function report(r: StepResult) {
@@ -266,7 +271,7 @@ function report(r: StepResult) {
     ok,
     line:
       `W=${r.workers} N=${String(r.n).padStart(4)}  answered ${r.setups.length}/${r.n} (sipp exit ${r.code})  media ${r.media.calls}  ` +
-      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms (in the bridge ${inBridge(r.inBridge)})  jitter p50 ${r.media.jitters.percentile(50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
+      `setup p50 ${pct(r.setups, 50).toFixed(0)} p99 ${setup99.toFixed(0)} ms (in the bridge ${inBridge(r.inBridge)}; ${r.reads})  jitter p50 ${r.media.jitters.percentile(50).toFixed(1)} p99 ${jitter99.toFixed(1)} ` +
       `max ${r.media.jitters.max.toFixed(1)} ms (bench timer lag p99 ${r.media.clientLag.percentile(99).toFixed(1)} ms)  lost ${r.media.lost}  ` +
       `CPU ${r.cpuPercent.toFixed(0)}% of a core (${perCall.toFixed(3)}%/call, ${r.workers > 1 ? `${(r.cpuPercent / r.workers).toFixed(0)}% per worker` : "one process"}; threads: ${r.threads || "-"})  ` +
       `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n` +
