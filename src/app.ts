@@ -29,7 +29,7 @@ import { recordHttpRequest } from "./metrics/metrics";
 import { metricsResponse } from "./metrics/serve";
 import { refuseMetrics } from "./metrics/access";
 import { consoleRoutes } from "./console/serve";
-import { AppError, databaseUnavailable, describeError } from "./errors";
+import { AppError, databaseUnavailable } from "./errors";
 
 const unsupportedBody = () =>
   new AppError("BAD_REQUEST", "request bodies must be JSON (Content-Type: application/json)", [
@@ -73,9 +73,7 @@ async function json(
   retryAfterSec?: number,
 ) {
   const text = JSON.stringify(body);
-  await finishIdempotentRequest(request, status, text).catch((error) =>
-    log.warn("idempotency: the response could not be kept", { traceId, error: describeError(error) }),
-  );
+  await finishIdempotentRequest(request, status, text);
   set.status = status;
   set.headers["content-type"] = "application/json; charset=utf-8";
   set.headers["x-request-id"] = traceId;

@@ -39,12 +39,21 @@ const keeps = (status: number) => status < 500 && status !== 401 && status !== 4
 type Finish = (status: number, body: string) => Promise<void>;
 const pending = new WeakMap<Request, Finish>();
 
-/** Called with every answer the app sends: keeps it under the request's claim, if it holds one. */
+/**
+ * Called with every answer the app sends: keeps it under the request's claim, if it holds one. Never
+ * throws: the answer goes out whatever happens here (a failure, such as the pool closed by a shutdown, is
+ * logged, and the claim then stays until it expires, as a dead request's does).
+ */
 export async function finishIdempotentRequest(request: Request, status: number, body: string) {
   const finish = pending.get(request);
   if (!finish) return;
   pending.delete(request);
-  await finish(status, body);
+  await finish(status, body).catch((error) =>
+    log.warn("idempotency: the response could not be kept, nor its key given back", {
+      path: new URL(request.url).pathname,
+      error: describeError(error),
+    }),
+  );
 }
 
 const replay = (status: number, body: string) =>
@@ -96,9 +105,5 @@ export const idempotency = (deps: Deps) =>
       log.warn("idempotency: an answer bypassed the reply step; its key was given back", {
         path: new URL(request.url).pathname,
       });
-      // after the answer nothing awaits this: a failure (the pool closed by a shutdown) is logged, not thrown;
-      // the claim then stays until it expires, as a dead request's does
-      await finishIdempotentRequest(request, 500, "").catch((error) =>
-        log.warn("idempotency: a bypassed answer's key could not be given back", { error: describeError(error) }),
-      );
+      await finishIdempotentRequest(request, 500, "");
     });

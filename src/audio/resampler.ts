@@ -34,8 +34,8 @@ function besselI0(x: number): number {
   return sum;
 }
 
-// One low-pass prototype at the upsampled rate, split into `up` phases of `taps` coefficients (kept at
-// single precision, as they were designed).
+// One low-pass prototype at the upsampled rate, split into `up` phases of `taps` coefficients (rounded
+// to single precision: the samples out are those of the first design).
 function designFilter(up: number, down: number): Filter {
   const taps = Math.ceil((2 * zeroCrossings * Math.max(up, down)) / up);
   const length = taps * up;
@@ -80,9 +80,9 @@ export function createResampler(fromRate: number, toRate: number): Resampler {
   if (fromRate === toRate) return { fromRate, toRate, process: (input) => input };
   const { up, down, taps, coefficients } = filterFor(fromRate, toRate);
   // the last taps-1 input samples (zeros before the first frame), then the current frame: one buffer
-  // kept for the call, grown only for a longer frame
+  // kept for the call, grown for a longer frame than any before
   const keep = taps - 1;
-  let work = new Float64Array(keep + 960);
+  let work = new Float64Array(keep);
   // position of the next output sample, in upsampled units, relative to the current frame's start
   let position = 0;
 

@@ -3,7 +3,7 @@
 // loop to be answered (or upgraded); what callers send goes back batched, one message per batch window.
 import type { Server, ServerWebSocket } from "bun";
 import { createFrameTicker } from "../calls/frame-ticker";
-import { FrameClock } from "../calls/frame-clock";
+import { FrameClock } from "../media/frame-clock";
 import { nameThisThread, raiseThreadPriority } from "../lib/thread-priority";
 import { forEachInBatch, WsBatchQueue, type WsBatch } from "./ws-batch";
 

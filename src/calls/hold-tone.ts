@@ -1,7 +1,7 @@
 // What the caller hears while the assistant briefs the human of a warm transfer: a soft 440 Hz tone,
 // one second on and one off, one 20 ms frame at a time on the call's ticker (the transport paces
 // frames handed to it up to its lead early, as it does the agent's).
-import { FrameClock, frameMs } from "./frame-clock";
+import { FrameClock, frameMs } from "../media/frame-clock";
 import type { FrameTicker } from "./frame-ticker";
 
 const hz = 440;

@@ -5,7 +5,7 @@
 // stall of this event loop shorter than that is not heard. Frames handed over after the caller should
 // have heard them are counted (vas_media_late_frames_total): a gap in the agent's speech.
 import { recordLateFrames } from "../metrics/metrics";
-import { FrameClock, frameMs } from "./frame-clock";
+import { FrameClock, frameMs } from "../media/frame-clock";
 import type { FrameTicker } from "./frame-ticker";
 
 export class Playout {

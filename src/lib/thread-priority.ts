@@ -26,7 +26,7 @@ export function lowerThreadPriority(nice = 10) {
 }
 
 /**
- * A pacing thread's nice value: -10 (it was -5). The benches run their callers, which stand for remote
+ * A pacing thread's nice value. The benches run their callers, which stand for remote
  * phones, at this level too (bench/lib/generator-priority.ts), so that neither waits behind the other;
  * the thread does little but send on time, so it takes little from anyone else.
  */

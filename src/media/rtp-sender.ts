@@ -5,7 +5,7 @@
 // of packet buffers (so the caller may reuse its frame buffer), its header is written when it is due,
 // and the buffer is reused once sent: Bun's UDP send hands the bytes to the kernel (sendmmsg) before
 // it returns, and the RTCP reporter reads the header at once too.
-import { FrameClock, frameMs } from "../calls/frame-clock";
+import { FrameClock, frameMs } from "./frame-clock";
 import type { FrameTicker } from "../calls/frame-ticker";
 import type { Codec } from "./codecs";
 import { frameSamples } from "./codecs";
