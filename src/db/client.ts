@@ -1,7 +1,7 @@
 // The one place that opens database connections. Every handle has deadlines (connecting and each
 // statement: `timeoutMs`, DATABASE_TIMEOUT_MS), fails fast while the database is away, and knows when
 // it came back (availability.ts, deadline-sql.ts): a database outage degrades a process, never ends it.
-import { connect } from "node:net";
+import { connect as connectSocket } from "node:net";
 import postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { DatabaseAvailability } from "./availability";
@@ -35,17 +35,19 @@ export function createDb(url: string, options: DbOptions = {}) {
   const timeoutMs = options.timeoutMs ?? defaultDatabaseTimeoutMs;
   const sockets = socketRegistry();
   if (options.prepare === false) usePreparedStatements(false);
-  const raw = postgres(url, {
-    max: options.max ?? 10,
-    prepare: options.prepare ?? true,
-    onnotice: () => {},
-    connect_timeout: timeoutMs / 1000,
-    // reconnects at most a second apart (postgres.js's default grows to 20 s): back within 5 s of the database
-    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-    // our own sockets, so that a silent database's connections can be dropped at once
-    socket: (o: { host: string[]; port: number[]; path?: string }) =>
-      sockets.add(o.path ? connect(o.path) : connect({ host: o.host[0]!, port: o.port[0]! })),
-  } as postgres.Options<Record<string, postgres.PostgresType>>);
+  const connect = (max: number) =>
+    postgres(url, {
+      max,
+      prepare: options.prepare ?? true,
+      onnotice: () => {},
+      connect_timeout: timeoutMs / 1000,
+      // reconnects at most a second apart (postgres.js's default grows to 20 s): back within 5 s of the database
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+      // our own sockets, so that a silent database's connections can be dropped at once
+      socket: (o: { host: string[]; port: number[]; path?: string }) =>
+        sockets.add(o.path ? connectSocket(o.path) : connectSocket({ host: o.host[0]!, port: o.port[0]! })),
+    } as postgres.Options<Record<string, postgres.PostgresType>>);
+  const raw = connect(options.max ?? 10);
   const probeTimeoutMs = Math.min(timeoutMs, 1_000);
   const availability = new DatabaseAvailability(options.name ?? "db", { probeEveryMs: 500, probeTimeoutMs }, () =>
     probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, sockets.dropAll),
@@ -62,8 +64,14 @@ export function createDb(url: string, options: DbOptions = {}) {
       : null;
   const client = listener ? listenThrough(bounded, listener) : bounded;
   const db = drizzle(client, { schema });
-  const reads = createReadModel<Tx>(client, options.readModel ?? { enabled: true, leaseMs: 100 }, (work) =>
-    db.transaction(work),
+  // the read model's ticks and acks on a connection of their own: queued behind a busy pool's queries
+  // they came back later than the lease, every read went to Postgres and made the queue longer still
+  const signalling = connect(1);
+  const reads = createReadModel<Tx>(
+    client,
+    options.readModel ?? { enabled: true, leaseMs: 100 },
+    (work) => db.transaction(work),
+    withDeadlines(signalling, { timeoutMs, availability, dropConnections: sockets.dropAll }),
   );
   readModels.set(db, reads);
   return {
@@ -73,6 +81,7 @@ export function createDb(url: string, options: DbOptions = {}) {
     close: async () => {
       availability.close();
       await reads.stop();
+      await signalling.end({ timeout: 5 });
       await listener?.end({ timeout: 5 });
       return raw.end({ timeout: 5 });
     },

@@ -5,7 +5,7 @@
 // Postgres. In short:
 // - a write NOTIFYs its tags in its transaction ("i"), so every listener hears it at commit, in commit order;
 // - every listener drops what the tags name as it hears them, and answers the writer ("a": an ack);
-// - a reader trusts its cache only while its own tick ("t", sent every leaseMs/4 through the pool) came
+// - a reader trusts its cache only while its own tick ("t", sent every leaseMs/4 on a connection of its own) came
 //   back less than leaseMs ago: hearing it proves that every commit before the tick was sent was heard;
 // - after its commit the writer waits for its own "i" to come back, then for an ack from every process
 //   whose tick it heard within leaseMs (at most until that process's trust lapses), and only then answers.
@@ -44,11 +44,15 @@ export type Touch = (...tags: string[]) => void;
 type Entry = { value: unknown; tags: string[] };
 type PendingWrite = { echoed: boolean; acks: Set<string>; peers: [string, number][]; wake: () => void };
 
-/** `transact` runs work in one transaction of the process's handle (a drizzle database's `transaction`). */
+/**
+ * `transact` runs work in one transaction of the process's handle (a drizzle database's `transaction`);
+ * `signals` sends the ticks and acks (a connection of their own, so that they never wait behind `client`'s queries).
+ */
 export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<unknown> }>(
   client: Sql,
   options: ReadModelOptions,
   transact: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>,
+  signals: Sql = client,
 ) {
   const self = randomBytes(6).toString("hex");
   const tickMs = Math.max(1, Math.floor(options.leaseMs / 4));
@@ -68,7 +72,7 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
   const pending = new Map<string, PendingWrite>();
 
   const now = () => performance.now();
-  const notify = (payload: string) => client.unsafe("select pg_notify($1, $2)", [READ_MODEL_CHANNEL, payload]);
+  const notify = (payload: string) => signals.unsafe("select pg_notify($1, $2)", [READ_MODEL_CHANNEL, payload]);
 
   function remove(key: string) {
     const entry = entries.get(key);

@@ -4,11 +4,13 @@
 // start (the bridge's loadCallAssistant) sees a change answered just before.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { createDb } from "../../src/db/client";
+import { createDb, readModelOf } from "../../src/db/client";
 import { loadCallAssistant } from "../../src/calls/load-assistant";
 import { READ_MODEL_CHANNEL } from "../../src/db/read-model";
+import { sql as sql_ } from "drizzle-orm";
 import { routeCall } from "../../src/sip/route-call";
 import { spawnApi, type ApiProcess } from "../helpers/api-process";
+import { until } from "../sip/helpers/eventually";
 import { client, createTenant, type Tenant } from "../helpers/api";
 
 let a: ApiProcess;
@@ -214,3 +216,32 @@ test("a call's route follows a number moved to another assistant, and a number's
   expect(moved.status).toBe(200);
   expect(await route()).toBeNull();
 }, 60_000);
+
+test("reads stay in memory while every connection of the pool is busy", async () => {
+  // a pool of one, held by a slow query: ticks queued behind it would come back after the lease
+  const busy = createDb(process.env.DATABASE_URL!, { max: 1, name: "busy" });
+  try {
+    const model = readModelOf(busy.db);
+    await model.read(
+      "probe",
+      () => [],
+      async () => "value",
+    );
+    await until("the first tick", () => model.trusted());
+    // then() sends it: a query is lazy until asked for its result
+    const slow = busy.db.execute(sql_`select pg_sleep(0.6)`).then(() => {});
+    const lapsed: number[] = [];
+    for (const end = performance.now() + 500; performance.now() < end; await Bun.sleep(20)) {
+      await model.read(
+        "probe",
+        () => [],
+        async () => "value",
+      );
+      if (!model.trusted()) lapsed.push(performance.now());
+    }
+    await slow;
+    expect(lapsed).toHaveLength(0);
+  } finally {
+    await busy.close();
+  }
+});
