@@ -165,6 +165,10 @@ export function loadConfig(env: Env = process.env) {
       // how often the worker looks for PENDING deliveries whose workflow Temporal no longer knows
       reconcileIntervalMs: int(env, "HOOK_RECONCILE_INTERVAL_MS", 60_000),
     },
+    testRuns: {
+      // a test result's call whose worker stopped beating this long is placed again on a live worker
+      heartbeatTimeoutMs: int(env, "TEST_RUN_HEARTBEAT_TIMEOUT_MS", 30_000),
+    },
     bridge: bridgeConfig(env),
     // hybrid knowledge search (docs/knowledge.md): an OpenAI-compatible /embeddings endpoint
     knowledge: {

@@ -16,7 +16,7 @@ import type { DispatchTarget } from "./start-delivery-run";
 
 const SWEEP_MS = 5_000;
 
-export function startTestRunStarter(deps: { db: Db; sql: Sql; config: Pick<Config, "temporal"> }) {
+export function startTestRunStarter(deps: { db: Db; sql: Sql; config: Pick<Config, "temporal" | "testRuns"> }) {
   let target: DispatchTarget | null = null;
 
   const startQueued = async () => {
@@ -27,7 +27,7 @@ export function startTestRunStarter(deps: { db: Db; sql: Sql; config: Pick<Confi
       await t.client.workflow.start(TEST_RUN_WORKFLOW, {
         workflowId: testRunWorkflowId(id),
         taskQueue: deps.config.temporal.taskQueue,
-        args: [{ runId: id }],
+        args: [{ runId: id, heartbeatTimeoutMs: deps.config.testRuns.heartbeatTimeoutMs }],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       });
   };

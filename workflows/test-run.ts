@@ -6,21 +6,24 @@
 import { proxyActivities } from "@temporalio/workflow";
 import type { TestRunActivities } from "../workers/activities/test-runs";
 
-export type TestRunInput = { runId: string };
+/** heartbeatTimeoutMs: TEST_RUN_HEARTBEAT_TIMEOUT_MS when the run was started (30 s for runs started before it existed). */
+export type TestRunInput = { runId: string; heartbeatTimeoutMs?: number };
 
 const { startTestRun, failTestResult, finishTestRun } = proxyActivities<TestRunActivities>({
   startToCloseTimeout: "1 minute",
   retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
 });
-const { runTestResult } = proxyActivities<TestRunActivities>({
-  // a scenario lasts at most 900 s, then the conclusion and the judge
-  startToCloseTimeout: "20 minutes",
-  // the activity beats every 5 s while its call runs: a dead worker is noticed within 30 s
-  heartbeatTimeout: "30 seconds",
-  retry: { initialInterval: "2s", maximumAttempts: 3 },
-});
+const resultActivities = (heartbeatTimeoutMs: number) =>
+  proxyActivities<TestRunActivities>({
+    // a scenario lasts at most 900 s, then the conclusion and the judge
+    startToCloseTimeout: "20 minutes",
+    // the activity beats a third of this apart while its call runs: a dead worker is noticed within it
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: { initialInterval: "2s", maximumAttempts: 3 },
+  });
 
-export async function testRunWorkflow({ runId }: TestRunInput): Promise<void> {
+export async function testRunWorkflow({ runId, heartbeatTimeoutMs = 30_000 }: TestRunInput): Promise<void> {
+  const { runTestResult } = resultActivities(heartbeatTimeoutMs);
   const plan = await startTestRun(runId);
   if (!plan) return;
   const queue = [...plan.resultIds];

@@ -34,9 +34,12 @@ export type EmitCallEventInput = {
 export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Promise<{ deliveryIds: string[] }> {
   const { event } = input;
   if (input.testRunId) {
+    // only into a result still running: a decided result is final (a superseded attempt's call, which a
+    // stalled worker ends after its result ran out of attempts, must not add to it)
     await tx.execute(
       sql`update ${testResults} set hooks = hooks || jsonb_build_array(${input.body ?? serializePayload(event)}::jsonb)
-        where call_id = ${event.callId}::uuid and not hooks @> jsonb_build_array(jsonb_build_object('type', ${event.type}::text))`,
+        where call_id = ${event.callId}::uuid and status = 'running'
+          and not hooks @> jsonb_build_array(jsonb_build_object('type', ${event.type}::text))`,
     );
     return { deliveryIds: [] };
   }

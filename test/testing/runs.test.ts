@@ -17,7 +17,8 @@ beforeAll(async () => {
   worker = await startWorker({
     address,
     backoffBaseMs: 1_000,
-    env: { BRIDGE_URL: world.bridge.url, OPENAI_BASE_URL: world.chat.baseUrl },
+    // a dead or stalled worker's result is taken over after 6 s instead of the default 30 s
+    env: { BRIDGE_URL: world.bridge.url, OPENAI_BASE_URL: world.chat.baseUrl, TEST_RUN_HEARTBEAT_TIMEOUT_MS: "6000" },
   });
   const { tenant } = world;
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {

@@ -78,7 +78,9 @@ export function createTestRunActivities(deps: TestRunDeps) {
     if (!claimed) return "skipped"; // decided since it was read
 
     const context = Context.current();
-    const heartbeat = setInterval(() => context.heartbeat(), 5_000);
+    // three beats per time-out (the workflow sets it: TEST_RUN_HEARTBEAT_TIMEOUT_MS), at most 5 s apart
+    const beatMs = Math.min(5_000, (context.info.heartbeatTimeoutMs ?? 15_000) / 3);
+    const heartbeat = setInterval(() => context.heartbeat(), beatMs);
     try {
       const outcome = await placeCall(deps, resultId, secret, scenario, run.modality);
       return await storeOutcome(deps, { resultId, secret }, run.modality, scenario, outcome);
