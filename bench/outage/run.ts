@@ -60,6 +60,7 @@ const rows = reports.map((r) => {
     "longest audio gap": ms(r.longestAudioGapMs),
     "hooks/s after return": r.hooksPerSecond.toFixed(1),
     "call_concluded per ended call": [...new Set(r.concludedCounts)].join("/"),
+    "call_concluded sent again": r.concludedResent,
     "live tasks after": [...new Set(r.liveStatuses)].join("/"),
   };
 });

@@ -131,8 +131,14 @@ export type OutageReport = {
   firstOkAfterReturnMs: number;
   /** the longest wait for agent audio of the calls live through the outage */
   longestAudioGapMs: number;
-  /** call_concluded of the calls ended during the outage: how many arrived for each, and at what rate after the return */
+  /**
+   * call_concluded of the calls ended during the outage: how many different events arrived for each
+   * (delivery is at-least-once: an attempt whose outcome could not be recorded is sent again, the same
+   * body, which counts once), and at what rate after the return
+   */
   concludedCounts: number[];
+  /** requests that repeated an event already received (the same delivery sent again) */
+  concludedResent: number;
   hooksPerSecond: number;
   /** the tasks of the calls live through the outage, read a TTL and more after the return */
   liveStatuses: string[];
@@ -199,7 +205,7 @@ export async function runOutage(
   const ok = await untilOk(read, 30_000);
   const firstOkAfterReturnMs = ok.at - back;
 
-  // every call ended during the outage gets its call_concluded, once
+  // every call ended during the outage gets its call_concluded, one event (sent again at most)
   const concluded = (callId: string) =>
     world.hooks.requests.filter((r) => {
       const body = JSON.parse(r.body.toString());
@@ -227,7 +233,11 @@ export async function runOutage(
     newCall: await newCall,
     firstOkAfterReturnMs,
     longestAudioGapMs,
-    concludedCounts: enders.map(({ callId }) => concluded(callId).length),
+    concludedCounts: enders.map(({ callId }) => new Set(concluded(callId).map((r) => r.body.toString())).size),
+    concludedResent: enders.reduce((n, { callId }) => {
+      const requests = concluded(callId);
+      return n + requests.length - new Set(requests.map((r) => r.body.toString())).size;
+    }, 0),
     hooksPerSecond,
     liveStatuses,
   };

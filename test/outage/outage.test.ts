@@ -35,7 +35,8 @@ describe.each(["refused", "black-holed"] as Variant[])("Postgres %s for longer t
     expect(report.newCall.ms).toBeLessThan(3_000);
     // live calls kept their audio (a stall of a second would be a broken call)
     expect(report.longestAudioGapMs).toBeLessThan(1_000);
-    // back within 5 s of the return; the calls ended meanwhile concluded exactly once
+    // back within 5 s of the return; the calls ended meanwhile concluded exactly once (one event each;
+    // its delivery may be sent twice when the outage cut between an attempt and its record)
     expect(report.firstOkAfterReturnMs).toBeLessThan(5_000);
     expect(report.concludedCounts).toEqual([1, 1]);
     // nobody concluded the calls that lived through the outage
