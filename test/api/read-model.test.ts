@@ -10,7 +10,7 @@ import { READ_MODEL_CHANNEL } from "../../src/db/read-model";
 import { sql as sql_ } from "drizzle-orm";
 import { routeCall } from "../../src/sip/route-call";
 import { spawnApi, type ApiProcess } from "../helpers/api-process";
-import { until } from "../sip/helpers/eventually";
+import { eventually, until } from "../sip/helpers/eventually";
 import { client, createTenant, type Tenant } from "../helpers/api";
 
 let a: ApiProcess;
@@ -106,9 +106,15 @@ const listeners = async () =>
 async function killListeners() {
   // both API processes listening again after the last kill (postgres.js reconnects on its own, a round
   // of the test can be quicker than that)
-  let killed = await listeners();
-  for (const end = Date.now() + 10_000; killed.length < 2 && Date.now() < end; killed = await listeners())
-    await Bun.sleep(25);
+  const killed = await eventually(
+    async () => {
+      const now = await listeners();
+      return now.length >= 2 && now;
+    },
+    "both API processes listening",
+    10_000,
+    25,
+  );
   expect(killed.length).toBeGreaterThanOrEqual(2);
   await sql`select pg_terminate_backend(pid) from unnest(${killed}::int[]) pid`;
   return killed;
@@ -226,21 +232,19 @@ test("reads stay in memory while every connection of the pool is busy", async ()
   const busy = createDb(process.env.DATABASE_URL!, { max: 1, name: "busy" });
   try {
     const model = readModelOf(busy.db);
-    await model.read(
-      "probe",
-      () => [],
-      async () => "value",
-    );
+    const probe = () =>
+      model.read(
+        "probe",
+        () => [],
+        async () => "value",
+      );
+    await probe();
     await until("the first tick", () => model.trusted());
     // then() sends it: a query is lazy until asked for its result
     const slow = busy.db.execute(sql_`select pg_sleep(0.6)`).then(() => {});
     const lapsed: number[] = [];
     for (const end = performance.now() + 500; performance.now() < end; await Bun.sleep(20)) {
-      await model.read(
-        "probe",
-        () => [],
-        async () => "value",
-      );
+      await probe();
       if (!model.trusted()) lapsed.push(performance.now());
     }
     await slow;

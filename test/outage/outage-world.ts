@@ -225,6 +225,11 @@ export async function runOutage(
   for (const { caller } of live) caller.sendJson({ type: "hangup" });
   await Promise.all(live.map(({ caller }) => caller.closed));
 
+  // a delivery sent again carries the same body: distinct bodies are distinct events
+  const perEnder = enders.map(({ callId }) => {
+    const requests = concluded(callId);
+    return { requests: requests.length, events: new Set(requests.map((r) => r.body.toString())).size };
+  });
   return {
     variant,
     outageMs,
@@ -233,11 +238,8 @@ export async function runOutage(
     newCall: await newCall,
     firstOkAfterReturnMs,
     longestAudioGapMs,
-    concludedCounts: enders.map(({ callId }) => new Set(concluded(callId).map((r) => r.body.toString())).size),
-    concludedResent: enders.reduce((n, { callId }) => {
-      const requests = concluded(callId);
-      return n + requests.length - new Set(requests.map((r) => r.body.toString())).size;
-    }, 0),
+    concludedCounts: perEnder.map((c) => c.events),
+    concludedResent: perEnder.reduce((n, c) => n + c.requests - c.events, 0),
     hooksPerSecond,
     liveStatuses,
   };
