@@ -36,24 +36,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2
 fi
-# pgvector, for hybrid knowledge search (docs/knowledge.md) and its tests: Debian's index has no package
-# of it, so its C source comes from the Go module proxy (the one registry here that serves it) and is
-# built against the local Postgres, once per machine.
-PGVECTOR_VERSION=v0.8.0
-PGURL="${TEST_DATABASE_SERVER:-postgres://postgres@127.0.0.1:5432}/postgres"
-if [ -z "$(psql "$PGURL" -Atc "select 1 from pg_available_extensions where name = 'vector'")" ]; then
-  major=$(psql "$PGURL" -Atc "show server_version_num" | cut -c1-2)
-  step "building pgvector $PGVECTOR_VERSION for Postgres $major (once per machine)"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  [ -x "/usr/lib/postgresql/$major/bin/pg_config" ] && [ -d "/usr/include/postgresql/$major/server" ] ||
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "postgresql-server-dev-$major" >&2
-  mkdir -p .tools/gomod
-  src=$(GOMODCACHE="$PWD/.tools/gomod" GOFLAGS=-mod=mod go mod download -json "github.com/pgvector/pgvector@$PGVECTOR_VERSION" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  build=$(mktemp -d)
-  cp -r "$src/." "$build" && chmod -R u+w "$build"
-  make -s -C "$build" PG_CONFIG="/usr/lib/postgresql/$major/bin/pg_config" OPTFLAGS="" >&2
-  $SUDO make -s -C "$build" PG_CONFIG="/usr/lib/postgresql/$major/bin/pg_config" install >&2
-  rm -rf "$build"
-fi
 step "ready"
