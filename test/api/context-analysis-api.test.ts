@@ -58,6 +58,19 @@ test.each([
   expect(fields(res)).toContain(field);
 });
 
+test("a schema with $id is accepted on every write, and two tenants may use the same $id with different schemas", async () => {
+  const withId = (required: string) =>
+    JSON.stringify({ $id: "https://shared.example/analysis", type: "object", required: [required] });
+  const body = (required: string) => withExtension("call_analysis", { schema: withId(required) });
+  const created = await a.org.post(`${a.P}/assistants`, body("intent"));
+  expect(created.status).toBe(201);
+  for (let write = 0; write < 2; write++)
+    expect((await a.org.put(`${a.P}/assistants/${created.body.data.id}`, body("intent"))).status).toBe(200);
+  const other = await b.org.post(`${b.P}/assistants`, body("ticket"));
+  expect(other.status).toBe(201);
+  expect(other.body.data.extensions[0].parameters.schema).toBe(withId("ticket"));
+});
+
 test("GET agent-tasks?success= lists the calls whose analysis judged them so, in the caller's organization only", async () => {
   const row = (organizationId: string, analysis: Record<string, unknown> | null) => ({
     organizationId,

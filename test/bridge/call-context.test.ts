@@ -175,22 +175,30 @@ test.each([
   await finish(caller, ready.callId);
 });
 
-test("call_analysis: the analysis is stored on the task with the summary from one request", async () => {
-  const schema = JSON.stringify({ type: "object", properties: { topic: { type: "string" } }, required: ["topic"] });
+test("call_analysis: each call's analysis is stored on its task with the summary from one request, a schema with $id too", async () => {
+  const schema = JSON.stringify({
+    $id: "https://acme.example/call-topic",
+    type: "object",
+    properties: { topic: { type: "string" } },
+    required: ["topic"],
+  });
   const assistant = await createAssistant(world, {
     greeting: "Hello there.",
     extensions: [{ type: "call_analysis", parameters: { schema, successCriteria: "The caller was greeted." } }],
   });
-  const analysis = { data: { topic: "greeting" }, success: true, successReason: "Greeted." };
-  const before = world.chat.requests.length;
-  world.chat.answers.push({ shortSummary: "A greeting.", summary: "The assistant greeted the caller.", analysis });
-  const caller = await dial(assistant.id);
-  const ready = await caller.waitFor((e) => e.type === "ready");
-  caller.startStreaming();
-  await caller.waitForAgentSaid("Hello there.");
-  const task = await finish(caller, ready.callId);
-  expect(task.analysis).toEqual(analysis);
-  expect(world.chat.requests.length - before).toBe(1);
-  const listed = (await world.tenant.org.get(`${world.tenant.P}/agent-tasks?success=true&size=100`)).body.data;
-  expect(listed.map((t: any) => t.callId)).toContain(ready.callId);
+  // the $id must not collide with itself: each call compiles (or finds) the schema again
+  for (const topic of ["greeting", "second call"]) {
+    const analysis = { data: { topic }, success: true, successReason: "Greeted." };
+    const before = world.chat.requests.length;
+    world.chat.answers.push({ shortSummary: "A greeting.", summary: "The assistant greeted the caller.", analysis });
+    const caller = await dial(assistant.id);
+    const ready = await caller.waitFor((e) => e.type === "ready");
+    caller.startStreaming();
+    await caller.waitForAgentSaid("Hello there.");
+    const task = await finish(caller, ready.callId);
+    expect(task.analysis).toEqual(analysis);
+    expect(world.chat.requests.length - before).toBe(1);
+    const listed = (await world.tenant.org.get(`${world.tenant.P}/agent-tasks?success=true&size=100`)).body.data;
+    expect(listed.map((t: any) => t.callId)).toContain(ready.callId);
+  }
 });

@@ -2,7 +2,12 @@
 // against a local chat completions server speaking the provider's wire format.
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
-import { analysisPlanOf } from "../../src/voice/call-analysis";
+import {
+  ANALYSIS_SCHEMAS_KEPT,
+  compileAnalysisSchema,
+  compiledAnalysisSchemas,
+} from "../../src/models/analysis-schema";
+import { analysisPlanOf, checkAnalysis } from "../../src/voice/call-analysis";
 import { summarizeCall } from "../../src/voice/summarize";
 import { type FakeChatServer, startFakeChatServer } from "../fakes/chat-completions-server";
 
@@ -89,4 +94,48 @@ test("without a call_analysis extension the answer has no analysis; a stored sch
   expect(await summarizeCall({ transcript, config: config() })).toEqual(summary);
   expect(analysisPlanOf([{ type: "call_analysis", parameters: { schema: "{not json" } }])).toBeNull();
   expect(analysisPlanOf([{ type: "tool_webhook", parameters: {} }])).toBeNull();
+});
+
+// Schemas compiled once per distinct text, each in its own Ajv: no cache that grows per call, no
+// `$id` registry that a second compile or another tenant's schema collides with.
+const withId = (id: string, required: string) =>
+  JSON.stringify({ $id: id, type: "object", properties: { [required]: { type: "string" } }, required: [required] });
+const planOf = (schemaText: string) => analysisPlanOf([{ type: "call_analysis", parameters: { schema: schemaText } }]);
+
+test("10,000 analyses of one schema compile it once: one cache entry, one validator", () => {
+  const text = withId("https://tenant-a.example/once", "orderId");
+  const before = compiledAnalysisSchemas();
+  const first = planOf(text)!;
+  for (let i = 0; i < 10_000; i++) {
+    const again = planOf(i % 2 ? text : JSON.stringify(JSON.parse(text), null, 2))!;
+    expect(again.validate).toBe(first.validate);
+    expect(checkAnalysis(again, { data: { orderId: String(i) }, success: true }).ok).toBe(true);
+  }
+  expect(compiledAnalysisSchemas()).toBe(before + 1);
+});
+
+test("a schema with $id compiles on every call, and the same $id of two tenants holds each one's schema", () => {
+  const acme = withId("https://shared.example/order", "orderId");
+  const globex = withId("https://shared.example/order", "ticket");
+  for (let call = 0; call < 3; call++) {
+    const a = planOf(acme);
+    const g = planOf(globex);
+    expect(a && g).toBeTruthy();
+    expect(checkAnalysis(a!, { data: { orderId: "42" } }).ok).toBe(true);
+    expect(checkAnalysis(a!, { data: { ticket: "7" } }).ok).toBe(false);
+    expect(checkAnalysis(g!, { data: { ticket: "7" } }).ok).toBe(true);
+    expect(checkAnalysis(g!, { data: { orderId: "42" } }).ok).toBe(false);
+  }
+});
+
+test("a schema cannot $ref another tenant's $id", () => {
+  expect(planOf(withId("https://tenant-a.example/private", "secret"))).not.toBeNull();
+  const result = compileAnalysisSchema(JSON.stringify({ $ref: "https://tenant-a.example/private" }));
+  expect(result.ok).toBe(false);
+});
+
+test(`the compiled schemas are bounded: ${ANALYSIS_SCHEMAS_KEPT + 100} distinct schemas keep ${ANALYSIS_SCHEMAS_KEPT}`, () => {
+  for (let i = 0; i < ANALYSIS_SCHEMAS_KEPT + 100; i++)
+    expect(planOf(withId(`https://bound.example/${i}`, "n"))).not.toBeNull();
+  expect(compiledAnalysisSchemas()).toBe(ANALYSIS_SCHEMAS_KEPT);
 });
