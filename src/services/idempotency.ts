@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
+import { deleteInBatches } from "../db/delete-in-batches";
 import { executePrepared } from "../db/prepared";
 import { idempotencyKeys, type IdempotencyKeyRow } from "../db/schema";
 import { describeError } from "../errors";
@@ -87,14 +88,12 @@ export async function releaseClaim(db: DbOrTx, claim: Claim) {
   await db.delete(idempotencyKeys).where(ours(claim));
 }
 
-/** Deletes the keys whose 24 h are over; returns how many went. */
-export async function deleteExpiredKeys(db: DbOrTx) {
-  const gone = await db
-    .delete(idempotencyKeys)
-    .where(lt(idempotencyKeys.expiresAt, sql`now()`))
-    .returning({ key: idempotencyKeys.key });
-  return gone.length;
-}
+/** How many expired keys one statement of the cleanup deletes. */
+export const EXPIRED_KEYS_BATCH = 1_000;
+
+/** Deletes the keys whose 24 h are over, in batches; returns how many went. */
+export const deleteExpiredKeys = (db: DbOrTx) =>
+  deleteInBatches(db, idempotencyKeys, lt(idempotencyKeys.expiresAt, sql`now()`), EXPIRED_KEYS_BATCH);
 
 const cleanupEveryMs = 15 * 60_000;
 

@@ -6,7 +6,13 @@ import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
 import { startApi } from "../../src/server";
 import { idempotencyKeys } from "../../src/db/schema";
-import { claimKey, deleteExpiredKeys, releaseClaim, startIdempotencyKeyCleanup } from "../../src/services/idempotency";
+import {
+  claimKey,
+  deleteExpiredKeys,
+  EXPIRED_KEYS_BATCH,
+  releaseClaim,
+  startIdempotencyKeyCleanup,
+} from "../../src/services/idempotency";
 import { client, createTenant, startTestApi, type Reply, type Tenant, type TestApi } from "../helpers/api";
 import { spawnApi, type ApiProcess } from "../helpers/api-process";
 
@@ -263,6 +269,39 @@ describe("claims and expiry", () => {
       sql`update idempotency_keys set status = 201, response = 'x', expires_at = now() - interval '1 second' where key = ${k.key}`,
     );
     expect("claim" in (await claimKey(database.db, k, "other body"))).toBe(true);
+  });
+
+  test("more expired keys than one batch all go, each statement deleting one batch at most", async () => {
+    const count = EXPIRED_KEYS_BATCH * 2 + 500;
+    const prefix = key();
+    await database.db.execute(sql`
+      insert into idempotency_keys (scope, method, path, key, request_hash, claim_token, status, expires_at)
+      select 'admin', 'POST', '/api/v1/test', ${prefix} || '-' || n, 'h', 't', 201, now() - interval '1 second'
+      from generate_series(1, ${count}) as n`);
+    // how many rows each DELETE statement on the table removed, as Postgres saw it
+    await database.db.execute(
+      sql.raw(`
+      create table deleted_per_statement (rows int not null);
+      create function count_deleted() returns trigger language plpgsql as $$
+        begin insert into deleted_per_statement select count(*) from gone; return null; end $$;
+      create trigger count_deleted after delete on idempotency_keys
+        referencing old table as gone for each statement execute function count_deleted();`),
+    );
+    try {
+      expect(await deleteExpiredKeys(database.db)).toBeGreaterThanOrEqual(count);
+      expect(await database.db.$count(idempotencyKeys, sql`key like ${`${prefix}-%`}`)).toBe(0);
+      const [seen] = await database.db.execute<{ statements: number; largest: number; total: number }>(
+        sql`select count(*)::int as statements, max(rows) as largest, sum(rows)::int as total from deleted_per_statement`,
+      );
+      expect(seen!.total).toBeGreaterThanOrEqual(count);
+      expect(seen!.largest).toBeLessThanOrEqual(EXPIRED_KEYS_BATCH);
+      expect(seen!.statements).toBeGreaterThanOrEqual(Math.ceil(count / EXPIRED_KEYS_BATCH));
+    } finally {
+      await database.db.execute(
+        sql.raw(`drop trigger count_deleted on idempotency_keys; drop function count_deleted();
+          drop table deleted_per_statement;`),
+      );
+    }
   });
 
   test("the worker's periodic cleanup runs as soon as it starts", async () => {
