@@ -20,22 +20,25 @@ const idOf = (params: Record<string, string>) => assertUuid(params.campaignId, c
 
 const isCsvBody = (body: unknown): body is { text: string } =>
   typeof body === "object" && body !== null && (body as { contentType?: unknown }).contentType === "text/csv";
-const jsonFields = new Set(["schedule", "retry", "voicemail"]);
+const fieldSchemas: Record<string, { type?: unknown }> = CampaignModel.create.properties;
+
+/** A query value as the JSON body would carry it: a number only where the schema wants an integer. */
+function queryValue(name: string, value: string): unknown {
+  const type = fieldSchemas[name]?.type;
+  if (type === "integer") return /^[0-9]+$/.test(value) ? Number(value) : value;
+  if (type !== "object") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw badRequest(name, "must be JSON in the query of a text/csv body");
+  }
+}
 
 /** The campaign as JSON, or built from a CSV body and the query's fields; 400 naming the field. */
 function campaignInput(body: unknown, query: Record<string, string | undefined>) {
   if (!isCsvBody(body)) return checkBody(CampaignModel.create, body);
   const fields: Record<string, unknown> = { contacts: parseContactsCsv(body.text) };
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (!jsonFields.has(name)) fields[name] = /^[0-9]+$/.test(value) ? Number(value) : value;
-    else
-      try {
-        fields[name] = JSON.parse(value);
-      } catch {
-        throw badRequest(name, "must be JSON in the query of a text/csv body");
-      }
-  }
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) fields[name] = queryValue(name, value);
   return checkBody(CampaignModel.create, fields);
 }
 

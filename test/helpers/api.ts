@@ -93,3 +93,11 @@ export const toolSchema = (name = "lookup_order") =>
       required: ["orderId"],
     },
   });
+
+/** A SIP credential (at an address nothing answers) and a phone number on it: a caller id for outbound calls. */
+export async function createCallerId(tenant: Tenant, phoneNumber = "+15550400000") {
+  const credential = { hostname: "sip.example.com", port: 5060, username: "caller-id", password: "p" };
+  const credentialId: string = (await tenant.org.post(`${tenant.P}/sip/credentials`, credential)).body.data.id;
+  const number = await tenant.org.post(`${tenant.P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber });
+  return { credentialId, phoneNumberId: number.body.data.id as string };
+}
