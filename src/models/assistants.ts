@@ -29,7 +29,7 @@ export const KnowledgeBaseParameters = t.Object(
     description: t.Optional(t.String({ maxLength: 2000 })),
     url: t.Optional(HttpUrl),
     knowledgeBaseId: t.Optional(Uuid),
-    maxResults: t.Optional(t.Integer({ minimum: 1, maximum: 20, description: "default 3" })),
+    maxResults: t.Optional(Integer({ minimum: 1, maximum: 20, description: "default 3" })),
     authToken: OptionalNullable(
       t.String({
         minLength: 1,
@@ -78,7 +78,7 @@ export const CallContextParameters = t.Object(
     url: HttpUrl,
     headers: t.Optional(StringMap),
     timeoutMs: t.Optional(
-      t.Integer({ minimum: 200, maximum: 5000, description: "default 2000: the caller never waits longer" }),
+      Integer({ minimum: 200, maximum: 5000, description: "default 2000: the caller never waits longer" }),
     ),
   },
   Strict,
