@@ -1,7 +1,8 @@
 // One INVITE we send through a credential's user agent, up to its answer: an outbound call's, and a
 // bridged transfer's second leg. sip.js answers a 401/407 with digest credentials on the same Call-ID,
 // CSeq + 1 (its `uri` the Request-URI as sent); early media is taken; at the ring time-out we CANCEL
-// (or give up at once when nothing at all came back). The result maps to an outcome in outbound-outcome.
+// (and give up at once when nothing at all came back; the CANCEL then goes when a provisional does, a
+// 2xx is ACKed and ended with BYE). The result maps to an outcome in outbound-outcome.
 import { Inviter, SessionState, type URI, type UserAgent } from "sip.js";
 import type { CallMedia } from "../media/call-media";
 
@@ -49,9 +50,12 @@ export function inviteLeg(userAgent: UserAgent, options: InviteLegOptions): Invi
   leg.dialled = new Promise<Dialled>((resolve, reject) => {
     const timer = setTimeout(() => {
       leg.ringTimedOut = true;
-      // nothing came back: no transaction to cancel, the call is given up now
-      if (!provisional) return resolve({ kind: "silent" });
+      // sip.js holds the CANCEL until a provisional response comes (none may go before one, RFC 3261
+      // §9.1), and ACKs and BYEs a 2xx to a cancelled INVITE (§15): a callee that answers after we
+      // gave up is neither left ringing nor in a dialog nobody owns
       leg.cancel();
+      // nothing came back: the call is given up now, whatever comes later
+      if (!provisional) resolve({ kind: "silent" });
     }, options.ringTimeoutMs);
     const settle = (result: Dialled) => {
       clearTimeout(timer);

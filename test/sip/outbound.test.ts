@@ -18,7 +18,18 @@ let callerNumberId: string;
 let tightNumberId: string;
 let assistantId: string;
 let fake: Awaited<ReturnType<SipWorld["createAssistant"]>>["fake"];
-const callees = ["answer", "bye", "busy", "decline", "broken", "never", "ringing", "full"] as const;
+const callees = [
+  "answer",
+  "bye",
+  "busy",
+  "decline",
+  "broken",
+  "never",
+  "ringing",
+  "full",
+  "lateAnswer",
+  "lateRing",
+] as const;
 const port: Record<(typeof callees)[number], number> = {} as never;
 const number: Record<(typeof callees)[number], string> = {} as never;
 const greeting = "Hi {{first_name}}, this is Acme about order {{order}}.";
@@ -28,8 +39,9 @@ beforeAll(async () => {
   const dids: Record<string, string> = {};
   for (const [i, name] of callees.entries()) {
     port[name] = await freePort();
-    number[name] = `+1555030000${i}`;
-    dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
+    number[name] = `+155503000${String(i).padStart(2, "0")}`;
+    // the late ones: the trunk sends no 100 of its own, so the bridge hears nothing before the callee
+    dids[number[name].slice(1)] = `127.0.0.1:${port[name]}${name.startsWith("late") ? ";silent" : ""}`;
   }
   const trunk = await world.startTrunk(
     { out: "outpass", tight: "tightpass" },
@@ -183,6 +195,38 @@ test("never answered: CANCEL at the ring time-out, no-answer with 487", async ()
   expect((await uas.result).code).toBe(0); // it got our CANCEL
   expect(done).toMatchObject({ status: "completed", endedReason: "no-answer", sipStatus: 487 });
   expect((await concluded(done.callId)).endedReason).toBe("no-answer");
+}, 60_000);
+
+// RFC 3261: with nothing back at the ring time-out the INVITE cannot be cancelled yet (§9.1), so the
+// call is given up; whatever comes later must not leave the callee ringing, or in a dialog nobody owns
+test("answered after the ring time-out with nothing before it: the 200 is ACKed and ended with our BYE", async () => {
+  const peer = await startRtpPeer("PCMU");
+  const uas = await startSippUas(
+    "uas-answer-no-ringing.xml",
+    { DELAY_MS: 7000, RTP_PORT: peer.port, ENDING: uasEnding.awaitBye },
+    port.lateAnswer,
+  );
+  const placed = await place({ to: number.lateAnswer, ringTimeoutSeconds: 5 });
+  // given up at the time-out: the trunk answered nothing at all
+  const done = await ended(placed.body.data.id);
+  expect(done).toMatchObject({ status: "failed", endedReason: "failed", sipStatus: null });
+  // the UAS passes only once its 200 was ACKed and our BYE came
+  const sipp = await uas.result;
+  peer.stop();
+  expect(sipp.code, sipp.output).toBe(0);
+  expect(sipp.messages).toMatch(/ACK sip:/);
+  expect(sipp.messages).toMatch(/BYE sip:/);
+  expect(world.hookBodies("call_started").some((b) => b.callId === done.callId)).toBe(false);
+}, 60_000);
+
+test("ringing only after the ring time-out with nothing before it: our CANCEL follows the 180", async () => {
+  const uas = await startSippUas("uas-never-answer.xml", { DELAY_MS: 7000, WAIT_MS: 20_000 }, port.lateRing);
+  const placed = await place({ to: number.lateRing, ringTimeoutSeconds: 5 });
+  const done = await ended(placed.body.data.id);
+  expect(done).toMatchObject({ status: "failed", endedReason: "failed", sipStatus: null });
+  const sipp = await uas.result;
+  expect(sipp.code, sipp.output).toBe(0); // it got our CANCEL, and the ACK of its 487
+  expect(sipp.messages).toMatch(/CANCEL sip:/);
 }, 60_000);
 
 test("hang-up through the API: CANCEL while ringing (canceled), then 409", async () => {
