@@ -3,9 +3,9 @@
 // are due and offer their calls through the same path as POST P/calls (services/outbound-calls), in
 // one transaction under the credential's reservation lock. A contact goes pending → dialing in the
 // transaction that inserts its call, so a step repeated after a crash dials nobody twice at once.
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { campaignContacts, campaigns, sipPhoneNumbers } from "../db/schema";
+import { campaignContacts, campaigns, sipPhoneNumbers, type ContactStatus } from "../db/schema";
 import { msUntilOpen } from "./campaign-schedule";
 import { lockCredentialCapacity, offerCalls } from "./outbound-calls";
 
@@ -23,6 +23,7 @@ const idleMs = 10 * 60_000;
 const closedMaxMs = 60 * 60_000;
 
 type Campaign = typeof campaigns.$inferSelect;
+const inFlightStates: ContactStatus[] = ["dialing", "in-progress"];
 
 export async function advanceCampaign(db: Db, campaignId: string, maxCallMs: number): Promise<CampaignStep> {
   const [campaign] = await db.select().from(campaigns).where(eq(campaigns.id, campaignId));
@@ -59,8 +60,7 @@ export async function advanceCampaign(db: Db, campaignId: string, maxCallMs: num
   const openInMs = msUntilOpen(campaign.schedule, new Date());
   if (openInMs > 0) return waiting(Math.min(openInMs, closedMaxMs));
 
-  const dialed = await claimAndOffer(db, campaign, inFlight, maxCallMs);
-  const out = inFlight + dialed;
+  const { dialed, out } = (await claimAndOffer(db, campaign, maxCallMs)) ?? { dialed: 0, out: inFlight };
   const dueInMs = stats!.nextAt ? new Date(stats!.nextAt).getTime() - Date.now() : idleMs;
   if (pending > dialed && dueInMs <= 0)
     // contacts are due but were not dialled: the campaign's own window is full (one of its calls
@@ -101,13 +101,18 @@ async function reconcile(db: Db, campaign: Campaign) {
     from x where c.id = x.id`);
 }
 
-/** Claims up to the free slots' worth of due contacts and offers their calls; returns how many. */
-async function claimAndOffer(db: Db, campaign: Campaign, inFlight: number, maxCallMs: number) {
+/**
+ * Claims up to the free slots' worth of due contacts and offers their calls: how many, and the calls
+ * now out (null: the number has no credential to call from). The calls out are counted under the campaign's row lock: two steps at once (a step that
+ * timed out and its retry) each see the other's dials, and a pause or cancel is either before the
+ * claim or after it.
+ */
+async function claimAndOffer(db: Db, campaign: Campaign, maxCallMs: number) {
   const [number] = await db
     .select({ from: sipPhoneNumbers.phoneNumber, credentialId: sipPhoneNumbers.credentialId })
     .from(sipPhoneNumbers)
     .where(eq(sipPhoneNumbers.id, campaign.phoneNumberId));
-  if (!number?.credentialId) return 0;
+  if (!number?.credentialId) return null;
   const origin = {
     ownerId: campaign.assistantId,
     phoneNumberId: campaign.phoneNumberId,
@@ -115,13 +120,26 @@ async function claimAndOffer(db: Db, campaign: Campaign, inFlight: number, maxCa
     credentialId: number.credentialId,
   };
   return db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ status: campaigns.status })
+      .from(campaigns)
+      .where(eq(campaigns.id, campaign.id))
+      .for("update");
+    // a statement of its own, after the lock: one that waited for the lock still reads from its own
+    // start, before the other step's dials were committed
+    const [counted] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(campaignContacts)
+      .where(and(eq(campaignContacts.campaignId, campaign.id), inArray(campaignContacts.status, inFlightStates)));
+    const inFlight = counted!.n;
+    if (locked?.status !== "running") return { dialed: 0, out: inFlight };
     const capacity = await lockCredentialCapacity(tx, origin.credentialId);
     // the campaign's own window, within what the credential has free beyond the inbound reserve
     const free = Math.min(
       campaign.maxConcurrentCalls - inFlight,
       capacity.cap - campaign.reservedInboundSlots - capacity.open,
     );
-    if (!capacity.bridge || free <= 0) return 0;
+    if (!capacity.bridge || free <= 0) return { dialed: 0, out: inFlight };
     const due = await tx
       .select({ id: campaignContacts.id, to: campaignContacts.to, variables: campaignContacts.variables })
       .from(campaignContacts)
@@ -153,7 +171,7 @@ async function claimAndOffer(db: Db, campaign: Campaign, inFlight: number, maxCa
         },
       })),
     );
-    if (due.length === 0) return 0;
+    if (due.length === 0) return { dialed: 0, out: inFlight };
     const list = (ids: string[]) =>
       sql`array[${sql.join(
         ids.map((id) => sql`${id}`),
@@ -164,6 +182,6 @@ async function claimAndOffer(db: Db, campaign: Campaign, inFlight: number, maxCa
         agent_task_ids = array_append(c.agent_task_ids, u.task)
       from unnest(${list(due.map((c) => c.id))}, ${list(taskIds)}) as u(contact, task)
       where c.id = u.contact`);
-    return due.length;
+    return { dialed: due.length, out: inFlight + due.length };
   });
 }

@@ -1,0 +1,120 @@
+// Two steps of one campaign at once (a step whose workflow task timed out and its retry): together
+// they never have more calls out than the campaign's maxConcurrentCalls, because each counts the calls
+// out under the campaign's lock. Real Postgres; the steps are the campaign activity's own function.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { createDb } from "../../src/db/client";
+import { agentTasks, campaignContacts, campaigns, sipRegistrations } from "../../src/db/schema";
+import { advanceCampaign } from "../../src/services/campaign-dialing";
+import { credentialLock } from "../../src/sip/reserve-task";
+import { createTenant, startTestApi, type TestApi } from "../helpers/api";
+import { eventually } from "../sip/helpers/eventually";
+
+const database = createDb(process.env.DATABASE_URL!, { max: 6 });
+const { db } = database;
+let api: TestApi;
+let origin: { organizationId: string; assistantId: string; phoneNumberId: string; credentialId: string };
+
+beforeAll(async () => {
+  api = await startTestApi();
+  const { org, P, organizationId } = await createTenant(api.url, "overlap");
+  const credential = await org.post(`${P}/sip/credentials`, {
+    hostname: "127.0.0.1",
+    port: 5099,
+    username: "overlap",
+    password: "secret",
+    maxAgentTasks: 10,
+  });
+  const credentialId = credential.body.data.id as string;
+  const number = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber: "+15550420000" });
+  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "p", type: "pipeline", parameters: {} });
+  const assistant = await org.post(`${P}/assistants`, {
+    name: "dialer",
+    systemPrompt: "You call people.",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+  });
+  origin = {
+    organizationId,
+    assistantId: assistant.body.data.id,
+    phoneNumberId: number.body.data.id,
+    credentialId,
+  };
+  // a bridge holds the credential's lease (no bridge runs here: the offered calls stay offered)
+  await db
+    .insert(sipRegistrations)
+    .values({ credentialId, ownerBridgeId: "overlap-bridge", leaseExpiresAt: sql`now() + interval '1 hour'` });
+}, 60_000);
+afterAll(async () => {
+  await api?.stop();
+  await database.close();
+});
+
+/** A running campaign of three due contacts, one call at a time. */
+async function oneAtATime() {
+  const [campaign] = await db
+    .insert(campaigns)
+    .values({
+      organizationId: origin.organizationId,
+      name: "one at a time",
+      assistantId: origin.assistantId,
+      phoneNumberId: origin.phoneNumberId,
+      maxConcurrentCalls: 1,
+      reservedInboundSlots: 0,
+      ringTimeoutSeconds: 30,
+      retry: { maxAttempts: 1, onReasons: [], delayMinutes: 0 },
+      voicemail: { action: "continue" },
+    })
+    .returning({ id: campaigns.id });
+  const id = campaign!.id;
+  await db
+    .insert(campaignContacts)
+    .values([0, 1, 2].map((position) => ({ campaignId: id, position, to: `+1555042010${position}`, variables: {} })));
+  return id;
+}
+
+/** Resolves once `n` sessions of the database wait on a lock. */
+const waitingOnLocks = (n: number) =>
+  eventually(
+    async () => {
+      // read outside any transaction: one would see a single snapshot of pg_stat_activity throughout
+      const [row] = await db.execute<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`);
+      return row!.n >= n;
+    },
+    `${n} sessions waiting on a lock`,
+    30_000,
+  );
+
+const contactsOf = (id: string) => db.select().from(campaignContacts).where(eq(campaignContacts.campaignId, id));
+const callsOf = (id: string) => db.select().from(agentTasks).where(eq(agentTasks.campaignId, id));
+
+test("two steps at once dial no more than maxConcurrentCalls between them", async () => {
+  const id = await oneAtATime();
+  // hold the credential's reservation lock until both steps wait on a lock, so that each has read
+  // everything it reads before the claim while the other has dialled nobody yet
+  const steps = await db.transaction(async (tx) => {
+    await tx.execute(credentialLock(origin.credentialId));
+    const both = [advanceCampaign(db, id, 60_000), advanceCampaign(db, id, 60_000)];
+    await waitingOnLocks(2);
+    return both;
+  });
+  const results = await Promise.all(steps);
+
+  expect(results.map((r) => r.dialed).sort()).toEqual([0, 1]);
+  expect((await contactsOf(id)).filter((c) => c.status === "dialing")).toHaveLength(1);
+  expect(await callsOf(id)).toHaveLength(1);
+}, 60_000);
+
+test("a pause committed while a step waits for the campaign's lock: the step dials nobody", async () => {
+  const id = await oneAtATime();
+  const step = await db.transaction(async (tx) => {
+    // as the API's pause does (services/campaigns.ts changeCampaignStatus)
+    await tx.select().from(campaigns).where(eq(campaigns.id, id)).for("update");
+    const pending = advanceCampaign(db, id, 60_000);
+    await waitingOnLocks(1);
+    await tx.update(campaigns).set({ status: "paused" }).where(eq(campaigns.id, id));
+    return [pending]; // in an array: the transaction must not wait for the step it holds up
+  });
+  expect((await step[0]!).dialed).toBe(0);
+  expect(await callsOf(id)).toHaveLength(0);
+}, 60_000);
