@@ -971,6 +971,148 @@ export interface components {
                 message: string;
             }[];
         };
+        ExtensionToolWebhook: {
+            id?: string | null;
+            /** @constant */
+            type: "tool_webhook";
+            name?: string | null;
+            parameters: {
+                /** @description tool name the LLM sees */
+                name: string;
+                serverUrl: string;
+                /** @description tool specification as a JSON string in OpenAI function format */
+                schema: string;
+                headers?: {
+                    [key: string]: string;
+                };
+            };
+        };
+        ExtensionKnowledgeBase: {
+            id?: string | null;
+            /** @constant */
+            type: "knowledge_base";
+            name?: string | null;
+            parameters: {
+                /** @description default search_knowledge_base */
+                name?: string;
+                description?: string;
+                url?: string;
+                /** Format: uuid */
+                knowledgeBaseId?: string;
+                /** @description default 3 */
+                maxResults?: number;
+                authToken?: string | null;
+            };
+        };
+        ExtensionTransferCall: {
+            id?: string | null;
+            /** @constant */
+            type: "transfer_call";
+            name?: string | null;
+            parameters: {
+                /** @description default transfer_call */
+                name?: string;
+                description?: string;
+                destinations: {
+                    /** @description E.164 with its + or a sip: URI */
+                    to: string;
+                    description: string;
+                    /** @description spoken first; templates work; default Transferring your call now. */
+                    message?: string;
+                }[];
+                /** @description default blind */
+                mode?: "blind" | "warm";
+                /** @description default refer */
+                method?: "refer" | "dial";
+                /** @description default 30 */
+                ringTimeoutSeconds?: number;
+                /** @description default return */
+                onFailure?: "return" | "hangup";
+            };
+        };
+        ExtensionCallContext: {
+            id?: string | null;
+            /** @constant */
+            type: "call_context";
+            name?: string | null;
+            parameters: {
+                url: string;
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description default 2000: the caller never waits longer */
+                timeoutMs?: number;
+            };
+        };
+        ExtensionCallAnalysis: {
+            id?: string | null;
+            /** @constant */
+            type: "call_analysis";
+            name?: string | null;
+            parameters: {
+                /** @description a JSON Schema, as a string, for analysis.data */
+                schema: string;
+                /** @description how to fill the data */
+                prompt?: string;
+                /** @description when the call counts as a success */
+                successCriteria?: string;
+            };
+        };
+        ExtensionTurnTaking: {
+            id?: string | null;
+            /** @constant */
+            type: "turn_taking";
+            name?: string | null;
+            parameters: {
+                endpointing?: {
+                    /** @description default silence (the VAD's stop ends the turn); punctuation (pipeline); model (Deepgram Flux in the pipeline, semantic_vad in openai_realtime) */
+                    mode?: "silence" | "punctuation" | "model";
+                    /** @description punctuation: the wait after the VAD's stop when the transcript ends with . ? or !; default 100 */
+                    onPunctuationMs?: number;
+                    /** @description punctuation: the wait otherwise; default 1500 */
+                    onNoPunctuationMs?: number;
+                    /** @description model (Flux): eot_threshold; default 0.7 */
+                    eotThreshold?: number;
+                    /** @description model (Flux): eot_timeout_ms; default 5000 */
+                    eotTimeoutMs?: number;
+                    /** @description model (openai_realtime): semantic_vad eagerness; default auto */
+                    eagerness?: "low" | "medium" | "high" | "auto";
+                };
+                /** @description pipeline: start the LLM before the turn is decided (punctuation, model); default false */
+                preemptiveGeneration?: boolean;
+                interruption?: {
+                    /** @description default true; false: the agent is never cut off */
+                    enabled?: boolean;
+                    /** @description caller speech needed to stop the agent; default 300 */
+                    minDurationMs?: number;
+                    /** @description pipeline: words needed to stop the agent; default 0 */
+                    minWords?: number;
+                    /** @description pipeline: phrases that neither stop the agent nor get an answer; default okay, uh-huh, … */
+                    acknowledgements?: string[];
+                    /** @description pipeline: sound without words for this long resumes the agent; default 2000, 0 = off */
+                    falseInterruptionMs?: number;
+                };
+                idle?: {
+                    /** @description caller silence before a prompt; default 7500 */
+                    timeoutMs?: number;
+                    /** @description templates said in order, the last repeated; default Are you still there? */
+                    messages?: string[];
+                    /** @description prompts in a row; default 2 */
+                    maxPrompts?: number;
+                    /** @description silence after the last prompt that ends the call (silence-timeout); default 10000 */
+                    hangupAfterMs?: number;
+                };
+            };
+        };
+        ExtensionOther: {
+            id?: string | null;
+            type: string;
+            name?: string | null;
+            /** @description type-specific parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+        };
         StrategyWritePipeline: {
             name: string;
             /**
@@ -3357,15 +3499,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: {
-                        id?: string | null;
-                        type: string;
-                        name?: string | null;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: {
                         id?: string | null;
                         type: string;
@@ -3772,15 +3906,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: {
-                        id?: string | null;
-                        type: string;
-                        name?: string | null;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: {
                         id?: string | null;
                         type: string;
@@ -4315,15 +4441,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: {
-                        id?: string | null;
-                        type: string;
-                        name?: string | null;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: {
                         id?: string | null;
                         type: string;
@@ -4730,15 +4848,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: {
-                        id?: string | null;
-                        type: string;
-                        name?: string | null;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: {
                         id?: string | null;
                         type: string;

@@ -24,6 +24,7 @@ import type { ToolRunner } from "./test-call-tools";
 import { runTransfer } from "./transfer-call";
 import { HoldTone } from "./hold-tone";
 import type { TranscriptLine } from "../voice/summarize";
+import { turnTakingWithoutExtension, type TurnTaking } from "../voice/turn-taking/turn-taking";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -56,6 +57,8 @@ export type CallSessionOptions = {
   ticker?: FrameTicker;
   /** text: no audio either way (user_text in, transcripts out); the call starts once the voice is ready */
   modality?: "audio" | "text";
+  /** the assistant's turn_taking, resolved: the voice engine gets the same; default as without the extension */
+  turnTaking?: TurnTaking;
   /** answers the LLM's tool calls: the tools' webhooks, or a test call's mocks */
   runTool?: ToolRunner;
   /** a warm transfer's brief for the human: a short summary of the call so far (null: none to be had) */
@@ -78,6 +81,8 @@ const endings = createTurnQueue((error) => log.error("call end failed", { error:
 
 export class CallSession {
   readonly callId: string;
+  /** when a turn ends, when the caller may cut in, when a quiet caller is prompted */
+  readonly turnTaking: TurnTaking;
   /** The moment audio began (Unix ms), or null when the call ended before that. */
   readonly started: Promise<number | null>;
   readonly ended: Promise<CallOutcome>;
@@ -104,6 +109,7 @@ export class CallSession {
 
   constructor(private readonly options: CallSessionOptions) {
     this.callId = options.callId;
+    this.turnTaking = options.turnTaking ?? turnTakingWithoutExtension;
     this.transport = options.transport;
     this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));

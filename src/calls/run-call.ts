@@ -19,6 +19,7 @@ import {
   type CallTool,
 } from "../voice/tools";
 import { analysisPlanOf, type AnalysisPlan } from "../voice/call-analysis";
+import { turnTakingOf } from "../voice/turn-taking/turn-taking";
 import { createSecretBox } from "../crypto/secrets";
 import { knowledgeSearchFor } from "../services/knowledge/knowledge-search";
 import type { CallConcludedPayload } from "../events/payloads";
@@ -104,6 +105,7 @@ export function startCall(
     ...(start.test && { testRunId: start.test.runId, testResultId: start.test.resultId }),
   };
   const secrets = createSecretBox(config.encryptionKey);
+  const turnTaking = turnTakingOf(assistant.extensions, assistant.strategy);
   const tools: CallTool[] = [
     ...toolWebhooksFromExtensions(assistant.extensions),
     ...knowledgeToolsFromExtensions(assistant.extensions, (sealed) => secrets.decrypt(sealed)),
@@ -122,6 +124,7 @@ export function startCall(
     recording: { dir: recordingDir(config), ...config.bridge.recording },
     ticker: deps.ticker,
     modality: start.modality,
+    turnTaking,
     runTool: start.test && testToolRunner(start.test),
     summarize: async (transcript) =>
       (await summarizeCall({ transcript, config, timeoutMs: config.voice.analysisTimeoutMs })).shortSummary,
@@ -259,6 +262,7 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
       sampleRate,
       config: deps.config,
       modality: call.modality,
+      turnTaking: session.turnTaking,
     });
     setupDone();
     const voice = screen ? screen.gate(provider) : provider;

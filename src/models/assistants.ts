@@ -1,6 +1,8 @@
 import { t } from "elysia";
 import { hookMethods } from "../db/schema";
 import { Enum, HttpUrl, Integer, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "./common";
+import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
+import { TURN_TAKING, TurnTakingParameters } from "./turn-taking";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
 
@@ -111,14 +113,37 @@ export const CallHookParameters = t.Object(
   Strict,
 );
 
-const ExtensionIn = t.Object(
+/** What each extension type's parameters must be (src/services/extension-rules.ts checks them, naming every field). */
+const extensionParameters = {
+  tool_webhook: ToolWebhookParameters,
+  knowledge_base: KnowledgeBaseParameters,
+  transfer_call: TransferCallParameters,
+  call_context: CallContextParameters,
+  call_analysis: CallAnalysisParameters,
+  [TURN_TAKING]: TurnTakingParameters,
+};
+const extensionName = OptionalNullable(t.String({ maxLength: 200 }));
+const extensionShapes = Object.fromEntries(
+  Object.entries(extensionParameters).map(([type, parameters]) => [
+    type,
+    t.Object({ id: OptionalNullable(Uuid), type: t.Literal(type), name: extensionName, parameters }, Strict),
+  ]),
+);
+// any other type is stored with its parameters as given
+const otherExtension = t.Object(
   {
     id: OptionalNullable(Uuid),
-    type: NonEmpty(64),
-    name: OptionalNullable(t.String({ maxLength: 200 })),
+    type: t.String({ minLength: 1, maxLength: 64, not: { enum: Object.keys(extensionParameters) } }),
+    name: extensionName,
     parameters: FreeForm,
   },
   Strict,
+);
+
+// validated loosely here, then per type by the service; documented as one shape per type
+const ExtensionIn = t.Object(
+  { id: OptionalNullable(Uuid), type: NonEmpty(64), name: extensionName, parameters: FreeForm },
+  { ...Strict, [DOCUMENTED_AS]: oneShapePer("type", "Extension", extensionShapes, otherExtension) },
 );
 const HookIn = t.Object({ id: OptionalNullable(Uuid), type: NonEmpty(64), parameters: FreeForm }, Strict);
 

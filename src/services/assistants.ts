@@ -19,7 +19,7 @@ import { badRequest, conflict, notFound } from "../errors";
 import type { OrgScope } from "./auth";
 import { pageOf, parsePaging, type Paging, type SortableColumns } from "./paging";
 import { planList } from "./nested-lists";
-import { throwIfAny, validateExtensions, validateHooks } from "./extension-rules";
+import { throwIfAny, turnTakingStrategyErrors, validateExtensions, validateHooks } from "./extension-rules";
 import type { OutboundGuard } from "../net/outbound-guard";
 
 const sortable: SortableColumns = {
@@ -248,13 +248,14 @@ async function checkReferences(tx: DbOrTx, scope: OrgScope, selfId: string | nul
   }
   if (input.llmAudioContentGenerationStrategyId) {
     const [found] = await tx
-      .select({ id: llmStrategies.id })
+      .select({ type: llmStrategies.type, parameters: llmStrategies.parameters })
       .from(llmStrategies)
       .where(
         and(eq(llmStrategies.id, input.llmAudioContentGenerationStrategyId), eq(llmStrategies.organizationId, org)),
       );
     if (!found)
       throw badRequest("llmAudioContentGenerationStrategyId", "no such LLM generation strategy in this organization");
+    throwIfAny(turnTakingStrategyErrors(input.extensions ?? [], found));
   }
   if (input.telephoneNumberId) {
     const [found] = await tx

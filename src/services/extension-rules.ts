@@ -8,6 +8,13 @@ import { checkDestination } from "./outbound-calls";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
 import { compileAnalysisSchema } from "../models/analysis-schema";
 import {
+  endpointingRefusal,
+  TURN_TAKING,
+  TurnTakingParameters,
+  type EndpointingMode,
+  type StrategyShape,
+} from "../models/turn-taking";
+import {
   CallAnalysisParameters,
   CallContextParameters,
   CallHookParameters,
@@ -52,11 +59,18 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
     else if (toolNames.has(name)) errors.push({ field, message: `another tool is named ${name}` });
     toolNames.add(name);
   };
+  let turnTaking = false;
   extensions.forEach((ext, i) => {
     const prefix = `extensions[${i}].parameters`;
     const limitErrors = freeFormErrors(ext.parameters, prefix);
     errors.push(...limitErrors);
     if (limitErrors.length > 0) return;
+    if (ext.type === TURN_TAKING) {
+      if (turnTaking) errors.push({ field: `extensions[${i}].type`, message: "at most one turn_taking extension" });
+      turnTaking = true;
+      errors.push(...schemaErrors(TurnTakingParameters, ext.parameters, prefix));
+      return;
+    }
     if (ext.type === "knowledge_base") {
       const knowledgeErrors = knowledgeBaseErrors(ext.parameters, prefix, guard);
       errors.push(...knowledgeErrors);
@@ -92,6 +106,17 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
     checkName(ext.parameters.name as string, `${prefix}.name`);
   });
   return errors;
+}
+
+/**
+ * A turn_taking endpointing mode the assistant's strategy cannot run, named by field (the shapes are
+ * checked already). A strategy changed later is not refused: its calls fall back to silence.
+ */
+export function turnTakingStrategyErrors(extensions: ExtensionInput[], strategy: StrategyShape): FieldError[] {
+  const i = extensions.findIndex((e) => e.type === TURN_TAKING);
+  const mode = (extensions[i]?.parameters.endpointing as { mode?: EndpointingMode } | undefined)?.mode;
+  const refusal = mode && endpointingRefusal(mode, strategy);
+  return refusal ? [{ field: `extensions[${i}].parameters.endpointing.mode`, message: refusal }] : [];
 }
 
 /** A knowledge_base extension: its shape, exactly one of url / knowledgeBaseId, a url the guard reaches. */

@@ -2,6 +2,7 @@
 import type { EventEmitter } from "node:events";
 import type { Config } from "../config";
 import type { ToolSpec } from "../models/tool-schema";
+import type { TurnTaking } from "./turn-taking/turn-taking";
 
 export type TranscriptRole = "USER" | "ASSISTANT";
 
@@ -62,6 +63,8 @@ export type VoiceSessionOptions = {
   config: Config;
   /** text: the caller's turns come by sendText and the agent answers in transcripts only (default audio) */
   modality?: "audio" | "text";
+  /** the assistant's turn_taking, resolved (src/voice/turn-taking/); default: as without the extension */
+  turnTaking?: TurnTaking;
 };
 
 export class UnknownStrategyTypeError extends Error {

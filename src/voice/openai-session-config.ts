@@ -2,6 +2,8 @@
 import { realtimeVoices } from "../models/strategies";
 import type { VoiceTool } from "./engine";
 import { endCallTool } from "./tools";
+import { realtimeTurnDetection } from "./turn-taking/endpointing";
+import { turnTakingWithoutExtension, type TurnTaking } from "./turn-taking/turn-taking";
 
 export const providerSampleRate = 24_000; // pcm16 in the Realtime API is 24 kHz mono
 const defaultModel = "gpt-realtime";
@@ -19,17 +21,15 @@ const clamp = (v: number, min: number, max: number) => Math.min(max, Math.max(mi
 /** Durations are milliseconds, as in the pipeline engine. */
 const toMs = (v: number | undefined) => (v === undefined ? undefined : Math.round(v));
 
-function turnDetection(vad: Parameters) {
+/** server_vad's own fields, from the strategy's vad. */
+function serverVad(vad: Parameters) {
   const threshold = num(vad.confidenceThreshold);
   const prefix = toMs(num(vad.backbufferDuration));
   const silence = toMs(num(vad.stopDuration));
   return {
-    type: "server_vad",
     ...(threshold !== undefined && { threshold: clamp(threshold, 0, 1) }),
     ...(prefix !== undefined && { prefix_padding_ms: prefix }),
     ...(silence !== undefined && { silence_duration_ms: silence }),
-    create_response: true,
-    interrupt_response: true,
   };
 }
 
@@ -70,9 +70,16 @@ export const formatRate = (format: RealtimeAudioFormat) => (format === "g711_ula
 
 export function buildSessionConfig(
   parameters: Parameters,
-  options: { instructions: string; tools: VoiceTool[]; sampleRate: number; modality?: "audio" | "text" },
+  options: {
+    instructions: string;
+    tools: VoiceTool[];
+    sampleRate: number;
+    modality?: "audio" | "text";
+    turnTaking?: TurnTaking;
+  },
 ) {
   const text = options.modality === "text";
+  const { endpointing, interruption } = options.turnTaking ?? turnTakingWithoutExtension;
   const temperature = num(parameters.temperature);
   const formats = audioFormats(parameters, options.sampleRate);
   return {
@@ -83,7 +90,7 @@ export function buildSessionConfig(
     input_audio_format: formats.input,
     output_audio_format: formats.output,
     input_audio_transcription: { model: str(parameters.transcriptionModel) ?? defaultTranscriptionModel },
-    turn_detection: text ? null : turnDetection(obj(parameters.vad)),
+    turn_detection: text ? null : realtimeTurnDetection(endpointing, interruption, serverVad(obj(parameters.vad))),
     tools: sessionTools(options.tools),
     tool_choice: "auto",
     // the Realtime API refuses temperatures outside [0.6, 1.2] (and with them the whole update)

@@ -15,6 +15,8 @@ import type { PipelineSettings } from "./pipeline-settings";
 import { SentenceSplitter } from "./sentences";
 import type { SpeechDetector, SpeechEvent } from "./speech-detector";
 import type { AssembledToolCall } from "./tool-call-assembler";
+import { Endpointer } from "../turn-taking/endpointing";
+import { turnTakingWithoutExtension } from "../turn-taking/turn-taking";
 
 /** Opens TTS streams one ahead, so an utterance does not wait for a connection. */
 export type TtsSource = { take(): Promise<SpeechStream>; close(): void };
@@ -55,6 +57,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private userTurns: Promise<void> = Promise.resolve();
   private closedReason: string | null = null;
   private detector!: SpeechDetector;
+  private readonly endpointer: Endpointer;
 
   constructor(
     private readonly settings: PipelineSettings,
@@ -65,6 +68,12 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     super();
     this.history = [{ role: "system", content: options.instructions }];
     this.fromTts = createResampler(settings.tts.outputRate, options.sampleRate);
+    const { endpointing } = options.turnTaking ?? turnTakingWithoutExtension;
+    this.endpointer = new Endpointer(endpointing, false, {
+      ended: (text) => this.endUserTurn(text),
+      tentative: () => {},
+      resumed: () => {},
+    });
     stt.on("interim", (text) => this.emit("transcript", { role: "USER", text, final: false }));
     stt.on("closed", (reason) => this.closeWith(reason));
   }
@@ -84,10 +93,16 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     if (event.type === "start") {
       this.stt.send(event.audio);
       this.bargeIn();
-      this.emit("interrupt"); // every caller turn opens one (the call pairs transcripts with them)
+      // every caller turn opens one (the call pairs transcripts with them); speech that continues a
+      // turn (inside punctuation's wait) opens none
+      if (this.endpointer.speechStarted()) this.emit("interrupt");
       return;
     }
-    this.userTurns = this.userTurns.then(() => this.endUserTurn());
+    this.endpointer.speechStopped();
+    this.userTurns = this.userTurns.then(async () => {
+      const text = await this.stt.finalize();
+      if (!this.closedReason) this.endpointer.transcribed(text);
+    });
   };
 
   sendAudio(samples: Int16Array) {
@@ -125,8 +140,8 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     reply.llmDone = true;
   }
 
-  private async endUserTurn() {
-    const text = await this.stt.finalize();
+  /** The endpointer decided: the caller's turn is over. */
+  private endUserTurn(text: string) {
     if (this.closedReason || !text) return;
     this.emit("transcript", { role: "USER", text, final: true });
     this.history.push({ role: "user", content: text });
@@ -383,6 +398,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       utterance.markGenerated();
     }
     this.detector?.stop();
+    this.endpointer.close();
     this.stt.close();
     this.tts.close();
     if (reason !== "closed") {
