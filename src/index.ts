@@ -1,15 +1,14 @@
 // start:api — the management API alone. It listens at once (/healthz); migrations run meanwhile and are
 // retried while the database is away, and until they are done the API routes answer 503.
 import { loadConfig } from "./config";
-import { migrateDatabase } from "./db/migrate";
-import { untilDatabase } from "./db/until-available";
+import { migrateOnStart } from "./db/migrate";
 import { startApi } from "./server";
 import { log, logFromThread } from "./log";
 
 const config = loadConfig();
 // a log reader that stalls must not stall the API, and the lines of one event-loop turn go as one write
 logFromThread();
-const migrated = untilDatabase("migrations", () => migrateDatabase(config.databaseUrl));
+const migrated = migrateOnStart(config.databaseUrl);
 const api = await startApi(config, { started: migrated });
 for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, async () => {

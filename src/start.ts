@@ -6,8 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "./config";
-import { migrateDatabase } from "./db/migrate";
-import { untilDatabase } from "./db/until-available";
+import { migrateOnStart } from "./db/migrate";
 import { restartBackoff } from "./lib/restart-policy";
 import { startApi } from "./server";
 import { dataDir, localSecrets } from "./local-secrets";
@@ -19,7 +18,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const env: Record<string, string | undefined> = { ...process.env, ...localSecrets(process.env) };
 const config = loadConfig(env);
 
-const migrated = untilDatabase("migrations", () => migrateDatabase(config.databaseUrl));
+const migrated = migrateOnStart(config.databaseUrl);
 
 let devServer: DevServer | null = null;
 if (!process.env.TEMPORAL_ADDRESS && !(await isTemporalReachable(config))) {

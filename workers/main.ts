@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/wo
 import { loadConfig } from "../src/config";
 import { createSecretBox } from "../src/crypto/secrets";
 import { createDb } from "../src/db/client";
+import { migrateOnStart } from "../src/db/migrate";
 import { inFlight } from "../src/lib/in-flight";
 import { log, setLogLevel } from "../src/log";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
@@ -54,7 +55,8 @@ const activities = {
 // up before anything waits for the database, so that an outage at start is visible on /metrics
 const metrics = await startMetricsServer(config.workerMetricsPort);
 log.info("worker metrics listening", { port: metrics.port });
-const workflowBundle = await loadWorkflowBundle();
+// like every process, it migrates (or waits for the one migrating) before it touches a table
+const [workflowBundle] = await Promise.all([loadWorkflowBundle(), migrateOnStart(config.databaseUrl)]);
 const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
 const reconciler = startReconciler({ db, config });
 const testRuns = startTestRunStarter({ db, sql, config });

@@ -25,7 +25,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Database and Temporal are reachable (503 with the failing one otherwise) */
+        /** The schema is migrated, database and Temporal are reachable (503 with what is missing otherwise) */
         get: operations["getReadyz"];
         put?: never;
         post?: never;

@@ -1,4 +1,5 @@
-// Probes, in the envelope like every other route: /healthz (the process answers), /readyz (its dependencies do).
+// Probes, in the envelope like every other route: /healthz (the process answers), /readyz (its schema
+// is migrated and its dependencies answer).
 import { Elysia, t } from "elysia";
 import type { Deps } from "./deps";
 import { Envelope } from "../models/common";
@@ -19,16 +20,19 @@ export const healthRoutes = (deps: Deps) =>
       "/readyz",
       async ({ set }) => {
         const [database, temporal] = await Promise.all([deps.checks.database(), deps.checks.temporal()]);
-        if (database && temporal) return ok({ status: "ready", database, temporal });
+        // the schema counts as a dependency: until this process's migrations are done its routes answer 503
+        const migrated = deps.started();
+        if (migrated && database && temporal) return ok({ status: "ready", database, temporal });
         set.status = 503;
         const down = [!database && "database", !temporal && "Temporal"].filter(Boolean).join(" and ");
-        return { ...ok({ status: "not ready", database, temporal }, `not ready: ${down} unreachable`), success: false };
+        const message = down ? `not ready: ${down} unreachable` : "not ready: migrations not applied yet";
+        return { ...ok({ status: migrated ? "not ready" : "starting", database, temporal }, message), success: false };
       },
       {
         response: { 200: Health, 503: NotReady },
         detail: {
           tags: ["Health"],
-          summary: "Database and Temporal are reachable (503 with the failing one otherwise)",
+          summary: "The schema is migrated, database and Temporal are reachable (503 with what is missing otherwise)",
         },
       },
     );

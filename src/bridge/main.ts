@@ -2,8 +2,7 @@
 // supervisor started: recovery of calls a crash left open, then listen) or the supervisor of
 // BRIDGE_WORKERS worker processes (src/bridge/supervisor.ts).
 import { loadConfig } from "../config";
-import { migrateDatabase } from "../db/migrate";
-import { untilDatabase } from "../db/until-available";
+import { migrateOnStart } from "../db/migrate";
 import { log, logFromThread, setLogLevel } from "../log";
 import { startSipStack } from "../sip/sip-stack";
 import { exitWithSupervisor, superviseBridgeWorkers } from "./supervisor";
@@ -14,7 +13,7 @@ setLogLevel(config.logLevel);
 const worker = config.bridge.workerIndex;
 // the supervisor migrates once for all its workers, before any starts; while the database is away
 // the migrations are retried (a single bridge serves /healthz meanwhile and refuses calls)
-const migrated = worker === null ? untilDatabase("migrations", () => migrateDatabase(config.databaseUrl)) : undefined;
+const migrated = worker === null ? migrateOnStart(config.databaseUrl) : undefined;
 
 if (worker === null && config.bridge.workers > 1) {
   await migrated;

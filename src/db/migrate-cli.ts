@@ -3,5 +3,5 @@ import { migrateDatabase } from "./migrate";
 import { log } from "../log";
 
 const config = loadConfig();
-await migrateDatabase(config.databaseUrl);
-log.info("migrations applied");
+const applied = await migrateDatabase(config.databaseUrl);
+log.info("migrations applied", { applied });
