@@ -7,6 +7,7 @@ import { endedReasons, testModalities, testRunStatuses, testScenarioKinds, testV
 import { schemaErrors, type FieldError } from "../errors";
 import { CallVariables } from "./calls";
 import { Enum, Integer, NonEmpty, Nullable, OptionalNullable, Strict, Uuid } from "./common";
+import { compileUtterancePattern } from "./utterance-pattern";
 
 export const criterionTypes = [
   "judge",
@@ -47,6 +48,10 @@ const criterionBase = {
   required: t.Optional(t.Boolean({ description: "default true" })),
 };
 const by = Enum(["agent", "caller"]);
+const UtterancePattern = Text(
+  500,
+  "case-insensitive regular expression in RE2 syntax (no backreferences or lookaround)",
+);
 /** Each criterion type's own fields (the table in design.md). */
 const criterionFields = {
   judge: { question: Text(2000, "asked of the judge about the whole call") },
@@ -57,8 +62,8 @@ const criterionFields = {
     maxTimes: t.Optional(Integer({ minimum: 0, maximum: 100 })),
   },
   toolNotCalled: { tool: ToolName },
-  said: { pattern: Text(500, "case-insensitive regular expression"), by },
-  notSaid: { pattern: Text(500, "case-insensitive regular expression"), by },
+  said: { pattern: UtterancePattern, by },
+  notSaid: { pattern: UtterancePattern, by },
   endedReason: { in: t.Array(Enum(endedReasons), { minItems: 1, maxItems: endedReasons.length }) },
   analysis: {
     path: t.String({ maxLength: 500, pattern: "^(/.*)?$", description: "JSON Pointer into analysis.data" }),
@@ -177,11 +182,8 @@ function criterionErrors(criterion: Record<string, unknown>, field: string): Fie
   const errors = schemaErrors(criterionSchemas[type], criterion, field);
   if (errors.length) return errors;
   if (type === "said" || type === "notSaid") {
-    try {
-      new RegExp(criterion.pattern as string, "i");
-    } catch (error) {
-      errors.push({ field: `${field}.pattern`, message: `not a regular expression: ${(error as Error).message}` });
-    }
+    const compiled = compileUtterancePattern(criterion.pattern as string);
+    if (!compiled.ok) errors.push({ field: `${field}.pattern`, message: compiled.message });
   }
   const { minTimes = 1, maxTimes } = criterion as { minTimes?: number; maxTimes?: number };
   if (type === "toolCalled" && maxTimes !== undefined && maxTimes < minTimes)

@@ -1,6 +1,7 @@
 // The verdict of each criterion on what a test call left (design.md's criterion table). The judge's
 // criteria come from the judge; every other type is decided here, the same way on every run.
 import type { Criterion } from "../models/testing";
+import { compileUtterancePattern } from "../models/utterance-pattern";
 import type { ObservedCall } from "./observed-call";
 import { atPointer, deepEqual, isSubset } from "./subset";
 
@@ -63,8 +64,10 @@ function decide(
     }
     case "said":
     case "notSaid": {
-      const pattern = new RegExp(c.pattern, "i");
-      const match = call.utterances.find((u) => u.by === c.by && pattern.test(u.text));
+      // a scenario stored before patterns were RE2 may hold one RE2 refuses
+      const compiled = compileUtterancePattern(c.pattern);
+      if (!compiled.ok) return { verdict: "error", reason: compiled.message };
+      const match = call.utterances.find((u) => u.by === c.by && compiled.pattern.test(u.text));
       const found = match ? `the ${c.by} said "${clip(match.text)}"` : `no ${c.by} utterance matches /${c.pattern}/i`;
       return verdict(c.type === "said" ? match !== undefined : match === undefined, found, found);
     }

@@ -6,14 +6,19 @@ import { scriptedReplies } from "../fakes/chat-completions-server";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { toolSchema } from "../helpers/api";
 import { startWorld, type World } from "../bridge/fixtures";
+import { callConcluded, createAssistantWithHooks, emitOne, openDb } from "../hooks/fixtures";
+import { startReceiver, type Receiver } from "../helpers/receiver";
+import { eventually } from "../sip/helpers/eventually";
 
 let world: World;
 let worker: TestWorker;
 let assistantId: string;
+let otherOrgHooks: Receiver;
+const database = openDb();
 
 beforeAll(async () => {
   const { address } = await ensureTemporal();
-  world = await startWorld();
+  [world, otherOrgHooks] = await Promise.all([startWorld(), startReceiver()]);
   worker = await startWorker({
     address,
     backoffBaseMs: 1_000,
@@ -47,6 +52,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.kill();
   await world?.stop();
+  await otherOrgHooks?.close();
+  await database.close();
 });
 
 async function untilEnded(runId: string, timeoutMs = 60_000) {
@@ -171,6 +178,55 @@ describe("a text run", () => {
     expect(result.status).toBe("error");
     expect(result.criteria[0]).toMatchObject({ verdict: "error" });
   }, 90_000);
+
+  // `(a+)+$` over a turn of a thousand a's and a b holds a backtracking engine for hours: the
+  // worker's event loop, its heartbeats and every tenant's hook deliveries with it. Patterns are RE2.
+  test("a catastrophic pattern is decided correctly, and another organization's hook emitted meanwhile is delivered", async () => {
+    const { tenant } = world;
+    world.chat.reply = scriptedReplies([{ text: "Noted." }]);
+    const created = await tenant.org.post(`${tenant.P}/test-runs`, {
+      assistantId,
+      scenarios: [
+        {
+          name: "a caller who says a thousand a's",
+          kind: "scripted",
+          turns: [{ say: `${"a".repeat(1000)}b` }],
+          criteria: [
+            { name: "never ends on a's", type: "notSaid", pattern: "(a+)+$", by: "caller" },
+            { name: "a's then b", type: "said", pattern: "^(a+)+b", by: "caller" },
+            { name: "a's then c", type: "said", pattern: "(a+)+c", by: "caller", required: false },
+          ],
+        },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const runId = created.body.data.id;
+    // the run's call has ended, so its criteria are evaluated now; another tenant's call ends too
+    await eventually(
+      async () => {
+        const tasks = (await tenant.org.get(`${tenant.P}/agent-tasks?testRunId=${runId}`)).body.data;
+        return tasks.length === 1 && ["completed", "failed"].includes(tasks[0].status);
+      },
+      "the run's call to end",
+      60_000,
+    );
+    const other = await createAssistantWithHooks(database.db, [{ url: `${otherOrgHooks.url}/hooks` }]);
+    const event = callConcluded();
+    await emitOne(database.db, { organizationId: other.organizationId, assistantId: other.assistantId, event });
+    await eventually(
+      () => otherOrgHooks.requests.some((r) => JSON.parse(r.body.toString()).callId === event.callId),
+      "the other organization's hook",
+      30_000,
+    );
+    const run = await untilEnded(runId, 30_000);
+    expect(run.verdict).toBe("passed");
+    const [result] = (await tenant.org.get(`${tenant.P}/test-runs/${runId}/results`)).body.data;
+    expect(result.criteria.map((c: { name: string; verdict: string }) => [c.name, c.verdict])).toEqual([
+      ["never ends on a's", "pass"],
+      ["a's then b", "pass"],
+      ["a's then c", "fail"],
+    ]);
+  }, 120_000);
 });
 
 describe("cancel", () => {

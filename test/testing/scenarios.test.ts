@@ -118,6 +118,12 @@ describe("test scenarios", () => {
       scripted({ criteria: [{ name: "x", type: "said", pattern: "(unclosed", by: "agent" }] }),
       "criteria[0].pattern",
     ],
+    // RE2 has no backreferences and no lookaround
+    ...["(\\w)\\1", "refund(?= now)", "(?<!no )refund"].map((pattern): [string, Record<string, unknown>, string] => [
+      `the pattern ${pattern}, which RE2 does not take`,
+      scripted({ criteria: [{ name: "x", type: "notSaid", pattern, by: "agent" }] }),
+      "criteria[0].pattern",
+    ]),
     [
       "said by someone else",
       scripted({ criteria: [{ name: "x", type: "said", pattern: "hi", by: "robot" }] }),

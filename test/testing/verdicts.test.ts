@@ -86,6 +86,22 @@ describe("each criterion type passes and fails", () => {
     expect(verdictOf({ type: "judge", name: "polite", question: "?" }, "text", { error: "judge down" })).toBe("error");
   });
 
+  test("patterns are RE2: `(a+)+$` decided correctly, one RE2 refuses (stored before) an error", () => {
+    const long = { ...call, utterances: [...call.utterances, { by: "caller" as const, text: `${"a".repeat(24)}b` }] };
+    const verdicts = evaluateCriteria(
+      [
+        c({ type: "notSaid", pattern: "(a+)+$", by: "caller" }),
+        c({ type: "said", pattern: "^(a+)+B", by: "caller" }),
+        c({ type: "said", pattern: "table(?= for)", by: "agent" }),
+      ],
+      long,
+      "text",
+      null,
+    );
+    expect(verdicts.map((v) => v.verdict)).toEqual(["pass", "pass", "error"]);
+    expect(verdicts[2]!.reason).toContain("RE2");
+  });
+
   test("a failure says why", () => {
     const [result] = evaluateCriteria([c({ type: "endedReason", in: ["transferred"] })], call, "text", null);
     expect(result!.reason).toBe("ended hangup, wanted transferred");
