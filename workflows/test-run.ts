@@ -3,7 +3,7 @@
 // nothing more). A result whose worker died is retried by Temporal after its heartbeat stops, and the
 // activity then places its call again.
 // Deterministic code only: no Node, no Bun, no clock, no database here.
-import { proxyActivities } from "@temporalio/workflow";
+import { ActivityFailure, proxyActivities } from "@temporalio/workflow";
 import type { TestRunActivities } from "../workers/activities/test-runs";
 
 /** heartbeatTimeoutMs: TEST_RUN_HEARTBEAT_TIMEOUT_MS when the run was started (30 s for runs started before it existed). */
@@ -22,6 +22,10 @@ const resultActivities = (heartbeatTimeoutMs: number) =>
     retry: { initialInterval: "2s", maximumAttempts: 3 },
   });
 
+/** Temporal's ActivityFailure only says "Activity task failed": its cause says what did (an error, a time-out). */
+const whatFailed = (error: Error) =>
+  error instanceof ActivityFailure && error.cause ? error.cause.message : error.message;
+
 export async function testRunWorkflow({ runId, heartbeatTimeoutMs = 30_000 }: TestRunInput): Promise<void> {
   const { runTestResult } = resultActivities(heartbeatTimeoutMs);
   const plan = await startTestRun(runId);
@@ -31,7 +35,7 @@ export async function testRunWorkflow({ runId, heartbeatTimeoutMs = 30_000 }: Te
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       // a result whose activity gave up is an error: the run still finishes
       const resultId = id;
-      await runTestResult(resultId).catch((error: Error) => failTestResult(resultId, error.message));
+      await runTestResult(resultId).catch((error: Error) => failTestResult(resultId, whatFailed(error)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(plan.concurrency, queue.length) }, lane));

@@ -2,6 +2,7 @@
 // the bridge's websocket in the text modality (pipeline engine, the LLM a local chat-completions
 // server), mocks answer the tools, hooks are captured into the result (never sent), verdicts and JUnit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createDb } from "../../src/db/client";
 import { scriptedReplies } from "../fakes/chat-completions-server";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { toolSchema } from "../helpers/api";
@@ -71,6 +72,13 @@ async function untilEnded(runId: string, timeoutMs = 60_000) {
     await Bun.sleep(250);
   }
 }
+
+/** A run of one scripted caller who says "Hello?". */
+const helloRun = (scenario: { name: string; criteria: unknown[] }) =>
+  world.tenant.org.post(`${world.tenant.P}/test-runs`, {
+    assistantId,
+    scenarios: [{ kind: "scripted", turns: [{ say: "Hello?" }], ...scenario }],
+  });
 
 describe("a text run", () => {
   test("scripted callers through the bridge: mocks, captured hooks, one scenario passing and one failing", async () => {
@@ -158,16 +166,9 @@ describe("a text run", () => {
     const { tenant } = world;
     world.chat.reply = scriptedReplies([{ text: "Sure." }]);
     world.chat.complete = null;
-    const created = await tenant.org.post(`${tenant.P}/test-runs`, {
-      assistantId,
-      scenarios: [
-        {
-          name: "judged",
-          kind: "scripted",
-          turns: [{ say: "Hello?" }],
-          criteria: [{ name: "polite", type: "judge", question: "Was the agent polite?" }],
-        },
-      ],
+    const created = await helloRun({
+      name: "judged",
+      criteria: [{ name: "polite", type: "judge", question: "Was the agent polite?" }],
     });
     world.chat.mode = "error";
     const run = await untilEnded(created.body.data.id).finally(() => {
@@ -227,6 +228,38 @@ describe("a text run", () => {
       ["a's then c", "fail"],
     ]);
   }, 120_000);
+});
+
+describe("a result whose activity gives up", () => {
+  test("its error says what failed (the activity's own error), not Temporal's wrapper", async () => {
+    const { tenant } = world;
+    world.chat.reply = scriptedReplies([{ text: "Sure." }]);
+    // the database refuses this scenario's outcome on every attempt, as a full disk would
+    const { client: sql, close } = createDb(process.env.DATABASE_URL!, { max: 1 });
+    await sql.unsafe(`
+      create function refuse_outcome() returns trigger language plpgsql as $$
+      begin
+        if new.status in ('passed', 'failed')
+          and (select scenarios->new.position->>'name' from test_runs where id = new.run_id) = 'refused' then
+          raise exception 'no space left for the outcome';
+        end if;
+        return new;
+      end $$;
+      create trigger refuse_outcome before update on test_results for each row execute function refuse_outcome();`);
+    try {
+      const created = await helloRun({
+        name: "refused",
+        criteria: [{ name: "hung up", type: "endedReason", in: ["hangup"] }],
+      });
+      const run = await untilEnded(created.body.data.id);
+      expect(run).toMatchObject({ verdict: "error", counts: { error: 1 } });
+      const [result] = (await tenant.org.get(`${tenant.P}/test-runs/${run.id}/results`)).body.data;
+      expect(result.error).toBe("the test call could not be completed: PostgresError: no space left for the outcome");
+    } finally {
+      await sql.unsafe("drop trigger refuse_outcome on test_results; drop function refuse_outcome()");
+      await close();
+    }
+  }, 90_000);
 });
 
 describe("cancel", () => {

@@ -7,6 +7,7 @@ import { Context } from "@temporalio/activity";
 import type { Config } from "../../src/config";
 import type { Db } from "../../src/db/client";
 import { agentTasks, testResults, testRuns, type RunScenario } from "../../src/db/schema";
+import { describeError } from "../../src/errors";
 import { log } from "../../src/log";
 import type { Criterion } from "../../src/models/testing";
 import { evaluateCriteria, percentile, type JudgeVerdicts, type Modality } from "../../src/testing/criteria";
@@ -97,7 +98,17 @@ export function createTestRunActivities(deps: TestRunDeps) {
       .where(and(eq(testResults.id, resultId), inArray(testResults.status, ["pending", "running"])));
   }
 
-  return { startTestRun, runTestResult, failTestResult, finishTestRun };
+  return {
+    startTestRun,
+    // what failed reaches the result's `error` once the attempts are spent (workflows/test-run.ts):
+    // described, since drizzle's messages carry the query's parameters (the call's transcript)
+    runTestResult: (resultId: string) =>
+      runTestResult(resultId).catch((error: unknown) => {
+        throw new Error(describeError(error));
+      }),
+    failTestResult,
+    finishTestRun,
+  };
 }
 
 export type TestRunActivities = ReturnType<typeof createTestRunActivities>;
