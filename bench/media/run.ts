@@ -104,6 +104,7 @@ async function child(path: Path) {
     intervalMs: 3_600_000,
     rtpDestination: () => null,
     receivedJitterMs: () => 0,
+    refusalOf: () => null,
   });
   if (!rtcp) throw new Error("no socket for the RTCP reporter");
   // the agent's speech arrives in provider-sized chunks (100 ms), the caller's as 20 ms datagrams

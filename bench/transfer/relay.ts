@@ -62,6 +62,7 @@ export async function measureRelay(calls: number, seconds: number, say: (msg: st
     portMax: 52_000 + 4 * calls + 100,
     hostname: "127.0.0.1",
     leadMs: 60,
+    allowCidrs: ["127.0.0.0/8"],
   });
   const pcmu = codecByName("PCMU")!;
   const target = (port: number) => ({

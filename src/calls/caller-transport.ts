@@ -96,8 +96,8 @@ export interface CallHandle {
   callerDtmf(digits: string): void;
   /** What the caller says as text (the native protocol's user_text, in the text modality). */
   callerText(text: string): void;
-  /** Ends the call from our side (shutdown). */
-  end(reason: EndReason): void;
+  /** Ends the call from our side (shutdown, a refused media destination), with the task's error if any. */
+  end(reason: EndReason, error?: string): void;
   /** Settles once the task is concluded and call_concluded is written. */
   readonly done: Promise<void>;
 }

@@ -175,7 +175,7 @@ export function startCall(
     callerHangup: () => session.end("caller-hangup"),
     callerDtmf: (digits) => session.callerDtmf(digits),
     callerText: (text) => session.callerText(text),
-    end: (reason) => session.end(reason),
+    end: (reason, error) => session.end(reason, error ?? null),
     done,
   };
   runningCalls.add(handle);

@@ -4,6 +4,7 @@
 import { createFrameTicker } from "../calls/frame-ticker";
 import { noStats, type MediaStats, type MediaTarget } from "./call-media";
 import { nameThisThread } from "../lib/thread-priority";
+import { createOutboundGuard, type AddressRefusal } from "../net/outbound-guard";
 import { codecByName, frameSamples, type Codec } from "./codecs";
 import type { CallerQuality } from "./rtcp-reporter";
 import { PortPool, PortsExhausted } from "./port-pool";
@@ -13,7 +14,7 @@ import { RtpSession } from "./rtp-session";
 export type WireTarget = Omit<MediaTarget, "codec"> & { codec: Codec["name"] };
 
 export type ToMediaThread =
-  | { t: "init"; portMin: number; portMax: number; hostname: string }
+  | { t: "init"; portMin: number; portMax: number; hostname: string; allowCidrs: string[] }
   | { t: "open"; id: number; timeoutMs: number; rtcpIntervalMs?: number }
   | { t: "configure"; id: number; target: WireTarget }
   | { t: "start" | "clear" | "close"; id: number }
@@ -40,6 +41,7 @@ nameThisThread("vas-media");
 const post = (message: FromMediaThread) => self.postMessage(message);
 
 let pool: PortPool | null = null;
+let refusalOf: AddressRefusal = () => "the media thread was not initialised";
 const sessions = new Map<number, { rtp: RtpSession; reports: number }>();
 let delays: number[] = [];
 const clock = createFrameTicker(2, (ms) => delays.push(ms));
@@ -86,7 +88,7 @@ async function open(id: number, timeoutMs: number, rtcpIntervalMs: number | unde
       onDigit: (digit) => post({ t: "digit", id, digit }),
       onTimeout: () => post({ t: "timeout", id }),
     },
-    { timeoutMs, rtcpIntervalMs, clock },
+    { timeoutMs, rtcpIntervalMs, clock, refusalOf },
   );
   sessions.set(id, { rtp, reports: 0 });
   return rtp.port;
@@ -96,6 +98,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
   switch (message.t) {
     case "init":
       pool = new PortPool(message.portMin, message.portMax, message.hostname);
+      refusalOf = createOutboundGuard({ allowCidrs: message.allowCidrs }).refusalOf;
       return;
     case "open":
       open(message.id, message.timeoutMs, message.rtcpIntervalMs).then(

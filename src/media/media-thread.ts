@@ -27,6 +27,8 @@ export type MediaThreadOptions = {
   hostname: string;
   /** how far ahead of their play time agent frames go to the thread: this loop's stalls it hides */
   leadMs: number;
+  /** OUTBOUND_ALLOW_CIDRS: the thread's RTP and RTCP latch only to addresses the outbound guard allows */
+  allowCidrs: string[];
 };
 
 export type MediaThread = { open: OpenMedia; stop(): Promise<void> };
@@ -140,8 +142,8 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
         session.handlers.onTimeout();
       }
     };
-    const { portMin, portMax, hostname } = options;
-    started.postMessage({ t: "init", portMin, portMax, hostname } satisfies ToMediaThread);
+    const { portMin, portMax, hostname, allowCidrs } = options;
+    started.postMessage({ t: "init", portMin, portMax, hostname, allowCidrs } satisfies ToMediaThread);
     worker = started;
     return started;
   }

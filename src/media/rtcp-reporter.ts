@@ -1,9 +1,11 @@
 // One call's RTCP on its RTP port + 1: a sender report about what we sent (with a report block about
 // the caller's stream) about every 5 s, and the caller's reports read for what it saw of ours: the
 // jitter, the packets lost and the round-trip time (RFC 3550 §6.4.1, A.3, A.8). Sent where the
-// caller's RTCP comes from, else to its RTP address with port + 1 (RFC 3550 §11).
+// caller's RTCP comes from, else to its RTP address with port + 1 (RFC 3550 §11); either only when the
+// outbound guard allows the address (so never to the hold address 0.0.0.0, which is this machine).
 // Reports are due on the process's coarse ticker (one timer for every call), not a timer per call.
 import type { udp } from "bun";
+import type { AddressRefusal } from "../net/outbound-guard";
 import { coarseTicker } from "../calls/frame-ticker";
 import { buildRtcp, ntpMiddle, ntpNow, parseRtcp, type ReportBlock } from "./rtcp";
 import { readU32, type RtpPacket } from "./rtp-packet";
@@ -26,6 +28,8 @@ export type RtcpOptions = {
   rtpDestination: () => { address: string; port: number } | null;
   /** our measure of the caller's interarrival jitter */
   receivedJitterMs: () => number;
+  /** the outbound guard's check of an address we would send to */
+  refusalOf: AddressRefusal;
 };
 
 type Received = {
@@ -154,7 +158,8 @@ export class RtcpReporter {
 
   private destination() {
     const rtp = this.options.rtpDestination();
-    return rtp && { address: rtp.address, port: rtp.port + 1 };
+    if (!rtp || this.options.refusalOf(rtp.address)) return null;
+    return { address: rtp.address, port: rtp.port + 1 };
   }
 
   private blockAboutCaller(r: Received): ReportBlock {
@@ -178,6 +183,8 @@ export class RtcpReporter {
   }
 
   private receive(data: Buffer, port: number, address: string) {
+    const known = this.peer?.address === address;
+    if (!known && this.options.refusalOf(address)) return; // we would answer it: not our caller's
     const reports = parseRtcp(data);
     if (reports.length === 0) return;
     // symmetric RTCP: answer where the caller's reports come from (NAT)

@@ -1,5 +1,6 @@
 // One call's RTP: a socket on a port of the pool, symmetric latching (we send where the caller's
-// first valid packet came from, not only where its SDP said), reordering, RFC 4733 digits, the paced
+// first valid packet came from, not only where its SDP said, unless the outbound guard refuses that
+// address: docs/security.md), reordering, RFC 4733 digits, the paced
 // sender, and a time-out when the caller's media stops. Timers are the thread's: the shared ticker
 // paces the sender, the coarse one watches every call's time-out. It runs in the bridge's event loop
 // (openInProcess) or on its media thread (media-thread-worker.ts).
@@ -13,6 +14,7 @@ import {
   type MediaTarget,
   type OpenMedia,
 } from "./call-media";
+import { createOutboundGuard, type AddressRefusal } from "../net/outbound-guard";
 import type { Codec } from "./codecs";
 import { DtmfDecoder } from "./dtmf";
 import { InterarrivalJitter } from "./interarrival-jitter";
@@ -27,15 +29,22 @@ export type RtpHandlers = Omit<MediaHandlers, "onAudio"> & {
   onPayload(payload: Uint8Array, codec: Codec): void;
 };
 
-/** Calls' RTP in this event loop. */
-export const openInProcess =
-  (pool: PortPool): OpenMedia =>
-  (handlers, options) =>
+/** Calls' RTP in this event loop; `allowCidrs`: OUTBOUND_ALLOW_CIDRS, for the addresses we latch to. */
+export const openInProcess = (pool: PortPool, allowCidrs: string[]): OpenMedia => {
+  const { refusalOf } = createOutboundGuard({ allowCidrs });
+  return (handlers, options) =>
     RtpSession.open(
       pool,
       { ...handlers, onPayload: (payload, codec) => deliverPayload(handlers, payload, codec) },
-      options,
+      { ...options, refusalOf },
     );
+};
+
+export type RtpSessionOptions = MediaOptions & {
+  clock?: FrameTicker;
+  /** the outbound guard's check: a source it refuses is never latched to (we would send it our RTP) */
+  refusalOf: AddressRefusal;
+};
 
 export class RtpSession implements CallMedia {
   readonly leadMs = 0;
@@ -59,16 +68,18 @@ export class RtpSession implements CallMedia {
     private readonly handlers: RtpHandlers,
     private readonly timeoutMs: number,
     private readonly clock: FrameTicker,
+    private readonly refusalOf: AddressRefusal,
   ) {}
 
-  static async open(pool: PortPool, handlers: RtpHandlers, options: MediaOptions & { clock?: FrameTicker }) {
-    const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? sharedTicker);
+  static async open(pool: PortPool, handlers: RtpHandlers, options: RtpSessionOptions) {
+    const session = new RtpSession(pool, handlers, options.timeoutMs, options.clock ?? sharedTicker, options.refusalOf);
     session.socket = await pool.bind((data, port, address) => session.receive(data, port, address));
     session.rtcp = await RtcpReporter.open(session.socket.hostname, session.socket.port + 1, {
       clockRate: 8000, // G.711, the codecs we negotiate
       intervalMs: options.rtcpIntervalMs ?? 5_000,
       rtpDestination: () => session.latched ?? session.target,
       receivedJitterMs: () => session.arrivals?.ms ?? 0,
+      refusalOf: options.refusalOf,
     });
     return session;
   }
@@ -184,8 +195,10 @@ export class RtpSession implements CallMedia {
     if (!packet) return; // not RTP, or before we know what to expect
     const isAudio = packet.payloadType === target.codec.payloadType;
     if (!isAudio && packet.payloadType !== target.dtmfPayloadType) return;
-    if (!this.latched) this.latched = { address, port };
-    else if (this.latched.address !== address || this.latched.port !== port) return; // not our caller
+    if (!this.latched) {
+      if (this.refusalOf(address)) return; // not our caller: a destination we may not send to
+      this.latched = { address, port };
+    } else if (this.latched.address !== address || this.latched.port !== port) return; // not our caller
     this.packetsReceived++;
     this.lastPacketAt = performance.now();
     // relayed on arrival, before our reordering: the other side's jitter buffer does that once

@@ -38,6 +38,8 @@ export class OutboundRefusedError extends Error {
 }
 
 export type OutboundGuard = ReturnType<typeof createOutboundGuard>;
+/** The guard's check of an IP literal: null when it may be reached, else why not. */
+export type AddressRefusal = OutboundGuard["refusalOf"];
 
 const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);

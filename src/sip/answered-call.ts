@@ -10,6 +10,7 @@ import type { CallMedia, OpenMedia } from "../media/call-media";
 import { DigitCollector } from "../media/dtmf";
 import { recordCredentialCall, recordRtpCall } from "../metrics/metrics";
 import { recordCallerQuality } from "./caller-quality";
+import { mediaRefusal } from "./rtp-description-handler";
 
 export type SipCallContext = {
   deps: CallDeps;
@@ -52,10 +53,16 @@ export function superviseAnsweredCall(
 ) {
   ctx.track(call);
   recordCredentialCall(ctx.credentialId, call.done);
+  // their BYE, or ours coming back; or ours because their SDP named a refused RTP destination
+  const ended = () => {
+    const refused = mediaRefusal(session);
+    if (refused) call.end("bridge-error", refused.message);
+    else call.callerHangup();
+  };
   session.stateChange.addListener((state) => {
-    if (state === SessionState.Terminated) call.callerHangup(); // their BYE, or ours coming back
+    if (state === SessionState.Terminated) ended();
   });
-  if ((session.state as SessionState) === SessionState.Terminated) call.callerHangup(); // ended before we listened
+  if ((session.state as SessionState) === SessionState.Terminated) ended(); // ended before we listened
   void call.done.finally(async () => {
     digits.flush();
     const caller = rtp.callerQuality;

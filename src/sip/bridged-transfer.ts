@@ -84,6 +84,8 @@ export async function dialTransfer(
       return failed(`the destination did not answer within ${ringTimeoutMs / 1000} s`);
     if (dialled.kind === "rejected")
       return failed(`the destination answered ${dialled.status} (${outcome.endedReason})`);
+    if (dialled.kind === "media-refused")
+      return failed(`the destination's media address was refused (${dialled.refused.reason})`);
     return failed("the second call got no answer from the trunk");
   }
 

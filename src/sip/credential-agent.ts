@@ -10,7 +10,7 @@ import { log } from "../log";
 import type { CallMedia } from "../media/call-media";
 import { OutboundRefusedError, type OutboundGuard } from "../net/outbound-guard";
 import { Registration, type RegistrationReport, type RetryPolicy } from "./registration";
-import { RtpDescriptionHandler } from "./rtp-description-handler";
+import { RtpDescriptionHandler, endRefusedSession } from "./rtp-description-handler";
 import type { Protocol, SipEndpoint } from "./sip-endpoint";
 import { SipTransport, type SipTransportOptions } from "./sip-transport";
 
@@ -162,6 +162,8 @@ export class CredentialAgent {
   private descriptionHandler(session: Session) {
     const media = this.media.get(session.id);
     if (!media) throw new Error("no RTP session for this SIP session");
-    return new RtpDescriptionHandler(media, this.options.endpoint.publicHost);
+    return new RtpDescriptionHandler(media, this.options.endpoint.publicHost, this.options.guard.refusalOf, (error) =>
+      endRefusedSession(session, error),
+    );
   }
 }

@@ -8,7 +8,7 @@ import { bareConcludedEvent } from "../calls/call-lifecycle";
 import type { CallHandle } from "../calls/caller-transport";
 import { startCall } from "../calls/run-call";
 import { prepareInboundCall } from "../calls/call-context";
-import { createOutboundGuard } from "../net/outbound-guard";
+import { createOutboundGuard, type AddressRefusal } from "../net/outbound-guard";
 import { startBudget } from "../calls/start-budget";
 import type { Transport } from "../db/schema";
 import { describeError } from "../errors";
@@ -18,8 +18,8 @@ import { openSipCallMedia, superviseAnsweredCall, type SipCallContext, type SipC
 import { callerIdentity } from "./caller-identity";
 import { closeUnanswered } from "./close-unanswered";
 import { inviteVariables } from "./invite-variables";
+import { RtpDestinationRefused, UnusableSdp, mediaTarget } from "./media-target";
 import { reserveAgentTask } from "./reserve-task";
-import { negotiate, parseSdp } from "./sdp";
 import { routeCall } from "./route-call";
 import { sipCallerTransport } from "./sip-caller-transport";
 import { originalUserHeader } from "./sip-transport";
@@ -93,7 +93,7 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
   let call: CallHandle | null = null;
   let media: SipCallMedia | null = null;
   try {
-    if (!usableOffer(request.body, request.getHeader("Content-Type"))) throw new UnusableOffer();
+    checkOffer(request.body, request.getHeader("Content-Type"), guard.refusalOf);
     media = await openSipCallMedia(ctx, () => call);
     ctx.media.set(invitation.id, media.rtp);
     if (invitation.state !== SessionState.Initial) throw new Error("the caller cancelled");
@@ -127,22 +127,17 @@ export async function handleInvite(ctx: InboundContext, invitation: Invitation):
 
 /** Why the answer failed, as the caller is told: out of RTP ports is "busy here, try again", not our fault. */
 function refusalFor(error: unknown) {
-  if (error instanceof UnusableOffer) return { statusCode: 488 };
+  if (error instanceof UnusableSdp || error instanceof RtpDestinationRefused) return { statusCode: 488 };
   if (error instanceof PortsExhausted) return { statusCode: 503, extraHeaders: [retryAfter] };
   return { statusCode: 500 };
 }
 
-class UnusableOffer extends Error {
-  constructor() {
-    super("no audio stream with PCMU or PCMA in the offer");
-  }
-}
-
-/** An INVITE without SDP (late offer) is fine: we offer in the 200 OK. */
-function usableOffer(body: string, contentType: string | undefined): boolean {
-  if (!body.trim() || !/application\/sdp/i.test(contentType ?? "")) return true;
-  const offer = parseSdp(body);
-  return offer !== null && negotiate(offer) !== null;
+/**
+ * Throws when the offer is unusable or names a refused RTP destination (both 488); an INVITE without
+ * SDP (late offer) is fine: we offer in the 200 OK.
+ */
+function checkOffer(body: string, contentType: string | undefined, refusalOf: AddressRefusal) {
+  if (body.trim() && /application\/sdp/i.test(contentType ?? "")) mediaTarget(body, refusalOf);
 }
 
 function untilTerminated(invitation: Invitation): Promise<never> {

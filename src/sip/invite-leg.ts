@@ -5,11 +5,15 @@
 // 2xx is ACKed and ended with BYE). The result maps to an outcome in outbound-outcome.
 import { Inviter, SessionState, type URI, type UserAgent } from "sip.js";
 import type { CallMedia } from "../media/call-media";
+import type { RtpDestinationRefused } from "./media-target";
+import { mediaRefusal } from "./rtp-description-handler";
 
 export type Dialled =
   | { kind: "answered" }
   | { kind: "rejected"; status: number; reason: string }
   | { kind: "ended" } // terminated without a final response of ours to read (CANCEL crossed, transport)
+  /** the callee's SDP named an RTP destination the outbound guard refuses: cancelled, or ACKed and BYEd */
+  | { kind: "media-refused"; refused: RtpDestinationRefused }
   | { kind: "silent" };
 
 export type InviteLeg = {
@@ -63,8 +67,12 @@ export function inviteLeg(userAgent: UserAgent, options: InviteLegOptions): Invi
     };
     inviter.stateChange.addListener((state) => {
       if (state === SessionState.Established) settle({ kind: "answered" });
+      if (state !== SessionState.Terminated) return;
+      // ended for its SDP: that is why, whatever final response (487 to our CANCEL) comes after
+      const refused = mediaRefusal(inviter);
+      if (refused) return settle({ kind: "media-refused", refused });
       // sip.js terminates the session before it hands the final response to onReject: let that come first
-      if (state === SessionState.Terminated) setTimeout(() => settle({ kind: "ended" }), 0);
+      setTimeout(() => settle({ kind: "ended" }), 0);
     });
     inviter
       .invite({

@@ -97,7 +97,12 @@ export class OutboundCall {
       ctx.media.delete(leg.inviter.id);
       void media.rtp.close();
       const status = dialled.kind === "rejected" ? dialled.status : null;
-      const error = dialled.kind === "rejected" ? `${dialled.status} ${dialled.reason}` : null;
+      const error =
+        dialled.kind === "rejected"
+          ? `${dialled.status} ${dialled.reason}`
+          : dialled.kind === "media-refused"
+            ? dialled.refused.message
+            : null;
       const outcome = outcomeOfDial(dialled, { canceled: this.canceled, ringTimedOut: leg.ringTimedOut });
       return this.close(outcome, error, status);
     }

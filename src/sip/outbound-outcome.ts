@@ -50,6 +50,8 @@ export function outcomeOfDial(dialled: Dialled, how: { canceled: boolean; ringTi
   if (how.canceled) return canceledBeforeAnswer(status ?? (dialled.kind === "silent" ? null : 487));
   // the trunk answered nothing at all (not even 100): a failure, whatever timer noticed it
   if (dialled.kind === "silent") return notPlaced();
+  // the callee's media address was refused: the call was not placed, whatever it answered
+  if (dialled.kind === "media-refused") return notPlaced();
   if (how.ringTimedOut) return ringTimedOut(status ?? 487);
   if (dialled.kind === "rejected") return outcomeOfResponse(dialled.status);
   return notPlaced();

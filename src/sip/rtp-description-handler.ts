@@ -1,8 +1,11 @@
 // sip.js's SessionDescriptionHandler for plain RTP: offers and answers come from sdp.ts, and every
-// negotiation (the first one, refresh and hold re-INVITEs) re-targets the call's RTP session.
-import type { BodyAndContentType, SessionDescriptionHandler } from "sip.js";
+// negotiation (the first one, refresh and hold re-INVITEs) re-targets the call's RTP session. An SDP
+// naming an RTP destination the outbound guard refuses is never applied, and its session is ended.
+import { Inviter, SessionState, type BodyAndContentType, type Session, type SessionDescriptionHandler } from "sip.js";
 import type { CallMedia } from "../media/call-media";
-import { buildAnswer, buildOffer, negotiate, parseSdp, type Negotiated } from "./sdp";
+import type { AddressRefusal } from "../net/outbound-guard";
+import { RtpDestinationRefused, mediaTarget } from "./media-target";
+import { buildAnswer, buildOffer, type Negotiated } from "./sdp";
 
 export class RtpDescriptionHandler implements SessionDescriptionHandler {
   private negotiated: Negotiated | null = null;
@@ -16,12 +19,19 @@ export class RtpDescriptionHandler implements SessionDescriptionHandler {
   constructor(
     private readonly media: CallMedia,
     private readonly host: string,
+    private readonly refusalOf: AddressRefusal,
+    /** called before the refusal is thrown to sip.js (which answers 488, or ACKs and BYEs a 2xx) */
+    private readonly onRefused: (error: RtpDestinationRefused) => void,
   ) {}
 
   async setDescription(sdp: string): Promise<void> {
-    const offer = parseSdp(sdp);
-    const negotiated = offer && negotiate(offer);
-    if (!negotiated) throw new Error("no audio stream with PCMU or PCMA in the SDP");
+    let negotiated: Negotiated;
+    try {
+      negotiated = mediaTarget(sdp, this.refusalOf);
+    } catch (error) {
+      if (error instanceof RtpDestinationRefused) this.onRefused(error);
+      throw error;
+    }
     this.negotiated = negotiated;
     await this.media.configure(negotiated);
     if (this.offerSent) this.offerSent = false;
@@ -59,4 +69,27 @@ export class RtpDescriptionHandler implements SessionDescriptionHandler {
   close(): void {
     // the RTP session belongs to the call, which closes it when the call ends
   }
+}
+
+const refusals = new WeakMap<Session, RtpDestinationRefused>();
+
+/** Why the session's far end was refused its RTP destination (the session ends for it), or null. */
+export const mediaRefusal = (session: Session): RtpDestinationRefused | null => refusals.get(session) ?? null;
+
+/**
+ * Ends a session whose far end named a refused RTP destination. sip.js itself ACKs and BYEs a refused
+ * 2xx, BYEs after a refused answer in an ACK and rejects a refused INVITE; but it drops a refused early
+ * answer (183) without CANCEL, and answers a refused re-INVITE 488 with the call going on.
+ */
+export function endRefusedSession(session: Session, error: RtpDestinationRefused) {
+  refusals.set(session, error);
+  // still ringing: our CANCEL (sip.js ACKs and BYEs a 2xx that crosses it)
+  if (session instanceof Inviter && session.state === SessionState.Establishing) {
+    void session.cancel().catch(() => {});
+    return;
+  }
+  // a re-INVITE: our BYE once sip.js has answered it
+  setTimeout(() => {
+    if (session.state === SessionState.Established) session.bye().catch(() => {});
+  }, 0);
 }

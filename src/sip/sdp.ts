@@ -3,6 +3,8 @@
 import { codecByName, codecs, type Codec } from "../media/codecs";
 
 export type Direction = "sendrecv" | "sendonly" | "recvonly" | "inactive";
+/** The old way to put a call on hold (RFC 2543): nothing is sent to it. */
+export const holdAddress = "0.0.0.0";
 const directions: Direction[] = ["sendrecv", "sendonly", "recvonly", "inactive"];
 
 export type SdpOffer = {
@@ -74,7 +76,7 @@ export function negotiate(offer: SdpOffer): Negotiated | null {
   if (pt === undefined) return null;
   const codec = codecByName(encodingOf(pt))!;
   const dtmf = offer.formats.find((f) => offer.rtpmap.get(f)?.toLowerCase().startsWith("telephone-event/8000"));
-  const nullAddress = offer.address === "0.0.0.0" || offer.port === 0;
+  const nullAddress = offer.address === holdAddress || offer.port === 0;
   const direction = nullAddress && offer.direction === "sendrecv" ? "sendonly" : offer.direction;
   return {
     codec: { ...codec, payloadType: pt },

@@ -53,9 +53,10 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   const endpoint = await SipEndpoint.listen({ bindHost: sip.bindHost, publicHost: sip.publicHost, port: sip.port });
   const { rtpPortMin: portMin, rtpPortMax: portMax, mediaLeadMs: leadMs } = config.bridge;
   const mediaThread: MediaThread | null = config.bridge.mediaThread
-    ? startMediaThread({ portMin, portMax, hostname: sip.bindHost, leadMs })
+    ? startMediaThread({ portMin, portMax, hostname: sip.bindHost, leadMs, allowCidrs: config.outbound.allowCidrs })
     : null;
-  const openMedia: OpenMedia = mediaThread?.open ?? openInProcess(new PortPool(portMin, portMax, sip.bindHost));
+  const openMedia: OpenMedia =
+    mediaThread?.open ?? openInProcess(new PortPool(portMin, portMax, sip.bindHost), config.outbound.allowCidrs);
   // a worker of start:bridge claims its share of the credentials, so their calls spread over the workers
   const share = config.bridge.workerIndex === null ? null : { bridges: config.bridge.workers };
   const leaseKeeper = new LeaseKeeper(db, bridgeId, sip.leaseMs, share, () => availability.continuousMs());

@@ -8,14 +8,20 @@ import { openInProcess } from "../../src/media/rtp-session";
 
 export type MediaOpeners = { where: string; open: OpenMedia; stop(): Promise<void> }[];
 
-/** `base`: the first of 2,000 ports to use; the thread gets the upper half. */
-export function mediaOpeners(base: number, leadMs = 60): MediaOpeners {
+/** `base`: the first of 2,000 ports to use; the thread gets the upper half. `allowCidrs`: what RTP may latch to. */
+export function mediaOpeners(base: number, leadMs = 60, allowCidrs = ["127.0.0.0/8"]): MediaOpeners {
   const min = base + (process.pid % 250) * 2;
-  const thread = startMediaThread({ portMin: min + 1_000, portMax: min + 1_499, hostname: "127.0.0.1", leadMs });
+  const thread = startMediaThread({
+    portMin: min + 1_000,
+    portMax: min + 1_499,
+    hostname: "127.0.0.1",
+    leadMs,
+    allowCidrs,
+  });
   return [
     {
       where: "in the event loop",
-      open: openInProcess(new PortPool(min, min + 499, "127.0.0.1")),
+      open: openInProcess(new PortPool(min, min + 499, "127.0.0.1"), allowCidrs),
       stop: async () => {},
     },
     { where: "on the media thread", open: thread.open, stop: () => thread.stop() },

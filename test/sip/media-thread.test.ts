@@ -11,7 +11,13 @@ import { until } from "./helpers/eventually";
 import { pcmuCaller } from "../helpers/media-openers";
 
 const base = 46_000 + (process.pid % 500) * 2;
-const thread = startMediaThread({ portMin: base, portMax: base + 999, hostname: "127.0.0.1", leadMs: 60 });
+const thread = startMediaThread({
+  portMin: base,
+  portMax: base + 999,
+  hostname: "127.0.0.1",
+  leadMs: 60,
+  allowCidrs: ["127.0.0.0/8"],
+});
 afterAll(() => thread.stop());
 
 const cleanup: (() => unknown)[] = [];
@@ -123,7 +129,13 @@ test("RTP keeps its pace while this event loop is blocked", async () => {
 });
 
 test("a call the thread cannot give a port is refused with the reason, and the thread serves the next", async () => {
-  const full = startMediaThread({ portMin: base + 1_000, portMax: base + 1_001, hostname: "127.0.0.1", leadMs: 60 });
+  const full = startMediaThread({
+    portMin: base + 1_000,
+    portMax: base + 1_001,
+    hostname: "127.0.0.1",
+    leadMs: 60,
+    allowCidrs: ["127.0.0.0/8"],
+  });
   cleanup.push(() => full.stop());
   const handlers = { onAudio: () => {}, onDigit: () => {}, onTimeout: () => {} };
   const first = await full.open(handlers, { timeoutMs: 10_000 });

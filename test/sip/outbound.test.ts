@@ -203,7 +203,7 @@ test("answered after the ring time-out with nothing before it: the 200 is ACKed 
   const peer = await startRtpPeer("PCMU");
   const uas = await startSippUas(
     "uas-answer-no-ringing.xml",
-    { DELAY_MS: 7000, RTP_PORT: peer.port, ENDING: uasEnding.awaitBye },
+    { DELAY_MS: 7000, RTP_PORT: peer.port, ENDING: uasEnding.ackAndBye },
     port.lateAnswer,
   );
   const placed = await place({ to: number.lateAnswer, ringTimeoutSeconds: 5 });

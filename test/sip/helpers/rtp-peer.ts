@@ -7,14 +7,15 @@ import { buildRtp, parseRtp } from "../../../src/media/rtp-packet";
 export type Law = "PCMU" | "PCMA";
 export type Received = { payloadType: number; sequence: number; timestamp: number; at: number; payload: Uint8Array };
 
-export async function startRtpPeer(law: Law = "PCMU") {
+/** `host`: the loopback address it listens on (the SDP's c= address). */
+export async function startRtpPeer(law: Law = "PCMU", host = "127.0.0.1") {
   const pt = law === "PCMU" ? 0 : 8;
   const encode = law === "PCMU" ? muLawEncode : aLawEncode;
   const decode = law === "PCMU" ? muLawDecode : aLawDecode;
   const received: Received[] = [];
   let bridge: { port: number; address: string } | null = null;
   const socket = await Bun.udpSocket({
-    hostname: "127.0.0.1",
+    hostname: host,
     socket: {
       error() {}, // port unreachable before the bridge listens or after it hung up
       data(_s, data, port, address) {

@@ -208,12 +208,14 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       maxAgentTasks?: number;
       config?: string;
       env?: Record<string, string>;
+      /** the loopback address the trunk listens on (default 127.0.0.1) */
+      host?: string;
     }) {
       const password = `${spec.user}pass`;
       const desk = await startTrunk(
         { [spec.user]: password },
         spec.dids,
-        "127.0.0.1",
+        spec.host ?? "127.0.0.1",
         spec.config ?? "kamailio-outbound.cfg",
       );
       const credentialId = await own.createCredential(spec.user, password, spec.maxAgentTasks, desk);

@@ -9,12 +9,16 @@ import { writeScenario, type SippResult } from "./sipp";
 
 export type SippUas = { port: number; result: Promise<SippResult>; stop(): void };
 
-/** `port`: where the trunk routes the callee's number (default: a free one); `calls`: how many it takes. */
+/**
+ * `port`: where the trunk routes the callee's number (default: a free one); `calls`: how many it takes;
+ * `host`: the loopback address it listens on.
+ */
 export async function startSippUas(
   scenario: string,
   vars: Record<string, string | number> = {},
   port?: number,
   calls = 1,
+  host = "127.0.0.1",
 ): Promise<SippUas> {
   const dir = mkdtempSync(join(tmpdir(), "vas-sipp-uas-"));
   port ??= await freePort();
@@ -22,7 +26,7 @@ export async function startSippUas(
     "-sf",
     writeScenario(dir, { scenario, vars }),
     "-i",
-    "127.0.0.1",
+    host,
     "-p",
     String(port),
     "-m",
@@ -56,10 +60,7 @@ export async function startSippUas(
   return { port, result, stop: () => child.kill("SIGKILL") };
 }
 
-/** What the UAS writes after the ACK of its 200: wait for our BYE, or send its own after `talkMs`. */
-export const uasEnding = {
-  awaitBye: `<recv request="BYE" timeout="60000" />
-  <send>
+const byeAnswer = `<send>
     <![CDATA[
       SIP/2.0 200 OK
       [last_Via:]
@@ -70,7 +71,26 @@ export const uasEnding = {
       Content-Length: 0
 
     ]]>
-  </send>`,
+  </send>`;
+
+/** What the UAS writes after the ACK of its 200: wait for our BYE, or send its own after `talkMs`. */
+export const uasEnding = {
+  /**
+   * For uas-answer-no-ringing.xml, from the ACK on: our ACK and BYE sent back to back (a 2xx we end at
+   * once), taken in either order (through a proxy of several processes the BYE may pass the ACK).
+   */
+  ackAndBye: `<recv request="ACK" optional="true" next="acked" />
+  <recv request="BYE" next="byefirst" />
+  <label id="acked" />
+  <recv request="BYE" />
+  ${byeAnswer}
+  <nop next="done" />
+  <label id="byefirst" />
+  ${byeAnswer}
+  <recv request="ACK" />
+  <label id="done" />`,
+  awaitBye: `<recv request="BYE" timeout="60000" />
+  ${byeAnswer}`,
   byeAfter: (talkMs: number) => `<pause milliseconds="${talkMs}" />
   <send retrans="500">
     <![CDATA[

@@ -33,14 +33,27 @@ export type UacCall = {
   afterWait?: string;
   /** the wait for the bridge's BYE after a re-INVITE (and the hang-up's own wait) */
   callMs?: number;
+  /** the SDP's c= address (default 127.0.0.1) */
+  mediaIp?: string;
+  /** the re-INVITE's c= address (default `mediaIp`) */
+  reinviteMediaIp?: string;
 };
 
 /** The variables of uac-call.xml: a caller with RTP at `rtpPort` that waits `firstWaitMs` after the answer for the bridge's BYE. */
 export const uacCallVars = (
   rtpPort: number,
   firstWaitMs: number,
-  { from = "<sip:+15557654321@127.0.0.1>", law = "PCMU", afterWait = "hangup", callMs = 1000 }: UacCall = {},
+  {
+    from = "<sip:+15557654321@127.0.0.1>",
+    law = "PCMU",
+    afterWait = "hangup",
+    callMs = 1000,
+    mediaIp = "127.0.0.1",
+    reinviteMediaIp = mediaIp,
+  }: UacCall = {},
 ) => ({
+  MEDIA_IP: mediaIp,
+  REINVITE_MEDIA_IP: reinviteMediaIp,
   FROM: from,
   RTP_PORT: rtpPort,
   PT: law === "PCMU" ? 0 : 8,
