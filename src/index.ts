@@ -4,8 +4,10 @@ import { loadConfig } from "./config";
 import { migrateOnStart } from "./db/migrate";
 import { startApi } from "./server";
 import { log, logFromThread } from "./log";
+import { logUnhandledRejections } from "./unhandled-rejections";
 
 const config = loadConfig();
+logUnhandledRejections();
 // a log reader that stalls must not stall the API, and the lines of one event-loop turn go as one write
 logFromThread();
 const migrated = migrateOnStart(config.databaseUrl);

@@ -13,10 +13,12 @@ import { dataDir, localSecrets } from "./local-secrets";
 import { startTemporalDevServer, type DevServer } from "./temporal/dev-server";
 import { isTemporalReachable } from "./temporal/health";
 import { log } from "./log";
+import { logUnhandledRejections } from "./unhandled-rejections";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const env: Record<string, string | undefined> = { ...process.env, ...localSecrets(process.env) };
 const config = loadConfig(env);
+logUnhandledRejections();
 
 const migrated = migrateOnStart(config.databaseUrl);
 

@@ -7,6 +7,7 @@ import { createDb } from "../src/db/client";
 import { migrateOnStart } from "../src/db/migrate";
 import { inFlight } from "../src/lib/in-flight";
 import { log, setLogLevel } from "../src/log";
+import { logUnhandledRejections } from "../src/unhandled-rejections";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
 import { startMetricsServer } from "../src/metrics/serve";
 import { startCallRecordCleanup } from "../src/calls/call-records";
@@ -26,6 +27,7 @@ import { ensureSearchAttributes } from "../src/temporal/search-attributes";
 const RECONNECT_DELAY_MS = 1_000;
 const config = loadConfig();
 setLogLevel(config.logLevel);
+logUnhandledRejections();
 
 // Temporal's own log lines go through ours (warnings and up: its info level is chatty)
 Runtime.install({

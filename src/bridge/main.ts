@@ -5,11 +5,14 @@ import { loadConfig } from "../config";
 import { migrateOnStart } from "../db/migrate";
 import { log, logFromThread, setLogLevel } from "../log";
 import { startSipStack } from "../sip/sip-stack";
+import { logUnhandledRejections } from "../unhandled-rejections";
 import { exitWithSupervisor, superviseBridgeWorkers } from "./supervisor";
 import { startBridge } from "./ws-server";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
+// the supervisor and each worker: a rejection nobody handled must not end the calls of a worker
+logUnhandledRejections();
 const worker = config.bridge.workerIndex;
 // the supervisor migrates once for all its workers, before any starts; while the database is away
 // the migrations are retried (a single bridge serves /healthz meanwhile and refuses calls)

@@ -59,7 +59,12 @@ export class OutboundDialer {
         continue;
       }
       this.calls.set(task.callId, call);
-      void call.done.finally(() => this.calls.delete(task.callId));
+      // `done` rejects when the call's end could not be written even after retries: say so, and forget it
+      void call.done
+        .catch((error) =>
+          log.error("call", { callId: task.callId, event: "close_failed", error: describeError(error) }),
+        )
+        .finally(() => this.calls.delete(task.callId));
     }
   }
 

@@ -87,6 +87,16 @@ export async function startServiceProcess(
 export const startBridgeProcess = (env: Record<string, string>) =>
   startServiceProcess("src/bridge/main.ts", "bridge listening", { BRIDGE_WORKERS: "1", ...env });
 
+/** Whether the process `pid` is still there. */
+export function alive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** SIGKILL, resolved once the process is gone. */
 export function killHard(proc: ChildProcess): Promise<unknown> {
   const exited = new Promise((resolve) => proc.once("exit", resolve));

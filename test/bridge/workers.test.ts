@@ -7,6 +7,7 @@ import { inArray } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { agentTasks } from "../../src/db/schema";
 import { freePort, reapWithParent } from "../helpers/temporal";
+import { alive } from "./bridge-process";
 import { dialNative } from "../helpers/ws-caller";
 import { createAssistant, startWorld, type World } from "./fixtures";
 
@@ -41,15 +42,6 @@ async function until<T>(what: string, probe: () => T | undefined | null | false,
     await Bun.sleep(50);
   }
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Opens `n` calls at once and hangs them up once ready; resolves with their call ids. */
 async function callsThrough(url: string, assistantId: string, n: number) {

@@ -1,15 +1,14 @@
-// What a knowledge base search uses: full-text search, and, when EMBEDDINGS_URL is set, full-text and
-// vector neighbours (pgvector's index or plain SQL, vector-index.ts) fused by reciprocal rank (k = 60,
-// Cormack et al.). One per database handle, shared by the API's search route and uploads and by the bridge's
+// What a knowledge base search uses: full-text search, and, when EMBEDDINGS_URL is set and the pgvector
+// extension is available, full-text and vector neighbours fused by reciprocal rank (k = 60, Cormack et
+// al.). One per database handle, shared by the API's search route and uploads and by the bridge's
 // knowledge tool. A provider that fails or is slow leaves a search full-text, never failed.
 import type { Db } from "../../db/client";
 import { describeError } from "../../errors";
 import { log } from "../../log";
 import type { SearchResultOut } from "../../models/knowledge";
 import { embed, EmbeddingsError, type EmbeddingsConfig } from "./embeddings-client";
-import { chooseVectorIndex, embedMissingChunks } from "./embedding-store";
-import { questionTerms, rankChunks, searchKnowledgeBase } from "./search";
-import { VECTOR_CANDIDATES, type VectorIndex } from "./vector-index";
+import { embedMissingChunks, nearestChunks, prepareEmbeddingStore, VECTOR_CANDIDATES } from "./embedding-store";
+import { searchKnowledgeBase } from "./search";
 
 const RRF_K = 60;
 // a failed embedding pass is tried again after this long
@@ -19,8 +18,8 @@ export type KnowledgeSearch = {
   search(knowledgeBaseId: string, question: string, maxResults: number): Promise<SearchResultOut[]>;
   /** embeds the base's new chunks (after an upload); failures are logged, the chunks wait for the next pass */
   indexNew(knowledgeBaseId?: string): Promise<void>;
-  /** how searches find nearest chunks (null: full-text only); says once in the log what searches will use */
-  prepare(): Promise<VectorIndex | null>;
+  /** true when searches are hybrid; says once in the log what searches will use */
+  prepare(): Promise<boolean>;
 };
 
 const searches = new WeakMap<Db, KnowledgeSearch>();
@@ -38,27 +37,30 @@ function fullTextSearch(db: Db): KnowledgeSearch {
   return {
     search: (id, question, max) => searchKnowledgeBase(db, id, question, max),
     indexNew: async () => {},
-    prepare: async () => null,
+    prepare: async () => false,
   };
 }
 
 function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
-  let prepared: Promise<VectorIndex | null> | undefined;
+  let prepared: Promise<boolean> | undefined;
   const prepare = () => {
-    prepared ??= chooseVectorIndex(db).then(
-      (index) => {
-        log.info("knowledge: hybrid search (full-text and embeddings)", {
-          model: config.embeddingsModel,
-          nearestChunks: index.name,
-        });
-        return index;
+    prepared ??= prepareEmbeddingStore(db).then(
+      (state) => {
+        if (state === "no-pgvector") {
+          log.warn(
+            "knowledge: EMBEDDINGS_URL is set but the pgvector extension is not available in this Postgres; knowledge bases are searched with full-text search only (docs/knowledge.md)",
+          );
+          return false;
+        }
+        log.info("knowledge: hybrid search (full-text and embeddings)", { model: config.embeddingsModel });
+        return true;
       },
       (error) => {
-        log.warn("knowledge: the vector search could not be prepared; full-text search only", {
+        log.warn("knowledge: the embeddings table could not be prepared; full-text search only", {
           error: describeError(error),
         });
         prepared = undefined; // the next use tries again
-        return null;
+        return false;
       },
     );
     return prepared;
@@ -68,8 +70,7 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
   let running: Promise<void> | null = null;
   let again = false;
   const indexNew = async (knowledgeBaseId?: string): Promise<void> => {
-    const index = await prepare();
-    if (!index) return;
+    if (!(await prepare())) return;
     if (running) {
       again = true;
       return running;
@@ -79,7 +80,7 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
       do {
         again = false;
         try {
-          await embedMissingChunks(db, config, index, base);
+          await embedMissingChunks(db, config, base);
           base = undefined; // a pass asked for meanwhile may be for any base
         } catch (error) {
           // the provider failing is tried again in a minute; a database away, by the next upload or start
@@ -99,20 +100,11 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
   };
 
   const search = async (knowledgeBaseId: string, question: string, maxResults: number) => {
-    const index = await prepare();
-    if (!index) return searchKnowledgeBase(db, knowledgeBaseId, question, maxResults);
-    const terms = questionTerms(db, knowledgeBaseId, question);
+    if (!(await prepare())) return searchKnowledgeBase(db, knowledgeBaseId, question, maxResults);
     const [words, nearest] = await Promise.all([
-      terms.then((t) => rankChunks(db, knowledgeBaseId, t, VECTOR_CANDIDATES)),
+      searchKnowledgeBase(db, knowledgeBaseId, question, VECTOR_CANDIDATES),
       embed(config, [question.slice(0, 8_000)], config.embeddingsTimeoutMs).then(
-        async ([vector]) =>
-          index.nearest(db, {
-            knowledgeBaseId,
-            model: config.embeddingsModel,
-            vector: vector!,
-            terms: await terms,
-            limit: VECTOR_CANDIDATES,
-          }),
+        ([vector]) => nearestChunks(db, config, knowledgeBaseId, vector!),
         (error) => {
           log.warn("knowledge: the question could not be embedded; full-text results only", {
             error: describeError(error),

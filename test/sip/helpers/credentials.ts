@@ -95,6 +95,23 @@ export async function startCredentialFixtures(name = "sip-units") {
         .values({ ...task, transport: { type: "sip" }, status: "active", startedAt: new Date() });
       return task.callId;
     },
+    /** An outbound call the API offered to `bridgeId`, not claimed yet. */
+    async offerOutboundTask(credentialId: string, assistantId: string, bridgeId: string) {
+      const callId = randomUUID();
+      const dial = { to: "+15550100", from: "+15550199", ringTimeoutMs: 30_000, maxDurationMs: 60_000 };
+      await db.insert(agentTasks).values({
+        organizationId,
+        callId,
+        assistantId,
+        credentialId,
+        bridgeId,
+        direction: "outbound",
+        status: "offered",
+        transport: { type: "sip" },
+        dial: { ...dial, voicemail: { action: "continue" } },
+      });
+      return callId;
+    },
     async task(callId: string) {
       return one(await db.select().from(agentTasks).where(eq(agentTasks.callId, callId)));
     },
