@@ -20,6 +20,8 @@ export async function callFromBaresip(call: PhoneCall): Promise<PhoneResult> {
   const rtp = await freePort();
   const config = [
     "poll_method epoll",
+    // loopback for its SDP too (else the machine's own address, which the outbound guard refuses)
+    "net_interface 127.0.0.1",
     `sip_listen 127.0.0.1:${await freePort()}`,
     `audio_source aufile,${source}`,
     "audio_player aubridge,sink", // nobody reads it: the recording is the decoder's dump
