@@ -18,7 +18,7 @@ let trunkPort: number;
 let credentialId: string;
 let numberId: string;
 const did = "+15550400001";
-const destinations = ["answer", "busy", "never", "fallback", "warm", "gone"] as const;
+const destinations = ["answer", "busy", "never", "fallback", "warm", "gone", "busyHangup"] as const;
 const port: Record<(typeof destinations)[number], number> = {} as never;
 const number: Record<(typeof destinations)[number], string> = {} as never;
 
@@ -169,6 +169,24 @@ for (const [name, callee, scenario, vars, why] of [
     await eventually(async () => (await activeTasks()) === 0, "the slot released");
   }, 120_000);
 }
+
+test("dial: a busy destination with onFailure hangup ends the call, and the caller gets our BYE", async () => {
+  const assistant = await transferringAssistant(number.busyHangup, { ringTimeoutSeconds: 5, onFailure: "hangup" });
+  const callerPeer = await startRtpPeer("PCMU");
+  const target = await startSippUas("uas-reject.xml", { STATUS: 486, REASON: "Busy Here" }, port.busyHangup);
+  // the caller waits up to 40 s for a BYE of ours before it hangs up itself
+  const callerResult = await caller(callerPeer, 40_000);
+  const targetResult = await target.result;
+  callerPeer.stop();
+  expect(targetResult.code, targetResult.output).toBe(0);
+  expect(callerResult.logs.join("\n"), callerResult.output).toContain("BRIDGE_HUNG_UP");
+  const { task, body, bodies } = await concludedFor(assistant.id);
+  expect(bodies).toHaveLength(1);
+  expect(body.endedReason).toBe("assistant-ended");
+  expect(task).toMatchObject({ status: "completed", endedReason: "assistant-ended", transferredTo: null });
+  expect(task.error).toContain("the destination answered 486 (busy)");
+  await eventually(async () => (await activeTasks()) === 0, "the slot released");
+}, 120_000);
 
 test("REFER refused with 501: the bridge falls back to dialling the destination and joins the legs", async () => {
   const assistant = await transferringAssistant(number.fallback, { method: "refer" });
