@@ -1,12 +1,14 @@
 // A local stand-in for Deepgram's streaming /v1/listen websocket: raw audio in binary frames (mulaw or
 // linear16, as the query says), JSON control messages (KeepAlive, Finalize, CloseStream), and a script
 // instead of a model: once it has heard speech followed by silence (or is asked to Finalize), the next
-// scripted transcript comes back as Results. It records everything it was sent.
+// scripted transcript comes back as Results. It records everything it was sent. /v2/listen on the same
+// host speaks Flux (deepgram-flux-stream.ts), each stretch of speech taking the next transcript.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { muLawDecode } from "../../src/audio/g711";
 import { bytesToPcm, rms } from "../../src/audio/pcm";
+import { FakeFluxStream, type FakeFluxOptions } from "./deepgram-flux-stream";
 import { wallClock } from "./wall-clock";
 
 export type DeepgramMode = "ok" | "refuse" | "stall";
@@ -20,6 +22,8 @@ export type FakeDeepgramOptions = {
   endpointingMs?: number;
   /** What the caller of the n-th stream says in its turn-th utterance (instead of `transcripts`). */
   transcript?: (stream: number, turn: number) => string;
+  /** How the Flux streams (/v2/listen) decide their turns. */
+  flux?: FakeFluxOptions;
 };
 
 export class FakeDeepgramStream {
@@ -129,6 +133,8 @@ export type FakeDeepgramServer = {
   /** ws:// URL to use as DEEPGRAM_URL. */
   url: string;
   streams: FakeDeepgramStream[];
+  /** The Flux streams (/v2/listen), in order. */
+  fluxStreams: FakeFluxStream[];
   /** refuse: 401 at the upgrade; stall: accept, never answer (a stream's drop() cuts it). */
   mode: DeepgramMode;
   transcripts: string[];
@@ -144,6 +150,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
   const fake: FakeDeepgramServer = {
     url: "",
     streams: [],
+    fluxStreams: [],
     mode: "ok",
     transcripts: [...(options.transcripts ?? [])],
     nextStream: () =>
@@ -157,12 +164,20 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
   };
   http.on("upgrade", (req, socket, head) => {
     const authorized = !options.apiKey || req.headers.authorization === `Token ${options.apiKey}`;
-    if (fake.mode === "refuse" || !authorized || !req.url?.startsWith("/v1/listen")) {
+    const flux = req.url?.startsWith("/v2/listen");
+    if (fake.mode === "refuse" || !authorized || !(flux || req.url?.startsWith("/v1/listen"))) {
       socket.end(
         'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"err_code":"INVALID_AUTH"}',
       );
       return;
     }
+    if (flux)
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        const request = { url: req.url ?? "/", headers: req.headers };
+        fake.fluxStreams.push(
+          new FakeFluxStream(ws, request, () => fake.transcripts.shift() ?? "", options.flux ?? {}),
+        );
+      });
     wss.handleUpgrade(req, socket, head, (ws) => {
       const index = fake.streams.length;
       let turn = 0;

@@ -13,6 +13,8 @@ export class WsCaller {
   readonly events: any[] = [];
   /** Agent audio frames as heard, PCM16 at the call's rate. */
   readonly frames: Int16Array[] = [];
+  /** How many agent frames had been heard when each of `events` came (the socket keeps their order). */
+  readonly framesBefore: number[] = [];
   readonly closed: Promise<Closed>;
   private queue: Int16Array[] = [];
   private pump: ReturnType<typeof setInterval> | null = null;
@@ -39,7 +41,10 @@ export class WsCaller {
       else {
         const event = JSON.parse(data.toString());
         if (event.event === "media") this.heard(muLawDecode(Buffer.from(event.media.payload, "base64")));
-        else this.events.push(event);
+        else {
+          this.framesBefore.push(this.frames.length);
+          this.events.push(event);
+        }
       }
       for (const wake of this.waiters.splice(0)) wake();
     });

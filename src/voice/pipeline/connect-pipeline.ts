@@ -3,7 +3,9 @@
 import { log } from "../../log";
 import type { VoiceSession, VoiceSessionOptions } from "../engine";
 import { VoiceConnectError } from "../engine";
-import { DeepgramStt } from "./deepgram-stt";
+import { turnTakingWithoutExtension, type TurnTaking } from "../turn-taking/turn-taking";
+import { FluxStt } from "./deepgram-flux";
+import { DeepgramStt, type SttOptions } from "./deepgram-stt";
 import { TtsStream, type TtsOptions } from "./elevenlabs-tts";
 import { PipelineSession, ttsOptions, type TtsSource } from "./pipeline-session";
 import { pipelineSettings } from "./pipeline-settings";
@@ -36,6 +38,21 @@ function ttsSpare(options: TtsOptions, first: TtsStream): TtsSource {
   };
 }
 
+/**
+ * Endpointing `model` (a Flux stt.model, or it would have fallen back to silence) speaks Flux and lets
+ * it end the turns; every other mode streams the caller's speech to /v1/listen and finalizes at the VAD's stop.
+ */
+function connectStt(options: SttOptions, { endpointing, preemptiveGeneration }: TurnTaking) {
+  if (endpointing.mode !== "model") return DeepgramStt.connect(options);
+  return FluxStt.connect({
+    ...options,
+    eotThreshold: endpointing.eotThreshold,
+    eotTimeoutMs: endpointing.eotTimeoutMs,
+    // Flux sends EagerEndOfTurn only when asked for it: the preemptive LLM request starts there
+    eagerEotThreshold: preemptiveGeneration ? 0.5 : null,
+  });
+}
+
 export async function connectPipeline(
   parameters: Record<string, unknown>,
   options: VoiceSessionOptions,
@@ -56,12 +73,16 @@ export async function connectPipeline(
     tts: settings.tts.modelId,
     outputFormat: settings.tts.outputFormat,
   });
-  const stt = DeepgramStt.connect({
-    url: config.voice.deepgramUrl,
-    apiKey: config.voice.deepgramApiKey,
-    sampleRate: vadRateFor(sampleRate),
-    ...settings.stt,
-  });
+  const turnTaking = options.turnTaking ?? turnTakingWithoutExtension;
+  const stt = connectStt(
+    {
+      url: config.voice.deepgramUrl,
+      apiKey: config.voice.deepgramApiKey,
+      sampleRate: vadRateFor(sampleRate),
+      ...settings.stt,
+    },
+    turnTaking,
+  );
   const [sttResult, ttsResult] = await Promise.allSettled([stt, TtsStream.open(tts)]);
   if (sttResult.status === "rejected" || ttsResult.status === "rejected") {
     if (sttResult.status === "fulfilled") sttResult.value.close();
@@ -70,10 +91,15 @@ export async function connectPipeline(
     throw new VoiceConnectError((reason as Error).message);
   }
   const session = new PipelineSession(settings, options, sttResult.value, ttsSpare(tts, ttsResult.value));
+  const flux = sttResult.value instanceof FluxStt;
   try {
     session.listen(
-      await SpeechDetector.create(sampleRate, settings.vad, session.onSpeech, (error) =>
-        session.emit("error", error as Error),
+      await SpeechDetector.create(
+        sampleRate,
+        settings.vad,
+        session.onSpeech,
+        (error) => session.emit("error", error as Error),
+        flux ? session.hear : null,
       ),
     );
   } catch (error) {

@@ -1,12 +1,8 @@
 // Deepgram's streaming speech-to-text over websocket (/v1/listen): the caller's speech goes in as it
 // is heard (mu-law at 8 kHz, else linear16), `Finalize` when the VAD ends the turn, KeepAlive while
 // nothing is sent; the finals of the turn, joined, are what the caller said.
-import { EventEmitter } from "node:events";
-import WebSocket from "ws";
-import { muLawEncode } from "../../audio/g711";
-import { pcmToBytes } from "../../audio/pcm";
-import { log } from "../../log";
-import { opened } from "./ws-open";
+import type WebSocket from "ws";
+import { openSttSocket, SttSocket } from "./stt-socket";
 
 export type SttOptions = {
   url: string;
@@ -14,12 +10,6 @@ export type SttOptions = {
   sampleRate: number;
   model: string;
   language: string | null;
-};
-
-export type SttEvents = {
-  /** Text so far of the current turn (finals plus the latest interim). */
-  interim: [text: string];
-  closed: [reason: string];
 };
 
 const keepAliveMs = 4_000; // Deepgram closes after 10 s without audio or a KeepAlive
@@ -48,46 +38,22 @@ type DeepgramMessage = {
   channel?: { alternatives?: { transcript?: string }[] };
 };
 
-export class DeepgramStt extends EventEmitter<SttEvents> {
+export class DeepgramStt extends SttSocket {
   private finals: string[] = [];
   private interim = "";
   private lastSentAt = Date.now();
   private readonly keepAlive: ReturnType<typeof setInterval>;
   private finalizing: { resolve: (text: string) => void; timer: ReturnType<typeof setTimeout> } | null = null;
-  private closing = false;
 
-  private constructor(
-    private readonly ws: WebSocket,
-    private readonly sampleRate: number,
-  ) {
-    super();
-    ws.on("message", (data, isBinary) => !isBinary && this.onMessage(data.toString()));
-    ws.on("close", (code, reason) => {
-      clearInterval(this.keepAlive);
-      this.settle();
-      if (!this.closing)
-        this.emit(
-          "closed",
-          `speech-to-text provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`,
-        );
-    });
-    ws.on("error", (error) => log.warn("speech-to-text stream error", { error: error.message }));
+  static async connect(options: SttOptions): Promise<DeepgramStt> {
+    return new DeepgramStt(await openSttSocket(deepgramUrl(options), options.apiKey), options.sampleRate);
+  }
+
+  private constructor(ws: WebSocket, sampleRate: number) {
+    super(ws, sampleRate);
     this.keepAlive = setInterval(() => {
       if (Date.now() - this.lastSentAt >= keepAliveMs) this.control("KeepAlive");
     }, keepAliveMs / 2);
-  }
-
-  static connect(options: SttOptions): Promise<DeepgramStt> {
-    const ws = new WebSocket(deepgramUrl(options), {
-      headers: { ...(options.apiKey && { Authorization: `Token ${options.apiKey}` }) },
-    });
-    return opened(ws, "speech-to-text provider").then(() => new DeepgramStt(ws, options.sampleRate));
-  }
-
-  send(samples: Int16Array) {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.ws.send(this.sampleRate === 8000 ? muLawEncode(samples) : pcmToBytes(samples));
-    this.lastSentAt = Date.now();
   }
 
   /** Ends the turn: resolves with everything said in it (what is known if the provider is slow). */
@@ -99,29 +65,16 @@ export class DeepgramStt extends EventEmitter<SttEvents> {
     });
   }
 
-  close() {
-    if (this.closing) return;
-    this.closing = true;
-    clearInterval(this.keepAlive);
-    this.settle();
-    this.control("CloseStream");
-    // CloseStream asks the provider to close; don't wait on it for long
-    setTimeout(() => this.ws.terminate(), 1_000).unref?.();
-  }
-
-  private control(type: string) {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.ws.send(JSON.stringify({ type }));
+  protected sent() {
     this.lastSentAt = Date.now();
   }
 
-  private onMessage(raw: string) {
-    let message: DeepgramMessage;
-    try {
-      message = JSON.parse(raw);
-    } catch {
-      return log.warn("speech-to-text provider sent a message that is not JSON");
-    }
+  protected ended() {
+    clearInterval(this.keepAlive);
+    this.settle();
+  }
+
+  protected onMessage(message: DeepgramMessage) {
     if (message.type !== "Results") return;
     const text: string = message.channel?.alternatives?.[0]?.transcript ?? "";
     if (message.is_final) {

@@ -5,10 +5,12 @@ import { EventEmitter } from "node:events";
 import { createResampler, type Resampler } from "../../audio/resampler";
 import type { Config } from "../../config";
 import { log } from "../../log";
+import { readAhead } from "../../lib/read-ahead";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "../engine";
 import { endCallTool, endCallToolName, parseToolArguments } from "../tools";
 import { type ChatMessage, streamChat } from "./chat-stream";
-import type { DeepgramStt, SttEvents } from "./deepgram-stt";
+import type { DeepgramStt } from "./deepgram-stt";
+import type { SttEvents } from "./stt-socket";
 import type { TtsEvents, TtsOptions, TtsStream } from "./elevenlabs-tts";
 import { type Chunk, heardText, PlaybackClock } from "./playback-clock";
 import type { PipelineSettings } from "./pipeline-settings";
@@ -22,10 +24,20 @@ import { turnTakingWithoutExtension } from "../turn-taking/turn-taking";
 export type TtsSource = { take(): Promise<SpeechStream>; close(): void };
 /** What the session uses of a TTS stream (a text call's streams make no audio). */
 export type SpeechStream = EventEmitter<TtsEvents> & Pick<TtsStream, "text" | "end" | "cancel">;
-/** What the session uses of the STT stream (a text call has none). */
-export type SttStream = EventEmitter<SttEvents> & Pick<DeepgramStt, "send" | "finalize" | "close">;
+/**
+ * What the session uses of the STT stream (a text call has none): `finalize` ends a turn the VAD
+ * decided; a stream without it (Flux) decides the turns itself and hears every window.
+ */
+export type SttStream = EventEmitter<SttEvents> &
+  Pick<DeepgramStt, "send" | "close"> &
+  Partial<Pick<DeepgramStt, "finalize">>;
 
-type Reply = { abort: AbortController; llmDone: boolean; cancelled: boolean };
+/**
+ * A reply prepared before the turn was decided (preemptiveGeneration): its LLM request runs for `text`
+ * on the history as it was (`historyLength` messages); `released` says whether it is heard at all.
+ */
+type Prepared = { text: string; historyLength: number; release: (heard: boolean) => void; released: Promise<boolean> };
+type Reply = { abort: AbortController; llmDone: boolean; cancelled: boolean; prepared: Prepared | null };
 type Utterance = {
   text: string;
   chunks: Chunk[];
@@ -52,6 +64,8 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private readonly fromTts: Resampler;
   private utterances: Utterance[] = [];
   private reply: Reply | null = null;
+  /** a reply whose turn is not decided yet: nothing of it is heard before the turn ends */
+  private prepared: Reply | null = null;
   private replyAgain = false;
   private readonly pendingTools = new Map<string, (output: string) => void>();
   private userTurns: Promise<void> = Promise.resolve();
@@ -68,13 +82,14 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     super();
     this.history = [{ role: "system", content: options.instructions }];
     this.fromTts = createResampler(settings.tts.outputRate, options.sampleRate);
-    const { endpointing } = options.turnTaking ?? turnTakingWithoutExtension;
-    this.endpointer = new Endpointer(endpointing, false, {
+    const { endpointing, preemptiveGeneration } = options.turnTaking ?? turnTakingWithoutExtension;
+    this.endpointer = new Endpointer(endpointing, preemptiveGeneration, {
       ended: (text) => this.endUserTurn(text),
-      tentative: () => {},
-      resumed: () => {},
+      tentative: (text) => this.prepareReply(text),
+      resumed: () => this.dropPrepared(),
     });
     stt.on("interim", (text) => this.emit("transcript", { role: "USER", text, final: false }));
+    stt.on("turn", (event) => !this.closedReason && this.endpointer.providerTurn(event));
     stt.on("closed", (reason) => this.closeWith(reason));
   }
 
@@ -87,11 +102,17 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     this.detector = detector;
   }
 
+  /** Every VAD window, silence too, for an STT that decides the turns (Flux). */
+  readonly hear = (window: Int16Array) => {
+    if (!this.closedReason) this.stt.send(window);
+  };
+
   readonly onSpeech = (event: SpeechEvent) => {
     if (this.closedReason) return;
-    if (event.type === "audio") return this.stt.send(event.audio);
+    const finalize = this.stt.finalize?.bind(this.stt);
+    if (event.type === "audio") return finalize && this.stt.send(event.audio);
     if (event.type === "start") {
-      this.stt.send(event.audio);
+      if (finalize) this.stt.send(event.audio);
       this.bargeIn();
       // every caller turn opens one (the call pairs transcripts with them); speech that continues a
       // turn (inside punctuation's wait) opens none
@@ -99,8 +120,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       return;
     }
     this.endpointer.speechStopped();
+    if (!finalize) return; // the provider ends the turn
     this.userTurns = this.userTurns.then(async () => {
-      const text = await this.stt.finalize();
+      const text = await finalize();
       if (!this.closedReason) this.endpointer.transcribed(text);
     });
   };
@@ -140,16 +162,52 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     reply.llmDone = true;
   }
 
-  /** The endpointer decided: the caller's turn is over. */
+  /**
+   * The endpointer decided: the caller's turn is over. A reply prepared for this very text on this very
+   * history is heard from here on, as it streams; any other is dropped and the LLM asked now.
+   */
   private endUserTurn(text: string) {
+    const prepared = this.prepared;
+    const usable =
+      prepared?.prepared?.text === text && prepared.prepared.historyLength === this.history.length && !this.reply;
+    if (!usable) this.dropPrepared();
     if (this.closedReason || !text) return;
     this.emit("transcript", { role: "USER", text, final: true });
     this.history.push({ role: "user", content: text });
-    this.startReply();
+    if (!usable) return this.startReply();
+    this.prepared = null;
+    this.reply = prepared;
+    prepared.prepared!.release(true);
+  }
+
+  /** The turn may be over with `text` (preemptiveGeneration): the LLM starts on it, unheard. */
+  private prepareReply(text: string) {
+    this.dropPrepared();
+    if (this.closedReason) return;
+    let release: (heard: boolean) => void = () => {};
+    const released = new Promise<boolean>((resolve) => (release = resolve));
+    const reply: Reply = {
+      abort: new AbortController(),
+      llmDone: false,
+      cancelled: false,
+      prepared: { text, historyLength: this.history.length, release, released },
+    };
+    this.prepared = reply;
+    this.runReply(reply).catch((error: Error) => this.closeWith(error.message));
+  }
+
+  /** The caller went on (or the turn ended otherwise): the prepared reply is cancelled, never heard. */
+  private dropPrepared() {
+    const reply = this.prepared;
+    if (!reply) return;
+    this.prepared = null;
+    reply.cancelled = true;
+    reply.abort.abort();
+    reply.prepared?.release(false);
   }
 
   private newReply(): Reply {
-    const reply: Reply = { abort: new AbortController(), llmDone: false, cancelled: false };
+    const reply: Reply = { abort: new AbortController(), llmDone: false, cancelled: false, prepared: null };
     this.reply = reply;
     return reply;
   }
@@ -163,17 +221,21 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     const { config } = this.options;
     const tools = [...this.options.tools, endCallTool];
     for (let round = 0; round < maxRoundsPerReply && !reply.cancelled; round++) {
+      // a prepared reply's first request runs before its user message is in the history
+      const prepared = round === 0 ? reply.prepared : null;
+      const stream = streamChat({
+        ...this.llmTarget(config),
+        messages: prepared ? [...this.history, { role: "user", content: prepared.text }] : [...this.history],
+        tools,
+        signal: reply.abort.signal,
+      });
+      const events = prepared ? readAhead(stream) : stream;
+      if (prepared && !(await prepared.released)) return;
       const utterance = this.newUtterance();
       const splitter = new SentenceSplitter();
       let text = "";
       let toolCalls: AssembledToolCall[] = [];
-      const stream = streamChat({
-        ...this.llmTarget(config),
-        messages: [...this.history],
-        tools,
-        signal: reply.abort.signal,
-      });
-      for await (const event of stream) {
+      for await (const event of events) {
         if (reply.cancelled) return;
         if (event.type === "end") toolCalls = event.toolCalls;
         else {
@@ -392,6 +454,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     if (this.closedReason) return;
     this.closedReason = reason;
     if (this.reply) this.reply.abort.abort();
+    this.dropPrepared();
     for (const utterance of this.utterances.splice(0)) {
       if (utterance.finishTimer) clearTimeout(utterance.finishTimer);
       utterance.stream?.cancel();

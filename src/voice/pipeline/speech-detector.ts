@@ -33,6 +33,7 @@ export class SpeechDetector {
     settings: VadSettings,
     private readonly onEvent: (event: SpeechEvent) => void,
     onError: (error: unknown) => void,
+    private readonly onWindow: ((window: Int16Array) => void) | null,
   ) {
     this.resampler = createResampler(callRate, vad.sampleRate);
     this.turns = new TurnDetector(settings, vad.sampleRate);
@@ -40,13 +41,16 @@ export class SpeechDetector {
     this.runner = coalescingRunner(() => this.drain(), onError);
   }
 
+  /** `onWindow`: every window, silence too, at the VAD's rate (an STT that decides the turns hears it all). */
   static async create(
     callRate: number,
     settings: VadSettings,
     onEvent: (event: SpeechEvent) => void,
     onError: (error: unknown) => void,
+    onWindow: ((window: Int16Array) => void) | null = null,
   ) {
-    return new SpeechDetector(await SileroVad.create(vadRateFor(callRate)), callRate, settings, onEvent, onError);
+    const vad = await SileroVad.create(vadRateFor(callRate));
+    return new SpeechDetector(vad, callRate, settings, onEvent, onError, onWindow);
   }
 
   /** Rate of the audio in the events. */
@@ -76,6 +80,7 @@ export class SpeechDetector {
     const size = this.vad.windowSamples;
     while (this.pendingSamples >= size) {
       const window = this.take(size);
+      this.onWindow?.(window);
       const probability = await this.score(window);
       const wasSpeaking = this.turns.speaking;
       const event = this.turns.push(window, probability);

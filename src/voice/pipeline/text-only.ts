@@ -1,7 +1,7 @@
 // The pipeline's text modality: no STT (the caller's turns come by sendText) and no TTS (each utterance
 // is done as soon as its text is, so its transcript goes out at once); the LLM stage is unchanged.
 import { EventEmitter } from "node:events";
-import type { SttEvents } from "./deepgram-stt";
+import type { SttEvents } from "./stt-socket";
 import type { TtsEvents } from "./elevenlabs-tts";
 import type { SpeechStream, SttStream, TtsSource } from "./pipeline-session";
 
