@@ -1,21 +1,22 @@
-// `bun run bench knowledge [--sizes 10000,100000] [--ingest 400] [--embeddings]`: ingestion MB/s through the upload
+// `bun run bench knowledge [--sizes 10000,100000] [--ingest 400] [--embeddings [--dims 256]]`: ingestion MB/s through the upload
 // path (the first --ingest documents), then search p50/p99 and recall@3 / top-1 / MRR on the generated
 // questions (test/knowledge/generated-corpus.ts) with the knowledge base grown to each size in chunks.
 // Documents past the first --ingest are bulk-loaded (bulk-load.ts): the search sees the same rows.
-// --embeddings: hybrid search too (pgvector), against a local OpenAI-compatible embeddings provider
-// (test/helpers/fake-embeddings.ts, 256 dimensions): the time to embed each size, the vector query
-// alone, and the whole hybrid search (the provider's local round trip included).
+// --embeddings: hybrid search too, against a local OpenAI-compatible embeddings provider
+// (test/helpers/fake-embeddings.ts, --dims dimensions, 256 unless told): the time to embed each size,
+// the vector query alone, and the whole hybrid search (the provider's local round trip included). It
+// prints which way this server finds nearest chunks: pgvector's index, or plain SQL without the extension.
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
 import { knowledgeBases, organizations, vendors } from "../../src/db/schema";
 import { addDocument } from "../../src/services/knowledge/documents";
-import { searchKnowledgeBase } from "../../src/services/knowledge/search";
+import { questionTerms, type QuestionTerms, searchKnowledgeBase } from "../../src/services/knowledge/search";
 import { embed, type EmbeddingsConfig } from "../../src/services/knowledge/embeddings-client";
-import { embedMissingChunks, nearestChunks } from "../../src/services/knowledge/embedding-store";
+import { embedMissingChunks } from "../../src/services/knowledge/embedding-store";
 import { knowledgeSearchFor } from "../../src/services/knowledge/knowledge-search";
-import { answerEmbeddings } from "../../test/helpers/fake-embeddings";
+import { embeddingsResponder, FAKE_DIMS } from "../../test/helpers/fake-embeddings";
 import { startReceiver } from "../../test/helpers/receiver";
 import { generateCorpus, type GeneratedQuestion } from "../../test/knowledge/generated-corpus";
 import { bulkLoad } from "./bulk-load";
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "10000,100000" },
     ingest: { type: "string", default: "400" },
     embeddings: { type: "boolean", default: false },
+    dims: { type: "string", default: String(FAKE_DIMS) },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
@@ -38,7 +40,7 @@ await migrateDatabase(databaseUrl);
 // a bulk statement of thousands of chunks outlasts the default 5 s deadline on a loaded machine
 const { db, close } = createDb(databaseUrl, { max: 4, timeoutMs: 120_000 });
 const rows: Record<string, string | number>[] = [];
-const provider = values.embeddings ? await startReceiver(answerEmbeddings) : null;
+const provider = values.embeddings ? await startReceiver(embeddingsResponder(Number(values.dims))) : null;
 const embeddings: EmbeddingsConfig | null = provider && {
   embeddingsUrl: `${provider.url}/v1`,
   embeddingsModel: "fake-embed-64",
@@ -46,8 +48,9 @@ const embeddings: EmbeddingsConfig | null = provider && {
   embeddingsTimeoutMs: 5_000,
 };
 const hybrid = embeddings && knowledgeSearchFor(db, embeddings);
-if (hybrid && !(await hybrid.prepare()))
-  throw new Error("--embeddings needs the pgvector extension (scripts/bootstrap.sh)");
+const vectorIndex = hybrid && (await hybrid.prepare());
+if (hybrid && !vectorIndex) throw new Error("the embeddings table could not be prepared");
+if (vectorIndex) console.log(`nearest chunks: ${vectorIndex.name} (${values.dims} dimensions)`);
 try {
   const productsAt = sizes.map((s) => Math.ceil(s / CHUNKS_PER_PRODUCT));
   const corpus = generateCorpus(productsAt.at(-1)!);
@@ -96,24 +99,36 @@ try {
       ...(await measure(questions, (q) => searchKnowledgeBase(db, kb!.id, q, 3))),
     });
     console.log(rows.at(-1));
-    if (hybrid && embeddings) {
+    if (hybrid && embeddings && vectorIndex) {
       const t1 = performance.now();
-      const embedded = await embedMissingChunks(db, embeddings, kb!.id);
+      const embedded = await embedMissingChunks(db, embeddings, vectorIndex, kb!.id);
       console.log(`embedded ${embedded} chunks in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
       await db.execute("analyze knowledge_chunk_embeddings" as never);
-      const vectors = new Map<string, number[]>();
-      for (const { question } of questions) vectors.set(question, (await embed(embeddings, [question], 5_000))[0]!);
+      // the question's vector and words, made beforehand: the vector query alone
+      const asks = new Map<string, { vector: number[]; terms: QuestionTerms }>();
+      for (const { question } of questions)
+        asks.set(question, {
+          vector: (await embed(embeddings, [question], 5_000))[0]!,
+          terms: await questionTerms(db, kb!.id, question),
+        });
       rows.push({
         chunks,
         documents: loadedProducts + loadedHelp,
-        search: "vector query alone",
-        ...(await measure(questions, (q) => nearestChunks(db, embeddings, kb!.id, vectors.get(q)!, 3))),
+        search: `vector query alone (${vectorIndex.name})`,
+        ...(await measure(questions, (q) =>
+          vectorIndex.nearest(db, {
+            knowledgeBaseId: kb!.id,
+            model: embeddings.embeddingsModel,
+            ...asks.get(q)!,
+            limit: 3,
+          }),
+        )),
       });
       console.log(rows.at(-1));
       rows.push({
         chunks,
         documents: loadedProducts + loadedHelp,
-        search: "hybrid (provider included)",
+        search: `hybrid, ${vectorIndex.name} (provider included)`,
         ...(await measure(questions, (q) => hybrid.search(kb!.id, q, 3))),
       });
       console.log(rows.at(-1));

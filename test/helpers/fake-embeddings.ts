@@ -18,28 +18,33 @@ function hash(word: string) {
 }
 
 /** A unit vector: one dimension per concept word, another hashed per other word. */
-export function fakeEmbedding(text: string): number[] {
-  const v = new Array<number>(FAKE_DIMS).fill(0);
+export function fakeEmbedding(text: string, dims = FAKE_DIMS): number[] {
+  const v = new Array<number>(dims).fill(0);
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     const concept = concepts.findIndex((group) => group.includes(word));
-    v[concept >= 0 ? concept : concepts.length + (hash(word) % (FAKE_DIMS - concepts.length))]! += concept >= 0 ? 3 : 1;
+    v[concept >= 0 ? concept : concepts.length + (hash(word) % (dims - concepts.length))]! += concept >= 0 ? 3 : 1;
   }
   const norm = Math.hypot(...v) || 1;
   return v.map((x) => x / norm);
 }
 
-/** The receiver's answer to one embeddings request. */
-export function answerEmbeddings(req: ReceivedRequest): Reply {
-  const body = JSON.parse(req.body.toString()) as { model: string; input: string | string[] };
-  const inputs = typeof body.input === "string" ? [body.input] : body.input;
-  return {
-    status: 200,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      object: "list",
-      data: inputs.map((text, index) => ({ object: "embedding", index, embedding: fakeEmbedding(text) })),
-      model: body.model,
-      usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
-    }),
+/** A receiver's responder to embeddings requests, answering vectors of `dims` dimensions. */
+export const embeddingsResponder =
+  (dims = FAKE_DIMS) =>
+  (req: ReceivedRequest): Reply => {
+    const body = JSON.parse(req.body.toString()) as { model: string; input: string | string[] };
+    const inputs = typeof body.input === "string" ? [body.input] : body.input;
+    return {
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        object: "list",
+        data: inputs.map((text, index) => ({ object: "embedding", index, embedding: fakeEmbedding(text, dims) })),
+        model: body.model,
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      }),
+    };
   };
-}
+
+/** The receiver's answer to one embeddings request. */
+export const answerEmbeddings = embeddingsResponder();

@@ -1,8 +1,21 @@
 // Built-in knowledge bases: documents cut into chunks that Postgres full-text search ranks.
-import { bigserial, customType, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  customType,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { id, ownedByOrganization, timestamps } from "./tenancy";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const bitVarying = customType<{ data: string }>({ dataType: () => "bit varying" });
 
 export const knowledgeBases = pgTable(
   "knowledge_bases",
@@ -65,4 +78,26 @@ export const knowledgeTerms = pgTable(
     chunks: integer("chunks").notNull(),
   },
   (t) => [primaryKey({ columns: [t.knowledgeBaseId, t.lexeme] })],
+);
+
+// A chunk's embedding (hybrid search, when EMBEDDINGS_URL is set), in plain Postgres types so that
+// every server has the table: pgvector, where installed, indexes `embedding` through a cast
+// (src/services/knowledge/pgvector-index.ts); elsewhere a search compares `bits`
+// (src/services/knowledge/bit-plane-vectors.ts).
+export const knowledgeChunkEmbeddings = pgTable(
+  "knowledge_chunk_embeddings",
+  {
+    chunkId: bigint("chunk_id", { mode: "number" })
+      .primaryKey()
+      .references(() => knowledgeChunks.id, { onDelete: "cascade" }),
+    knowledgeBaseId: uuid("knowledge_base_id").notNull(),
+    model: text("model").notNull(),
+    dims: integer("dims").notNull(),
+    embedding: real("embedding").array().notNull(),
+    // the embedding at 4 bits a dimension, one bit string per bit (two's complement, least first),
+    // and that quantized vector's length: a cosine in plain SQL is 16 bit_counts, not a loop over floats
+    bits: bitVarying("bits").array().notNull(),
+    bitsNorm: real("bits_norm").notNull(),
+  },
+  (t) => [index("knowledge_chunk_embeddings_base_idx").on(t.knowledgeBaseId, t.model)],
 );

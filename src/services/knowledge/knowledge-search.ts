@@ -1,14 +1,15 @@
-// What a knowledge base search uses: full-text search, and, when EMBEDDINGS_URL is set and the pgvector
-// extension is available, full-text and vector neighbours fused by reciprocal rank (k = 60, Cormack et
-// al.). One per database handle, shared by the API's search route and uploads and by the bridge's
+// What a knowledge base search uses: full-text search, and, when EMBEDDINGS_URL is set, full-text and
+// vector neighbours (pgvector's index or plain SQL, vector-index.ts) fused by reciprocal rank (k = 60,
+// Cormack et al.). One per database handle, shared by the API's search route and uploads and by the bridge's
 // knowledge tool. A provider that fails or is slow leaves a search full-text, never failed.
 import type { Db } from "../../db/client";
 import { describeError } from "../../errors";
 import { log } from "../../log";
 import type { SearchResultOut } from "../../models/knowledge";
 import { embed, EmbeddingsError, type EmbeddingsConfig } from "./embeddings-client";
-import { embedMissingChunks, nearestChunks, prepareEmbeddingStore, VECTOR_CANDIDATES } from "./embedding-store";
-import { searchKnowledgeBase } from "./search";
+import { chooseVectorIndex, embedMissingChunks } from "./embedding-store";
+import { questionTerms, rankChunks, searchKnowledgeBase } from "./search";
+import { VECTOR_CANDIDATES, type VectorIndex } from "./vector-index";
 
 const RRF_K = 60;
 // a failed embedding pass is tried again after this long
@@ -18,8 +19,8 @@ export type KnowledgeSearch = {
   search(knowledgeBaseId: string, question: string, maxResults: number): Promise<SearchResultOut[]>;
   /** embeds the base's new chunks (after an upload); failures are logged, the chunks wait for the next pass */
   indexNew(knowledgeBaseId?: string): Promise<void>;
-  /** true when searches are hybrid; says once in the log what searches will use */
-  prepare(): Promise<boolean>;
+  /** how searches find nearest chunks (null: full-text only); says once in the log what searches will use */
+  prepare(): Promise<VectorIndex | null>;
 };
 
 const searches = new WeakMap<Db, KnowledgeSearch>();
@@ -37,30 +38,27 @@ function fullTextSearch(db: Db): KnowledgeSearch {
   return {
     search: (id, question, max) => searchKnowledgeBase(db, id, question, max),
     indexNew: async () => {},
-    prepare: async () => false,
+    prepare: async () => null,
   };
 }
 
 function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
-  let prepared: Promise<boolean> | undefined;
+  let prepared: Promise<VectorIndex | null> | undefined;
   const prepare = () => {
-    prepared ??= prepareEmbeddingStore(db).then(
-      (state) => {
-        if (state === "no-pgvector") {
-          log.warn(
-            "knowledge: EMBEDDINGS_URL is set but the pgvector extension is not available in this Postgres; knowledge bases are searched with full-text search only (docs/knowledge.md)",
-          );
-          return false;
-        }
-        log.info("knowledge: hybrid search (full-text and embeddings)", { model: config.embeddingsModel });
-        return true;
+    prepared ??= chooseVectorIndex(db).then(
+      (index) => {
+        log.info("knowledge: hybrid search (full-text and embeddings)", {
+          model: config.embeddingsModel,
+          nearestChunks: index.name,
+        });
+        return index;
       },
       (error) => {
-        log.warn("knowledge: the embeddings table could not be prepared; full-text search only", {
+        log.warn("knowledge: the vector search could not be prepared; full-text search only", {
           error: describeError(error),
         });
         prepared = undefined; // the next use tries again
-        return false;
+        return null;
       },
     );
     return prepared;
@@ -70,7 +68,8 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
   let running: Promise<void> | null = null;
   let again = false;
   const indexNew = async (knowledgeBaseId?: string): Promise<void> => {
-    if (!(await prepare())) return;
+    const index = await prepare();
+    if (!index) return;
     if (running) {
       again = true;
       return running;
@@ -80,7 +79,7 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
       do {
         again = false;
         try {
-          await embedMissingChunks(db, config, base);
+          await embedMissingChunks(db, config, index, base);
           base = undefined; // a pass asked for meanwhile may be for any base
         } catch (error) {
           // the provider failing is tried again in a minute; a database away, by the next upload or start
@@ -100,11 +99,20 @@ function hybridSearch(db: Db, config: EmbeddingsConfig): KnowledgeSearch {
   };
 
   const search = async (knowledgeBaseId: string, question: string, maxResults: number) => {
-    if (!(await prepare())) return searchKnowledgeBase(db, knowledgeBaseId, question, maxResults);
+    const index = await prepare();
+    if (!index) return searchKnowledgeBase(db, knowledgeBaseId, question, maxResults);
+    const terms = questionTerms(db, knowledgeBaseId, question);
     const [words, nearest] = await Promise.all([
-      searchKnowledgeBase(db, knowledgeBaseId, question, VECTOR_CANDIDATES),
+      terms.then((t) => rankChunks(db, knowledgeBaseId, t, VECTOR_CANDIDATES)),
       embed(config, [question.slice(0, 8_000)], config.embeddingsTimeoutMs).then(
-        ([vector]) => nearestChunks(db, config, knowledgeBaseId, vector!),
+        async ([vector]) =>
+          index.nearest(db, {
+            knowledgeBaseId,
+            model: config.embeddingsModel,
+            vector: vector!,
+            terms: await terms,
+            limit: VECTOR_CANDIDATES,
+          }),
         (error) => {
           log.warn("knowledge: the question could not be embedded; full-text results only", {
             error: describeError(error),

@@ -10,6 +10,8 @@ import type { SearchResultOut } from "../../models/knowledge";
 export const MAX_CANDIDATES = 1000;
 
 type Term = { lexeme: string; df: number };
+/** The question's words the base holds, with the number of its chunks holding each, and the base's chunk count. */
+export type QuestionTerms = { terms: Term[]; chunks: number };
 
 /** The question's words, letters and digits only: what reaches to_tsvector can then never break a tsquery. */
 const wordsOf = (question: string) => (question.match(/[\p{L}\p{N}]+/gu) ?? []).join(" ").slice(0, 2000);
@@ -20,17 +22,34 @@ export async function searchKnowledgeBase(
   question: string,
   maxResults: number,
 ): Promise<SearchResultOut[]> {
-  const words = wordsOf(question);
-  if (!words) return [];
-  const rows = await db.execute<{ lexeme: string; df: number; total: number }>(sql`
-    with q as (select distinct unnest(tsvector_to_array(to_tsvector('english', ${words}))) as lexeme)
-    select q.lexeme, coalesce(t.chunks, 0)::int as df,
-      (select chunks from knowledge_bases where id = ${knowledgeBaseId}) as total
-    from q left join knowledge_terms t on t.knowledge_base_id = ${knowledgeBaseId} and t.lexeme = q.lexeme`);
-  const terms: Term[] = rows.filter((r) => r.df > 0).map((r) => ({ lexeme: r.lexeme, df: r.df }));
+  return rankChunks(db, knowledgeBaseId, await questionTerms(db, knowledgeBaseId, question), maxResults);
+}
+
+export async function questionTerms(db: DbOrTx, knowledgeBaseId: string, question: string): Promise<QuestionTerms> {
+  const [row] = await db.execute<{ chunks: number | null; terms: Term[] }>(sql`
+    select (select chunks from knowledge_bases where id = ${knowledgeBaseId}) as chunks,
+      (select coalesce(json_agg(json_build_object('lexeme', t.lexeme, 'df', t.chunks)), '[]')
+       from knowledge_terms t
+       where t.knowledge_base_id = ${knowledgeBaseId} and t.chunks > 0
+         and t.lexeme = any(tsvector_to_array(to_tsvector('english', ${wordsOf(question)})))) as terms`);
+  return { terms: row!.terms, chunks: row!.chunks ?? 0 };
+}
+
+/**
+ * The chunks (`c`, knowledge_chunks) holding the question's rarest words: the bounded set that the
+ * word ranking scores, and that the vector side scores in a large base without pgvector.
+ */
+export const candidateChunks = (knowledgeBaseId: string, { terms }: QuestionTerms) =>
+  sql`c.knowledge_base_id = ${knowledgeBaseId} and c.tsv @@ to_tsquery('simple', ${selectiveTerms(terms).join(" | ")})`;
+
+export async function rankChunks(
+  db: DbOrTx,
+  knowledgeBaseId: string,
+  question: QuestionTerms,
+  maxResults: number,
+): Promise<SearchResultOut[]> {
+  const { terms, chunks: total } = question;
   if (terms.length === 0) return [];
-  const total = rows[0]!.total;
-  const selective = selectiveTerms(terms);
   const weights = terms.map((t) => ({ l: t.lexeme, w: idf(total, t.df) }));
   const found = await db.execute<{
     documentId: string;
@@ -43,8 +62,7 @@ export async function searchKnowledgeBase(
       select to_tsquery('simple', e->>'l') as l, (e->>'w')::float8 as w from json_array_elements(${JSON.stringify(weights)}::json) e),
     cand as (
       select c.document_id, c.position, c.content, c.tsv from knowledge_chunks c
-      where c.knowledge_base_id = ${knowledgeBaseId}
-        and c.tsv @@ to_tsquery('simple', ${selective.join(" | ")})
+      where ${candidateChunks(knowledgeBaseId, question)}
       limit ${MAX_CANDIDATES}),
     scored as (
       select cand.*, (select sum(q.w) from q where cand.tsv @@ q.l)
