@@ -39,14 +39,21 @@ export const bitPlaneIndex: VectorIndex = {
     const small = terms.chunks <= FULL_SCAN_CHUNKS;
     if (!small && terms.terms.length === 0) return [];
     const question = quantize(vector);
+    const dims = vector.length;
+    const compared = small
+      ? sql`select e.chunk_id, e.bits, e.bits_norm from knowledge_chunk_embeddings e
+          where e.knowledge_base_id = ${knowledgeBaseId} and e.model = ${model} and e.dims = ${dims}
+          limit ${FULL_SCAN_CHUNKS}`
+      : // one index probe a candidate (a lateral with a limit is never made a join): as a join, the
+        // planner read and hashed every vector in the table, 34 ms against 6 at 10,000 chunks
+        sql`select e.chunk_id, e.bits, e.bits_norm
+          from (select c.id from knowledge_chunks c where ${candidateChunks(knowledgeBaseId, terms)} limit ${MAX_CANDIDATES}) c
+          cross join lateral (select e.chunk_id, e.bits, e.bits_norm from knowledge_chunk_embeddings e
+            where e.chunk_id = c.id and e.model = ${model} and e.dims = ${dims} limit 1) e`;
     // the question's length is the same for every chunk: dividing by the chunk's alone ranks by cosine
     const rows = await db.execute<{ documentId: string; title: string; source: string | null; content: string }>(sql`
       with q as (select ${`{${question.bits.join(",")}}`}::varbit[] as bits),
-      compared as (
-        select e.chunk_id, e.bits, e.bits_norm from knowledge_chunk_embeddings e
-        ${small ? sql`where e.knowledge_base_id = ${knowledgeBaseId}` : sql`join knowledge_chunks c on c.id = e.chunk_id where ${candidateChunks(knowledgeBaseId, terms)}`}
-          and e.model = ${model} and e.dims = ${vector.length}
-        limit ${small ? FULL_SCAN_CHUNKS : MAX_CANDIDATES}),
+      compared as (${compared}),
       nearest as (
         select e.chunk_id, (${dotProduct}) / e.bits_norm as score from compared e, q
         order by score desc limit ${limit})

@@ -28,14 +28,17 @@ export async function embedMissingChunks(
   knowledgeBaseId?: string,
 ) {
   let stored = 0;
+  // on from the last batch's chunk: looking from the start again read every embedded chunk each time
+  let after = 0;
   for (;;) {
     const rows = await db.execute<{ id: number; content: string }>(sql`
       select c.id, c.content from knowledge_chunks c
       left join knowledge_chunk_embeddings e on e.chunk_id = c.id
-      where (e.chunk_id is null or e.model <> ${config.embeddingsModel})
+      where c.id > ${after} and (e.chunk_id is null or e.model <> ${config.embeddingsModel})
         ${knowledgeBaseId ? sql`and c.knowledge_base_id = ${knowledgeBaseId}` : sql``}
       order by c.id limit ${BATCH}`);
     if (rows.length === 0) return stored;
+    after = rows.at(-1)!.id;
     const vectors = await embed(
       config,
       rows.map((r) => r.content),
