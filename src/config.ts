@@ -155,6 +155,10 @@ export function loadConfig(env: Env = process.env) {
       address: str(env, "TEMPORAL_ADDRESS", "127.0.0.1:7233"),
       namespace: str(env, "TEMPORAL_NAMESPACE", "default"),
       taskQueue: str(env, "HOOK_TASK_QUEUE", "hook-delivery-v2"),
+      // test runs and campaigns on queues of their own, each with its own slots in the worker: a run's
+      // calls (minutes each) and campaigns' steps never take what hook deliveries need
+      testRunTaskQueue: str(env, "TEST_RUN_TASK_QUEUE", "test-runs"),
+      campaignTaskQueue: str(env, "CAMPAIGN_TASK_QUEUE", "campaigns"),
       // Temporal Cloud (or any server behind TLS with API keys): the key implies TLS
       apiKey: env.TEMPORAL_API_KEY || null,
       tls: env.TEMPORAL_TLS === "true" || Boolean(env.TEMPORAL_API_KEY),
@@ -168,6 +172,12 @@ export function loadConfig(env: Env = process.env) {
     testRuns: {
       // a test result's call whose worker stopped beating this long is placed again on a live worker
       heartbeatTimeoutMs: int(env, "TEST_RUN_HEARTBEAT_TIMEOUT_MS", 30_000),
+      // test calls one worker process runs at once (each a result's activity); more wait in their queue
+      workerSlots: Math.max(1, int(env, "TEST_RUN_WORKER_SLOTS", 50)),
+    },
+    campaigns: {
+      // campaign steps one worker process runs at once (each a workflow task with its local activity)
+      workerSlots: Math.max(1, int(env, "CAMPAIGN_WORKER_SLOTS", 20)),
     },
     bridge: bridgeConfig(env),
     // hybrid knowledge search (docs/knowledge.md): an OpenAI-compatible /embeddings endpoint

@@ -23,7 +23,7 @@ export function startCampaignSweep(db: Db, config: Pick<Config, "temporal">) {
       .where(inArray(campaigns.status, ["running", "paused"]));
     for (const { id } of open)
       await client.workflow.start(CAMPAIGN_WORKFLOW, {
-        taskQueue: config.temporal.taskQueue,
+        taskQueue: config.temporal.campaignTaskQueue,
         workflowId: campaignWorkflowId(id),
         args: [{ campaignId: id }],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,

@@ -1,6 +1,7 @@
-// The hook worker process (run on Node: `node --import tsx workers/main.ts`): the Temporal worker for
-// hook-delivery workflows plus the dispatcher that makes first attempts and starts the workflows. Survives Temporal restarts by reconnecting.
-import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+// The worker process (run on Node: `node --import tsx workers/main.ts`): the Temporal workers of hook
+// deliveries, test runs and campaigns (one per task queue: queue-workers.ts) plus the dispatcher that
+// makes first attempts and starts the workflows. Survives Temporal restarts by reconnecting.
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { loadConfig } from "../src/config";
 import { createSecretBox } from "../src/crypto/secrets";
 import { createDb } from "../src/db/client";
@@ -20,6 +21,7 @@ import { startReconciler } from "./reconciler";
 import { createTestRunActivities } from "./activities/test-runs";
 import { startTestRunStarter } from "./test-run-starter";
 import { loadWorkflowBundle } from "./workflow-bundle";
+import { createQueueWorkers, runWorkers } from "./queue-workers";
 import { Client } from "@temporalio/client";
 import { temporalConnectionOptions } from "../src/temporal/connection-options";
 import { ensureSearchAttributes } from "../src/temporal/search-attributes";
@@ -51,15 +53,15 @@ const {
 });
 const attempts = inFlight();
 const activities = {
-  ...createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts),
-  ...createTestRunActivities({ db, config }),
+  hooks: createActivities({ db, secretBox: createSecretBox(config.encryptionKey), config }, attempts),
+  testRuns: createTestRunActivities({ db, config }),
 };
 // up before anything waits for the database, so that an outage at start is visible on /metrics
 const metrics = await startMetricsServer(config.workerMetricsPort);
 log.info("worker metrics listening", { port: metrics.port });
 // like every process, it migrates (or waits for the one migrating) before it touches a table
 const [workflowBundle] = await Promise.all([loadWorkflowBundle(), migrateOnStart(config.databaseUrl)]);
-const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.deliverAttempt });
+const dispatcher = await startDispatcher({ db, sql, config, deliverAttempt: activities.hooks.deliverAttempt });
 const reconciler = startReconciler({ db, config });
 const testRuns = startTestRunStarter({ db, sql, config });
 const campaignSweep = startCampaignSweep(db, config);
@@ -69,7 +71,7 @@ const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
 
 let stopping = false;
-let worker: Worker | null = null;
+let workers: Worker[] = [];
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     // a second signal, or one while the worker is not yet running or already draining, has nothing to add
@@ -82,7 +84,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     void (async () => {
       await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop()]);
       await attempts.idle(config.hooks.timeoutMs + 5_000);
-      if (worker?.getState() === "RUNNING") worker.shutdown();
+      for (const worker of workers) if (worker.getState() === "RUNNING") worker.shutdown();
     })();
   });
 }
@@ -91,23 +93,9 @@ while (!stopping) {
   let connection: NativeConnection | null = null;
   try {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
-    worker = await Worker.create({
-      connection,
-      namespace: config.temporal.namespace,
-      taskQueue: config.temporal.taskQueue,
-      workflowBundle,
-      activities,
-      // attempts mostly wait on the network: more slots than the CPU-bound defaults (bench/hooks)
-      maxConcurrentActivityTaskExecutions: 200,
-      maxConcurrentActivityTaskPolls: 20,
-      // a workflow task holds its attempt (a local activity): taking more than the process can finish
-      // within the 10 s workflow task time-out would make Temporal re-run attempts
-      maxConcurrentWorkflowTaskExecutions: 50,
-      maxConcurrentWorkflowTaskPolls: 20,
-      maxConcurrentLocalActivityExecutions: 50,
-    });
+    workers = await createQueueWorkers({ connection, config, workflowBundle, activities });
     log.info("worker started", {
-      taskQueue: config.temporal.taskQueue,
+      taskQueues: [config.temporal.taskQueue, config.temporal.testRunTaskQueue, config.temporal.campaignTaskQueue],
       temporal: config.temporal.address,
       backoffBaseMs: config.hooks.backoffBaseMs,
       timeoutMs: config.hooks.timeoutMs,
@@ -115,7 +103,7 @@ while (!stopping) {
     // eager starts are handed to a worker registered on this connection, so attach after creating it
     const searchAttributes = await ensureSearchAttributes(connection, config.temporal.namespace);
     if (stopping) break;
-    const running = worker.run();
+    const running = runWorkers(workers);
     const target = { client: new Client({ connection, namespace: config.temporal.namespace }), searchAttributes };
     dispatcher.attach(target);
     reconciler.attach(target);
@@ -132,7 +120,7 @@ while (!stopping) {
     testRuns.attach(null);
     campaignSweep.attach(null);
     campaignCallEnds.attach(null);
-    worker = null;
+    workers = [];
     await connection?.close().catch(() => {});
   }
 }

@@ -26,7 +26,7 @@ export function startTestRunStarter(deps: { db: Db; sql: Sql; config: Pick<Confi
     for (const { id } of queued)
       await t.client.workflow.start(TEST_RUN_WORKFLOW, {
         workflowId: testRunWorkflowId(id),
-        taskQueue: deps.config.temporal.taskQueue,
+        taskQueue: deps.config.temporal.testRunTaskQueue,
         args: [{ runId: id, heartbeatTimeoutMs: deps.config.testRuns.heartbeatTimeoutMs }],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       });

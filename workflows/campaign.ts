@@ -8,6 +8,7 @@ import {
   condition,
   continueAsNew,
   defineSignal,
+  makeContinueAsNewFunc,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -36,6 +37,10 @@ export async function campaignWorkflow(input: CampaignInput): Promise<void> {
     woken = false;
     const step = await advanceCampaign(input.campaignId);
     if (step.done) return;
+    // started on another queue (the hook deliveries', before campaigns had their own): the next run
+    // goes to the campaigns' queue; steps recorded before the field existed carry none
+    if (step.taskQueue && step.taskQueue !== workflowInfo().taskQueue)
+      return makeContinueAsNewFunc<typeof campaignWorkflow>({ taskQueue: step.taskQueue })(input);
     await condition(() => woken, step.wakeInMs);
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > historyEventsPerRun)

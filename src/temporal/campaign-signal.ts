@@ -22,7 +22,7 @@ export async function signalCampaign(config: Pick<Config, "temporal">, campaignI
   try {
     const temporal = await sharedClient(config);
     await temporal.workflow.signalWithStart(CAMPAIGN_WORKFLOW, {
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.campaignTaskQueue,
       workflowId: campaignWorkflowId(campaignId),
       args: [{ campaignId }],
       signal,

@@ -1,9 +1,8 @@
 // A Temporal client for the configured server; callers own the connection and close it.
 import { Client, Connection } from "@temporalio/client";
-import type { Config } from "../config";
-import { temporalConnectionOptions } from "./connection-options";
+import { temporalConnectionOptions, type TemporalEndpoint } from "./connection-options";
 
-export async function connectTemporal(config: Pick<Config, "temporal">, options: { connectTimeoutMs?: number } = {}) {
+export async function connectTemporal(config: TemporalEndpoint, options: { connectTimeoutMs?: number } = {}) {
   const connection = await Connection.connect({
     ...temporalConnectionOptions(config),
     connectTimeout: options.connectTimeoutMs ?? 5_000,

@@ -86,7 +86,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   };
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
-  const config = { temporal: { address, namespace, taskQueue: "", apiKey: null, tls: false } };
+  const config = { temporal: { address, namespace, apiKey: null, tls: false } };
   while (!(await isTemporalReachable(config, 1_000))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();

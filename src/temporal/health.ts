@@ -1,8 +1,8 @@
 // Readiness probe for /readyz: the Temporal frontend answers its gRPC health check.
-import type { Config } from "../config";
 import { connectTemporal } from "./client";
+import type { TemporalEndpoint } from "./connection-options";
 
-export async function isTemporalReachable(config: Pick<Config, "temporal">, timeoutMs = 2_000): Promise<boolean> {
+export async function isTemporalReachable(config: TemporalEndpoint, timeoutMs = 2_000): Promise<boolean> {
   let conn: Awaited<ReturnType<typeof connectTemporal>> | undefined;
   try {
     conn = await connectTemporal(config, { connectTimeoutMs: timeoutMs });

@@ -7,7 +7,8 @@ import { createDb } from "../../src/db/client";
 import { agentTasks, campaignContacts, campaigns, sipRegistrations } from "../../src/db/schema";
 import { advanceCampaign } from "../../src/services/campaign-dialing";
 import { credentialLock } from "../../src/sip/reserve-task";
-import { createTenant, startTestApi, type TestApi } from "../helpers/api";
+import { createBookingAssistant, createTenant, startTestApi, type TestApi } from "../helpers/api";
+import { insertCampaign } from "../helpers/campaigns";
 import { eventually } from "../sip/helpers/eventually";
 
 const database = createDb(process.env.DATABASE_URL!, { max: 6 });
@@ -17,7 +18,8 @@ let origin: { organizationId: string; assistantId: string; phoneNumberId: string
 
 beforeAll(async () => {
   api = await startTestApi();
-  const { org, P, organizationId } = await createTenant(api.url, "overlap");
+  const tenant = await createTenant(api.url, "overlap");
+  const { org, P, organizationId } = tenant;
   const credential = await org.post(`${P}/sip/credentials`, {
     hostname: "127.0.0.1",
     port: 5099,
@@ -27,15 +29,9 @@ beforeAll(async () => {
   });
   const credentialId = credential.body.data.id as string;
   const number = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber: "+15550420000" });
-  const strategy = await org.post(`${P}/llm-generation-strategies`, { name: "p", type: "pipeline", parameters: {} });
-  const assistant = await org.post(`${P}/assistants`, {
-    name: "dialer",
-    systemPrompt: "You call people.",
-    llmAudioContentGenerationStrategyId: strategy.body.data.id,
-  });
   origin = {
     organizationId,
-    assistantId: assistant.body.data.id,
+    assistantId: await createBookingAssistant(tenant),
     phoneNumberId: number.body.data.id,
     credentialId,
   };
@@ -50,27 +46,7 @@ afterAll(async () => {
 });
 
 /** A running campaign of three due contacts, one call at a time. */
-async function oneAtATime() {
-  const [campaign] = await db
-    .insert(campaigns)
-    .values({
-      organizationId: origin.organizationId,
-      name: "one at a time",
-      assistantId: origin.assistantId,
-      phoneNumberId: origin.phoneNumberId,
-      maxConcurrentCalls: 1,
-      reservedInboundSlots: 0,
-      ringTimeoutSeconds: 30,
-      retry: { maxAttempts: 1, onReasons: [], delayMinutes: 0 },
-      voicemail: { action: "continue" },
-    })
-    .returning({ id: campaigns.id });
-  const id = campaign!.id;
-  await db
-    .insert(campaignContacts)
-    .values([0, 1, 2].map((position) => ({ campaignId: id, position, to: `+1555042010${position}`, variables: {} })));
-  return id;
-}
+const oneAtATime = () => insertCampaign(db, origin, "running", ["pending", "pending", "pending"]);
 
 /** Resolves once `n` sessions of the database wait on a lock. */
 const waitingOnLocks = (n: number) =>

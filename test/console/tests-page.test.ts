@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { scriptedReplies } from "../fakes/chat-completions-server";
-import { toolSchema } from "../helpers/api";
+import { createBookingAssistant } from "../helpers/api";
 import { launchChromium } from "../helpers/chromium";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { startWorld, type World } from "../bridge/fixtures";
@@ -33,24 +33,7 @@ beforeAll(async () => {
     env: { BRIDGE_URL: world.bridge.url, OPENAI_BASE_URL: world.chat.baseUrl },
   });
   const { tenant } = world;
-  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
-    name: "pipeline",
-    type: "pipeline",
-    parameters: {},
-  });
-  const created = await tenant.org.post(`${tenant.P}/assistants`, {
-    name: "Luigi's",
-    systemPrompt: "You take table bookings for Luigi's.",
-    systemPromptGreeting: "Luigi's, how can I help?",
-    llmAudioContentGenerationStrategyId: strategy.body.data.id,
-    extensions: [
-      {
-        type: "tool_webhook",
-        parameters: { name: "book_table", serverUrl: "http://127.0.0.1:9/never", schema: toolSchema("book_table") },
-      },
-    ],
-  });
-  assistantId = created.body.data.id;
+  assistantId = await createBookingAssistant(tenant, { systemPromptGreeting: "Luigi's, how can I help?" });
   profile = mkdtempSync(join(tmpdir(), "vas-tests-page-chromium-"));
   browser = await launchChromium(join(profile, "user-data"));
   page = browser.pages()[0] ?? (await browser.newPage());

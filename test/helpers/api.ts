@@ -101,3 +101,26 @@ export async function createCallerId(tenant: Tenant, phoneNumber = "+15550400000
   const number = await tenant.org.post(`${tenant.P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber });
   return { credentialId, phoneNumberId: number.body.data.id as string };
 }
+
+/** A pipeline assistant taking table bookings with a `book_table` tool (its webhook goes nowhere: tests mock it). */
+export async function createBookingAssistant(tenant: Tenant, fields: Record<string, unknown> = {}): Promise<string> {
+  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
+    name: "pipeline",
+    type: "pipeline",
+    parameters: {},
+  });
+  const created = await tenant.org.post(`${tenant.P}/assistants`, {
+    name: "Luigi's",
+    systemPrompt: "You take table bookings for Luigi's.",
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    extensions: [
+      {
+        type: "tool_webhook",
+        parameters: { name: "book_table", serverUrl: "http://127.0.0.1:9/never", schema: toolSchema("book_table") },
+      },
+    ],
+    ...fields,
+  });
+  if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
+  return created.body.data.id;
+}

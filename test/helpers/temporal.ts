@@ -75,6 +75,13 @@ export function ensureTemporal(): Promise<{ address: string }> {
   return shared;
 }
 
+/** The environment naming a worker's three task queues after `taskQueue`: tests sharing a server never share a queue. */
+export const taskQueueEnv = (taskQueue: string) => ({
+  HOOK_TASK_QUEUE: taskQueue,
+  TEST_RUN_TASK_QUEUE: `${taskQueue}-test-runs`,
+  CAMPAIGN_TASK_QUEUE: `${taskQueue}-campaigns`,
+});
+
 export type WorkerOptions = {
   address: string;
   backoffBaseMs: number;
@@ -104,7 +111,7 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
   const env = {
     ...process.env,
     TEMPORAL_ADDRESS: options.address,
-    HOOK_TASK_QUEUE: taskQueue,
+    ...taskQueueEnv(taskQueue),
     HOOK_BACKOFF_BASE_MS: String(options.backoffBaseMs),
     HOOK_TIMEOUT_MS: String(options.timeoutMs ?? 2_000),
     LOG_LEVEL: "info",

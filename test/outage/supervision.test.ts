@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { spawnService, type ServiceProcess } from "../bridge/bridge-process";
 import { startTcpProxy, throughProxy } from "../bridge/tcp-proxy";
 import { client } from "../helpers/api";
-import { ensureTemporal, freePort } from "../helpers/temporal";
+import { ensureTemporal, freePort, taskQueueEnv } from "../helpers/temporal";
 import { dialNative } from "../helpers/ws-caller";
 
 const started: ServiceProcess[] = [];
@@ -65,7 +65,7 @@ test("bun run start starts a child that exits again and keeps the others running
     BRIDGE_WORKERS: "1",
     SIP_ENABLED: "false",
     TEMPORAL_ADDRESS: temporal.address,
-    HOOK_TASK_QUEUE: `start-test-${process.pid}`,
+    ...taskQueueEnv(`start-test-${process.pid}`),
     WORKER_METRICS_PORT: "0",
     BRIDGE_INSTANCE_ID: `start-test-${process.pid}`,
   });

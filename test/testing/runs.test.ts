@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createDb } from "../../src/db/client";
 import { scriptedReplies } from "../fakes/chat-completions-server";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
-import { toolSchema } from "../helpers/api";
+import { createBookingAssistant } from "../helpers/api";
 import { startWorld, type World } from "../bridge/fixtures";
 import { callConcluded, createAssistantWithHooks, emitOne, openDb } from "../hooks/fixtures";
 import { startReceiver, type Receiver } from "../helpers/receiver";
@@ -26,29 +26,13 @@ beforeAll(async () => {
     // a dead or stalled worker's result is taken over after 6 s instead of the default 30 s
     env: { BRIDGE_URL: world.bridge.url, OPENAI_BASE_URL: world.chat.baseUrl, TEST_RUN_HEARTBEAT_TIMEOUT_MS: "6000" },
   });
-  const { tenant } = world;
-  const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
-    name: "pipeline",
-    type: "pipeline",
-    parameters: {},
-  });
-  const created = await tenant.org.post(`${tenant.P}/assistants`, {
-    name: "Luigi's",
-    systemPrompt: "You take table bookings for Luigi's.",
+  assistantId = await createBookingAssistant(world.tenant, {
     systemPromptGreeting: "Luigi's, how can I help?",
-    llmAudioContentGenerationStrategyId: strategy.body.data.id,
-    extensions: [
-      {
-        type: "tool_webhook",
-        parameters: { name: "book_table", serverUrl: "http://127.0.0.1:9/never", schema: toolSchema("book_table") },
-      },
-    ],
     callEventHooks: ["call_started", "call_concluded"].map((type) => ({
       type,
       parameters: { url: `${world.hooks.url}/hooks` },
     })),
   });
-  assistantId = created.body.data.id;
 }, 90_000);
 afterAll(async () => {
   await worker?.kill();

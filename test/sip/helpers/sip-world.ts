@@ -9,7 +9,7 @@ import { startFakeChatServer } from "../../fakes/chat-completions-server";
 import { startFakeRealtimeHub, type FakeRealtimeOptions } from "../../fakes/openai-realtime-server";
 import { createTenant, startTestApi, toolSchema, type Tenant } from "../../helpers/api";
 import { startReceiver } from "../../helpers/receiver";
-import { ensureTemporal, freePort, startWorker } from "../../helpers/temporal";
+import { ensureTemporal, freePort, startWorker, taskQueueEnv } from "../../helpers/temporal";
 import { eventually } from "./eventually";
 import { startKamailio, type Trunk } from "./kamailio";
 
@@ -38,7 +38,7 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
   // the API signals campaign workflows: on this run's Temporal, to this world's worker
   const taskQueue = `sip-world-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const [api, hooks, chat, worker, trunk, realtime] = await Promise.all([
-    startTestApi({ TEMPORAL_ADDRESS: address, HOOK_TASK_QUEUE: taskQueue }),
+    startTestApi({ TEMPORAL_ADDRESS: address, ...taskQueueEnv(taskQueue) }),
     startReceiver(),
     startFakeChatServer(),
     startWorker({ address, backoffBaseMs: 1_000, taskQueue }),
