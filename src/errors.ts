@@ -1,5 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
 // Every failure a client can see is an AppError; its code maps to a status in exactly one place.
 export const errorStatus = {
   BAD_REQUEST: 400,
@@ -46,6 +46,16 @@ export const databaseUnavailable = (message = "the database is unavailable; retr
 export const tooManyRequests = (message: string, retryAfterSec: number) =>
   new AppError("TOO_MANY_REQUESTS", message, undefined, retryAfterSec);
 
+/** A schema keyword: what a value failing the schema's `pattern` must be, said in words instead of the regular expression. */
+export const PATTERN_MESSAGE = "x-pattern-message";
+
+/** A validator's message for one failure, in the schema's own words where it has them. */
+export function issueMessage(issue: { type?: unknown; schema?: unknown; summary?: string; message?: string }) {
+  const words = (issue.schema as Record<string, unknown> | undefined)?.[PATTERN_MESSAGE];
+  if (issue.type === ValueErrorType.StringPattern && typeof words === "string") return words;
+  return issue.summary ?? issue.message ?? "invalid value";
+}
+
 /**
  * What is wrong with `value` against `schema`, the first (most specific) message per field; fields are
  * named under `prefix` ("extensions[0].parameters"), or as they are in a body when there is none.
@@ -58,7 +68,7 @@ export function schemaErrors(schema: TSchema, value: unknown, prefix = ""): Fiel
       : prefix
         ? `${prefix}.${fieldName(error.path)}`
         : fieldName(error.path);
-    if (!errors.some((e) => e.field === field)) errors.push({ field, message: error.message });
+    if (!errors.some((e) => e.field === field)) errors.push({ field, message: issueMessage(error) });
   }
   return errors;
 }

@@ -973,9 +973,9 @@ export interface components {
         };
         ExtensionToolWebhook: {
             id?: string | null;
+            name?: string | null;
             /** @constant */
             type: "tool_webhook";
-            name?: string | null;
             parameters: {
                 /** @description tool name the LLM sees */
                 name: string;
@@ -989,9 +989,9 @@ export interface components {
         };
         ExtensionKnowledgeBase: {
             id?: string | null;
+            name?: string | null;
             /** @constant */
             type: "knowledge_base";
-            name?: string | null;
             parameters: {
                 /** @description default search_knowledge_base */
                 name?: string;
@@ -1006,15 +1006,15 @@ export interface components {
         };
         ExtensionTransferCall: {
             id?: string | null;
+            name?: string | null;
             /** @constant */
             type: "transfer_call";
-            name?: string | null;
             parameters: {
                 /** @description default transfer_call */
                 name?: string;
                 description?: string;
                 destinations: {
-                    /** @description E.164 with its + or a sip: URI */
+                    /** @description E.164 with its + (+15551230000), or a sip: URI whose host passes the outbound guard */
                     to: string;
                     description: string;
                     /** @description spoken first; templates work; default Transferring your call now. */
@@ -1032,9 +1032,9 @@ export interface components {
         };
         ExtensionCallContext: {
             id?: string | null;
+            name?: string | null;
             /** @constant */
             type: "call_context";
-            name?: string | null;
             parameters: {
                 url: string;
                 headers?: {
@@ -1046,9 +1046,9 @@ export interface components {
         };
         ExtensionCallAnalysis: {
             id?: string | null;
+            name?: string | null;
             /** @constant */
             type: "call_analysis";
-            name?: string | null;
             parameters: {
                 /** @description a JSON Schema, as a string, for analysis.data */
                 schema: string;
@@ -1060,9 +1060,9 @@ export interface components {
         };
         ExtensionTurnTaking: {
             id?: string | null;
+            name?: string | null;
             /** @constant */
             type: "turn_taking";
-            name?: string | null;
             parameters: {
                 endpointing?: {
                     /** @description default silence (the VAD's stop ends the turn); punctuation (pipeline); model (Deepgram Flux in the pipeline, semantic_vad in openai_realtime) */
@@ -1106,8 +1106,44 @@ export interface components {
         };
         ExtensionOther: {
             id?: string | null;
-            type: string;
             name?: string | null;
+            type: string;
+            /** @description type-specific parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+        };
+        CallEventHookCallStarted: {
+            id?: string | null;
+            /** @constant */
+            type: "call_started";
+            parameters: {
+                url: string;
+                /** @description default POST; the JSON body is sent with every method */
+                method?: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
+                headers?: {
+                    [key: string]: string;
+                };
+                secret?: string | null;
+            };
+        };
+        CallEventHookCallConcluded: {
+            id?: string | null;
+            /** @constant */
+            type: "call_concluded";
+            parameters: {
+                url: string;
+                /** @description default POST; the JSON body is sent with every method */
+                method?: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
+                headers?: {
+                    [key: string]: string;
+                };
+                secret?: string | null;
+            };
+        };
+        CallEventHookOther: {
+            id?: string | null;
+            type: string;
             /** @description type-specific parameters */
             parameters: {
                 [key: string]: unknown;
@@ -1184,10 +1220,6 @@ export interface components {
                 /** @description one of 8000, 24000 */
                 outputSampleRate?: 8000 | 24000;
                 voice?: {
-                    /** @description informational: the engine decides the provider */
-                    provider?: string;
-                    /** @description voice id */
-                    voiceId?: string;
                     /** @description TTS model id */
                     modelId?: string;
                     /** @description speaking rate, 1 = normal */
@@ -1199,6 +1231,29 @@ export interface components {
                     /** @description ElevenLabs style */
                     style?: number;
                     useSpeakerBoost?: boolean;
+                    /** @description informational: the engine decides the provider */
+                    provider?: string;
+                    /**
+                     * @description a Realtime voice
+                     * @enum {string}
+                     */
+                    voiceId?: "alloy" | "ash" | "ballad" | "coral" | "echo" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
+                } | {
+                    /** @description TTS model id */
+                    modelId?: string;
+                    /** @description speaking rate, 1 = normal */
+                    speed?: number;
+                    /** @description ElevenLabs stability */
+                    stability?: number;
+                    /** @description ElevenLabs similarity_boost */
+                    similarityBoost?: number;
+                    /** @description ElevenLabs style */
+                    style?: number;
+                    useSpeakerBoost?: boolean;
+                    /** @description openai: any voice id the API takes */
+                    provider: string;
+                    /** @description voice id */
+                    voiceId?: string;
                 };
                 vad?: {
                     /** @description speech probability threshold */
@@ -1218,6 +1273,202 @@ export interface components {
                 transcriptionModel?: string;
             };
         };
+        CriterionJudge: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "judge";
+            /** @description default true */
+            required?: boolean;
+            /** @description asked of the judge about the whole call */
+            question: string;
+        };
+        CriterionToolCalled: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "toolCalled";
+            /** @description default true */
+            required?: boolean;
+            tool: string;
+            /** @description matched as a subset of the call's arguments */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /** @description default 1 */
+            minTimes?: number;
+            /** @description at least minTimes */
+            maxTimes?: number;
+        };
+        CriterionToolNotCalled: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "toolNotCalled";
+            /** @description default true */
+            required?: boolean;
+            tool: string;
+        };
+        CriterionSaid: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "said";
+            /** @description default true */
+            required?: boolean;
+            /** @description case-insensitive regular expression in RE2 syntax (no backreferences or lookaround) */
+            pattern: string;
+            by: "agent" | "caller";
+        };
+        CriterionNotSaid: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "notSaid";
+            /** @description default true */
+            required?: boolean;
+            /** @description case-insensitive regular expression in RE2 syntax (no backreferences or lookaround) */
+            pattern: string;
+            by: "agent" | "caller";
+        };
+        CriterionEndedReason: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "endedReason";
+            /** @description default true */
+            required?: boolean;
+            in: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost")[];
+        };
+        CriterionAnalysis: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "analysis";
+            /** @description default true */
+            required?: boolean;
+            /** @description JSON Pointer into analysis.data */
+            path: string;
+            equals: unknown;
+        };
+        CriterionLatency: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "latency";
+            /** @description default true */
+            required?: boolean;
+            p95MaxMs: number;
+        };
+        CriterionNoUnmockedTools: {
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "noUnmockedTools";
+            /** @description default true */
+            required?: boolean;
+        };
+        ScenarioScripted: {
+            name: string;
+            description?: string | null;
+            tags?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "scripted";
+            /** @description what the caller does, in order */
+            turns: ({
+                /** @description what the caller says */
+                say: string;
+            } | {
+                /** @description the caller stays silent */
+                silenceMs: number;
+            })[];
+            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+            variables?: {
+                [key: string]: string;
+            };
+            /** @description default 300 */
+            maxDurationSeconds?: number;
+            toolMocks?: {
+                tool: string;
+                /** @description matched as a subset of the call's arguments */
+                arguments?: {
+                    [key: string]: unknown;
+                };
+                /** @description a string, or JSON sent as its text */
+                output: unknown;
+                delayMs?: number;
+            }[];
+            /** @description default mock */
+            toolPolicy?: "mock" | "live";
+            /** @description each with a name of its own */
+            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
+        };
+        ScenarioSimulated: {
+            name: string;
+            description?: string | null;
+            tags?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "simulated";
+            /** @description who the caller is and how they talk */
+            persona: string;
+            /** @description what the caller wants */
+            goal: string;
+            /** @description what the caller knows and gives when asked */
+            facts?: {
+                [key: string]: string;
+            };
+            /** @description default 12 */
+            maxTurns?: number;
+            /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
+            variables?: {
+                [key: string]: string;
+            };
+            /** @description default 300 */
+            maxDurationSeconds?: number;
+            toolMocks?: {
+                tool: string;
+                /** @description matched as a subset of the call's arguments */
+                arguments?: {
+                    [key: string]: unknown;
+                };
+                /** @description a string, or JSON sent as its text */
+                output: unknown;
+                delayMs?: number;
+            }[];
+            /** @description default mock */
+            toolPolicy?: "mock" | "live";
+            /** @description each with a name of its own */
+            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
+        };
+        /**
+         * @description an IANA time zone (Europe/Berlin)
+         * @enum {string}
+         */
+        TimeZone: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmara" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/Buenos_Aires" | "America/Argentina/Catamarca" | "America/Argentina/Cordoba" | "America/Argentina/Jujuy" | "America/Argentina/La_Rioja" | "America/Argentina/Mendoza" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Atikokan" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Fort_Nelson" | "America/Fortaleza" | "America/Glace_Bay" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Indianapolis" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Juneau" | "America/Kentucky/Louisville" | "America/Kentucky/Monticello" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Nuuk" | "America/Ojinaga" | "America/Panama" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Chita" | "Asia/Colombo" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Hebron" | "Asia/Ho_Chi_Minh" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Kathmandu" | "Asia/Khandyga" | "Asia/Kolkata" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Riyadh" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ulaanbaatar" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yangon" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faroe" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/Perth" | "Australia/Sydney" | "Etc/GMT+1" | "Etc/GMT+10" | "Etc/GMT+11" | "Etc/GMT+12" | "Etc/GMT+2" | "Etc/GMT+3" | "Etc/GMT+4" | "Etc/GMT+5" | "Etc/GMT+6" | "Etc/GMT+7" | "Etc/GMT+8" | "Etc/GMT+9" | "Etc/GMT-1" | "Etc/GMT-10" | "Etc/GMT-11" | "Etc/GMT-12" | "Etc/GMT-13" | "Etc/GMT-14" | "Etc/GMT-2" | "Etc/GMT-3" | "Etc/GMT-4" | "Etc/GMT-5" | "Etc/GMT-6" | "Etc/GMT-7" | "Etc/GMT-8" | "Etc/GMT-9" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kirov" | "Europe/Kyiv" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Ulyanovsk" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zurich" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Chuuk" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Kanton" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Pohnpei" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Wake" | "Pacific/Wallis" | "UTC";
     };
     responses: never;
     parameters: {
@@ -3500,14 +3751,7 @@ export interface operations {
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
                     extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
-                    callEventHooks?: {
-                        id?: string | null;
-                        type: string;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
         };
@@ -3907,14 +4151,7 @@ export interface operations {
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
                     extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
-                    callEventHooks?: {
-                        id?: string | null;
-                        type: string;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
         };
@@ -4442,14 +4679,7 @@ export interface operations {
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
                     extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
-                    callEventHooks?: {
-                        id?: string | null;
-                        type: string;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
         };
@@ -4849,14 +5079,7 @@ export interface operations {
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
                     extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
-                    callEventHooks?: {
-                        id?: string | null;
-                        type: string;
-                        /** @description type-specific parameters */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                    }[];
+                    callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
         };
@@ -8468,7 +8691,7 @@ export interface operations {
                             description: string | null;
                             tags: string[];
                             kind: "scripted" | "simulated";
-                            /** @description scripted only */
+                            /** @description what the caller does, in order */
                             turns?: ({
                                 /** @description what the caller says */
                                 say: string;
@@ -8476,15 +8699,15 @@ export interface operations {
                                 /** @description the caller stays silent */
                                 silenceMs: number;
                             })[];
-                            /** @description simulated only: who the caller is and how they talk */
+                            /** @description who the caller is and how they talk */
                             persona?: string;
-                            /** @description simulated only: what the caller wants */
+                            /** @description what the caller wants */
                             goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
+                            /** @description what the caller knows and gives when asked */
                             facts?: {
                                 [key: string]: string;
                             };
-                            /** @description simulated only; default 12 */
+                            /** @description default 12 */
                             maxTurns?: number;
                             /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
                             variables?: {
@@ -8504,14 +8727,8 @@ export interface operations {
                             }[];
                             /** @description default mock */
                             toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            /** @description each with a name of its own */
+                            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -8763,7 +8980,7 @@ export interface operations {
                         action: "hangup" | "leave_message" | "continue";
                         message?: string;
                     };
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -11519,7 +11736,7 @@ export interface operations {
                             description: string | null;
                             tags: string[];
                             kind: "scripted" | "simulated";
-                            /** @description scripted only */
+                            /** @description what the caller does, in order */
                             turns?: ({
                                 /** @description what the caller says */
                                 say: string;
@@ -11527,15 +11744,15 @@ export interface operations {
                                 /** @description the caller stays silent */
                                 silenceMs: number;
                             })[];
-                            /** @description simulated only: who the caller is and how they talk */
+                            /** @description who the caller is and how they talk */
                             persona?: string;
-                            /** @description simulated only: what the caller wants */
+                            /** @description what the caller wants */
                             goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
+                            /** @description what the caller knows and gives when asked */
                             facts?: {
                                 [key: string]: string;
                             };
-                            /** @description simulated only; default 12 */
+                            /** @description default 12 */
                             maxTurns?: number;
                             /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
                             variables?: {
@@ -11555,14 +11772,8 @@ export interface operations {
                             }[];
                             /** @description default mock */
                             toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            /** @description each with a name of its own */
+                            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11710,56 +11921,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string | null;
-                    tags?: string[];
-                    kind: "scripted" | "simulated";
-                    /** @description scripted only */
-                    turns?: ({
-                        /** @description what the caller says */
-                        say: string;
-                    } | {
-                        /** @description the caller stays silent */
-                        silenceMs: number;
-                    })[];
-                    /** @description simulated only: who the caller is and how they talk */
-                    persona?: string;
-                    /** @description simulated only: what the caller wants */
-                    goal?: string;
-                    /** @description simulated only: what the caller knows and gives when asked */
-                    facts?: {
-                        [key: string]: string;
-                    };
-                    /** @description simulated only; default 12 */
-                    maxTurns?: number;
-                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                    variables?: {
-                        [key: string]: string;
-                    };
-                    /** @description default 300 */
-                    maxDurationSeconds?: number;
-                    toolMocks?: {
-                        tool: string;
-                        /** @description matched as a subset of the call's arguments */
-                        arguments?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description a string, or JSON sent as its text */
-                        output: unknown;
-                        delayMs?: number;
-                    }[];
-                    /** @description default mock */
-                    toolPolicy?: "mock" | "live";
-                    criteria: ({
-                        name: string;
-                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                        /** @description default true */
-                        required?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                };
+                "application/json": components["schemas"]["ScenarioScripted"] | components["schemas"]["ScenarioSimulated"];
             };
         };
         responses: {
@@ -11783,7 +11945,7 @@ export interface operations {
                             description: string | null;
                             tags: string[];
                             kind: "scripted" | "simulated";
-                            /** @description scripted only */
+                            /** @description what the caller does, in order */
                             turns?: ({
                                 /** @description what the caller says */
                                 say: string;
@@ -11791,15 +11953,15 @@ export interface operations {
                                 /** @description the caller stays silent */
                                 silenceMs: number;
                             })[];
-                            /** @description simulated only: who the caller is and how they talk */
+                            /** @description who the caller is and how they talk */
                             persona?: string;
-                            /** @description simulated only: what the caller wants */
+                            /** @description what the caller wants */
                             goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
+                            /** @description what the caller knows and gives when asked */
                             facts?: {
                                 [key: string]: string;
                             };
-                            /** @description simulated only; default 12 */
+                            /** @description default 12 */
                             maxTurns?: number;
                             /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
                             variables?: {
@@ -11819,14 +11981,8 @@ export interface operations {
                             }[];
                             /** @description default mock */
                             toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            /** @description each with a name of its own */
+                            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -12009,7 +12165,7 @@ export interface operations {
                             description: string | null;
                             tags: string[];
                             kind: "scripted" | "simulated";
-                            /** @description scripted only */
+                            /** @description what the caller does, in order */
                             turns?: ({
                                 /** @description what the caller says */
                                 say: string;
@@ -12017,15 +12173,15 @@ export interface operations {
                                 /** @description the caller stays silent */
                                 silenceMs: number;
                             })[];
-                            /** @description simulated only: who the caller is and how they talk */
+                            /** @description who the caller is and how they talk */
                             persona?: string;
-                            /** @description simulated only: what the caller wants */
+                            /** @description what the caller wants */
                             goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
+                            /** @description what the caller knows and gives when asked */
                             facts?: {
                                 [key: string]: string;
                             };
-                            /** @description simulated only; default 12 */
+                            /** @description default 12 */
                             maxTurns?: number;
                             /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
                             variables?: {
@@ -12045,14 +12201,8 @@ export interface operations {
                             }[];
                             /** @description default mock */
                             toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            /** @description each with a name of its own */
+                            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -12205,56 +12355,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string | null;
-                    tags?: string[];
-                    kind: "scripted" | "simulated";
-                    /** @description scripted only */
-                    turns?: ({
-                        /** @description what the caller says */
-                        say: string;
-                    } | {
-                        /** @description the caller stays silent */
-                        silenceMs: number;
-                    })[];
-                    /** @description simulated only: who the caller is and how they talk */
-                    persona?: string;
-                    /** @description simulated only: what the caller wants */
-                    goal?: string;
-                    /** @description simulated only: what the caller knows and gives when asked */
-                    facts?: {
-                        [key: string]: string;
-                    };
-                    /** @description simulated only; default 12 */
-                    maxTurns?: number;
-                    /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                    variables?: {
-                        [key: string]: string;
-                    };
-                    /** @description default 300 */
-                    maxDurationSeconds?: number;
-                    toolMocks?: {
-                        tool: string;
-                        /** @description matched as a subset of the call's arguments */
-                        arguments?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description a string, or JSON sent as its text */
-                        output: unknown;
-                        delayMs?: number;
-                    }[];
-                    /** @description default mock */
-                    toolPolicy?: "mock" | "live";
-                    criteria: ({
-                        name: string;
-                        type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                        /** @description default true */
-                        required?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                };
+                "application/json": components["schemas"]["ScenarioScripted"] | components["schemas"]["ScenarioSimulated"];
             };
         };
         responses: {
@@ -12277,7 +12378,7 @@ export interface operations {
                             description: string | null;
                             tags: string[];
                             kind: "scripted" | "simulated";
-                            /** @description scripted only */
+                            /** @description what the caller does, in order */
                             turns?: ({
                                 /** @description what the caller says */
                                 say: string;
@@ -12285,15 +12386,15 @@ export interface operations {
                                 /** @description the caller stays silent */
                                 silenceMs: number;
                             })[];
-                            /** @description simulated only: who the caller is and how they talk */
+                            /** @description who the caller is and how they talk */
                             persona?: string;
-                            /** @description simulated only: what the caller wants */
+                            /** @description what the caller wants */
                             goal?: string;
-                            /** @description simulated only: what the caller knows and gives when asked */
+                            /** @description what the caller knows and gives when asked */
                             facts?: {
                                 [key: string]: string;
                             };
-                            /** @description simulated only; default 12 */
+                            /** @description default 12 */
                             maxTurns?: number;
                             /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
                             variables?: {
@@ -12313,14 +12414,8 @@ export interface operations {
                             }[];
                             /** @description default mock */
                             toolPolicy?: "mock" | "live";
-                            criteria: ({
-                                name: string;
-                                type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                                /** @description default true */
-                                required?: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            /** @description each with a name of its own */
+                            criteria: (components["schemas"]["CriterionJudge"] | components["schemas"]["CriterionToolCalled"] | components["schemas"]["CriterionToolNotCalled"] | components["schemas"]["CriterionSaid"] | components["schemas"]["CriterionNotSaid"] | components["schemas"]["CriterionEndedReason"] | components["schemas"]["CriterionAnalysis"] | components["schemas"]["CriterionLatency"] | components["schemas"]["CriterionNoUnmockedTools"])[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -12814,7 +12909,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description the suite's scenarios, in order */
+                    /** @description the suite's scenarios, in order, each once */
                     scenarioIds: string[];
                     /** @description default 1 */
                     repeat?: number;
@@ -13176,7 +13271,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description the suite's scenarios, in order */
+                    /** @description the suite's scenarios, in order, each once */
                     scenarioIds: string[];
                     /** @description default 1 */
                     repeat?: number;
@@ -13716,56 +13811,7 @@ export interface operations {
                     suiteId?: string;
                     scenarioIds?: string[];
                     /** @description inline scenarios, not stored: tests as code */
-                    scenarios?: {
-                        name: string;
-                        description?: string | null;
-                        tags?: string[];
-                        kind: "scripted" | "simulated";
-                        /** @description scripted only */
-                        turns?: ({
-                            /** @description what the caller says */
-                            say: string;
-                        } | {
-                            /** @description the caller stays silent */
-                            silenceMs: number;
-                        })[];
-                        /** @description simulated only: who the caller is and how they talk */
-                        persona?: string;
-                        /** @description simulated only: what the caller wants */
-                        goal?: string;
-                        /** @description simulated only: what the caller knows and gives when asked */
-                        facts?: {
-                            [key: string]: string;
-                        };
-                        /** @description simulated only; default 12 */
-                        maxTurns?: number;
-                        /** @description the call's {{name}} values (at most 50 strings of at most 1,000 characters) */
-                        variables?: {
-                            [key: string]: string;
-                        };
-                        /** @description default 300 */
-                        maxDurationSeconds?: number;
-                        toolMocks?: {
-                            tool: string;
-                            /** @description matched as a subset of the call's arguments */
-                            arguments?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description a string, or JSON sent as its text */
-                            output: unknown;
-                            delayMs?: number;
-                        }[];
-                        /** @description default mock */
-                        toolPolicy?: "mock" | "live";
-                        criteria: ({
-                            name: string;
-                            type: "judge" | "toolCalled" | "toolNotCalled" | "said" | "notSaid" | "endedReason" | "analysis" | "latency" | "noUnmockedTools";
-                            /** @description default true */
-                            required?: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    }[];
+                    scenarios?: (components["schemas"]["ScenarioScripted"] | components["schemas"]["ScenarioSimulated"])[];
                     /** @description default text */
                     modality?: "text" | "audio";
                     /** @description overrides the suite's */
@@ -13776,7 +13822,7 @@ export interface operations {
                     labels?: {
                         [key: string]: string;
                     };
-                };
+                } & ((unknown | unknown) & (unknown | unknown | unknown));
             };
         };
         responses: {
@@ -14549,6 +14595,33 @@ export interface operations {
                     "application/xml": string;
                 };
             };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The token has no access to this resource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests: failed authentication attempts from this address, or this token over its rate (Retry-After) */
             429: {
                 headers: {
@@ -14613,8 +14686,7 @@ export interface operations {
                             reservedInboundSlots: number;
                             ringTimeoutSeconds: number;
                             schedule: {
-                                /** @description an IANA time zone (Europe/Berlin) */
-                                timezone: string;
+                                timezone: components["schemas"]["TimeZone"];
                                 windows: {
                                     days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                                     /** @description HH:MM, 24 h */
@@ -14783,11 +14855,17 @@ export interface operations {
                 assistantId?: string;
                 agentId?: string;
                 phoneNumberId?: string;
+                /** @description default 1 */
                 maxConcurrentCalls?: string;
+                /** @description default 0 */
                 reservedInboundSlots?: string;
+                /** @description default 30 */
                 ringTimeoutSeconds?: string;
+                /** @description JSON, as in the JSON body */
                 schedule?: string;
+                /** @description JSON, as in the JSON body */
                 retry?: string;
+                /** @description JSON, as in the JSON body */
                 voicemail?: string;
             };
             header?: {
@@ -14817,8 +14895,7 @@ export interface operations {
                     /** @description default 30 */
                     ringTimeoutSeconds?: number;
                     schedule?: {
-                        /** @description an IANA time zone (Europe/Berlin) */
-                        timezone: string;
+                        timezone: components["schemas"]["TimeZone"];
                         windows: {
                             days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                             /** @description HH:MM, 24 h */
@@ -14840,14 +14917,14 @@ export interface operations {
                         message?: string;
                     };
                     contacts: {
-                        /** @description E.164 with its +, or a sip: URI */
+                        /** @description E.164 with its + (+15551230000), or a sip: URI whose host passes the outbound guard */
                         to: string;
                         /** @description the contact's {{name}} values (at most 50 strings of at most 1,000 characters) */
                         variables?: {
                             [key: string]: string;
                         };
                     }[];
-                };
+                } & (unknown | unknown);
                 "text/csv": string;
             };
         };
@@ -14878,8 +14955,7 @@ export interface operations {
                             reservedInboundSlots: number;
                             ringTimeoutSeconds: number;
                             schedule: {
-                                /** @description an IANA time zone (Europe/Berlin) */
-                                timezone: string;
+                                timezone: components["schemas"]["TimeZone"];
                                 windows: {
                                     days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                                     /** @description HH:MM, 24 h */
@@ -15108,8 +15184,7 @@ export interface operations {
                             reservedInboundSlots: number;
                             ringTimeoutSeconds: number;
                             schedule: {
-                                /** @description an IANA time zone (Europe/Berlin) */
-                                timezone: string;
+                                timezone: components["schemas"]["TimeZone"];
                                 windows: {
                                     days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                                     /** @description HH:MM, 24 h */
@@ -15489,8 +15564,7 @@ export interface operations {
                             reservedInboundSlots: number;
                             ringTimeoutSeconds: number;
                             schedule: {
-                                /** @description an IANA time zone (Europe/Berlin) */
-                                timezone: string;
+                                timezone: components["schemas"]["TimeZone"];
                                 windows: {
                                     days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                                     /** @description HH:MM, 24 h */
@@ -15708,8 +15782,7 @@ export interface operations {
                             reservedInboundSlots: number;
                             ringTimeoutSeconds: number;
                             schedule: {
-                                /** @description an IANA time zone (Europe/Berlin) */
-                                timezone: string;
+                                timezone: components["schemas"]["TimeZone"];
                                 windows: {
                                     days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                                     /** @description HH:MM, 24 h */
@@ -15927,8 +16000,7 @@ export interface operations {
                             reservedInboundSlots: number;
                             ringTimeoutSeconds: number;
                             schedule: {
-                                /** @description an IANA time zone (Europe/Berlin) */
-                                timezone: string;
+                                timezone: components["schemas"]["TimeZone"];
                                 windows: {
                                     days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
                                     /** @description HH:MM, 24 h */

@@ -1,7 +1,7 @@
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
-import { errorResponse } from "./openapi-parts";
+import { errorResponsesOf } from "./openapi-parts";
 import { AgentTaskModel } from "../models/agent-tasks";
 import { t } from "elysia";
 import { Envelope, errorResponses } from "../models/common";
@@ -76,7 +76,7 @@ export const agentTasksRoutes = (deps: Deps) => {
           summary: "The call's recording (audio/wav), while the retention period keeps it",
           responses: {
             200: { description: "the audio", content: { "audio/wav": {} } },
-            ...Object.fromEntries(["401", "403", "404"].map((status) => [status, errorResponse(status)])),
+            ...errorResponsesOf("401", "403", "404"),
           },
         },
       },

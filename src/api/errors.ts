@@ -6,6 +6,7 @@ import {
   describeError,
   errorStatus,
   fieldName,
+  issueMessage,
   pgErrorCode,
   type FieldError,
 } from "../errors";
@@ -13,14 +14,14 @@ import { log } from "../log";
 import { failure } from "../models/envelope";
 
 function validationErrors(error: unknown): FieldError[] {
-  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? [];
+  const all = (error as { all?: { path?: string; message?: string; summary?: string; type?: unknown }[] }).all ?? [];
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const issue of all) {
     const field = fieldName(issue.path ?? "");
     if (seen.has(field)) continue; // the first message per field is the most specific one
     seen.add(field);
-    errors.push({ field, message: issue.summary ?? issue.message ?? "invalid value" });
+    errors.push({ field, message: issueMessage(issue) });
   }
   return errors.length ? errors : [{ field: "body", message: "invalid request" }];
 }

@@ -44,13 +44,6 @@ function documentInput(body: unknown, query: { title?: string; source?: string }
   return { title: json.title, source: json.source ?? null, content: json.content, format: "application/json" as const };
 }
 
-function maxResultsOf(value: string | undefined): number {
-  if (value === undefined) return 3;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 20) throw badRequest("maxResults", "must be an integer between 1 and 20");
-  return n;
-}
-
 export function knowledgeBasesRoutes(deps: Deps) {
   const knowledge = knowledgeSearchFor(deps.db, deps.config.knowledge);
   /** The upload answers once its chunks are embedded too (hybrid search only), so a search right after finds them. */
@@ -127,7 +120,8 @@ export function knowledgeBasesRoutes(deps: Deps) {
       "/:knowledgeBaseId/search",
       async ({ access, params, query }) => {
         const id = kbOf(params);
-        const maxResults = maxResultsOf(query.maxResults);
+        // SearchQuery has checked the range
+        const maxResults = Number(query.maxResults ?? 3);
         await bases.requireKnowledgeBase(deps.db, access.scope, id);
         return ok(await knowledge.search(id, query.q, maxResults));
       },

@@ -24,15 +24,16 @@ function timestampsAsStrings(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, timestampsAsStrings(v)]));
 }
 
-/** A schema marked with DOCUMENTED_AS (src/models/documented-as.ts) becomes its oneOf; its shapes go to `found`. */
+/** A schema marked with DOCUMENTED_AS (src/models/documented-as.ts) becomes what it is documented as; its components go to `found`. */
 function documentedShapes(node: unknown, found: Doc): unknown {
   if (Array.isArray(node)) return node.map((n) => documentedShapes(n, found));
   if (!isObject(node)) return node;
   const marked = node[DOCUMENTED_AS];
   if (isObject(marked)) {
-    const { "x-components": shapes, ...oneOf } = marked;
-    Object.assign(found, JSON.parse(JSON.stringify(shapes)));
-    return oneOf;
+    const { "x-components": shapes, ...documented } = marked;
+    // a shape may hold marked schemas itself (a scenario's criteria)
+    if (isObject(shapes)) Object.assign(found, documentedShapes(JSON.parse(JSON.stringify(shapes)), found));
+    return documentedShapes(JSON.parse(JSON.stringify(documented)), found);
   }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, documentedShapes(v, found)]));
 }

@@ -31,6 +31,10 @@ export const errorResponse = (status: string) => ({
   content: { "application/json": { schema: ref("schemas", "ErrorEnvelope") } },
 });
 
+/** The error statuses of a route that answers something else than JSON (XML, audio): documented in the envelope. */
+export const errorResponsesOf = (...statuses: string[]) =>
+  Object.fromEntries(statuses.map((status) => [status, errorResponse(status)]));
+
 /** Every operation of the document, with its path and method. */
 export function* operationsOf(doc: Doc): Generator<{ path: string; method: string; operation: Doc }> {
   if (!isObject(doc.paths)) return;

@@ -3,6 +3,7 @@ import { t } from "elysia";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
+import { errorResponsesOf } from "./openapi-parts";
 import { Envelope, PageQuery, PagedEnvelope, errorResponses } from "../models/common";
 import { ok, paged } from "../models/envelope";
 import { ResultOut, RunModel } from "../models/testing";
@@ -78,6 +79,7 @@ export const testRunsRoutes = (deps: Deps) =>
           summary: "The run's results as JUnit XML (a testcase per scenario and iteration)",
           responses: {
             200: { description: "JUnit XML", content: { "application/xml": { schema: { type: "string" } } } },
+            ...errorResponsesOf("401", "403", "404"),
           },
         },
       },

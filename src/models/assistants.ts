@@ -1,5 +1,7 @@
-import { t } from "elysia";
-import { hookMethods } from "../db/schema";
+import { t, type TSchema } from "elysia";
+import type { TProperties } from "@sinclair/typebox";
+import { callEventTypes, hookMethods } from "../db/schema";
+import { Destination } from "./calls";
 import { Enum, HttpUrl, Integer, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "./common";
 import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
 import { TURN_TAKING, TurnTakingParameters } from "./turn-taking";
@@ -53,7 +55,7 @@ export const TransferCallParameters = t.Object(
     destinations: t.Array(
       t.Object(
         {
-          to: t.String({ minLength: 1, maxLength: 300, description: "E.164 with its + or a sip: URI" }),
+          to: Destination(300),
           description: t.String({ minLength: 1, maxLength: 1000 }),
           message: t.Optional(
             t.String({
@@ -123,29 +125,32 @@ const extensionParameters = {
   [TURN_TAKING]: TurnTakingParameters,
 };
 const extensionName = OptionalNullable(t.String({ maxLength: 200 }));
-const extensionShapes = Object.fromEntries(
-  Object.entries(extensionParameters).map(([type, parameters]) => [
-    type,
-    t.Object({ id: OptionalNullable(Uuid), type: t.Literal(type), name: extensionName, parameters }, Strict),
-  ]),
-);
-// any other type is stored with its parameters as given
-const otherExtension = t.Object(
-  {
-    id: OptionalNullable(Uuid),
-    type: t.String({ minLength: 1, maxLength: 64, not: { enum: Object.keys(extensionParameters) } }),
-    name: extensionName,
-    parameters: FreeForm,
-  },
-  Strict,
-);
 
-// validated loosely here, then per type by the service; documented as one shape per type
-const ExtensionIn = t.Object(
-  { id: OptionalNullable(Uuid), type: NonEmpty(64), name: extensionName, parameters: FreeForm },
-  { ...Strict, [DOCUMENTED_AS]: oneShapePer("type", "Extension", extensionShapes, otherExtension) },
+/**
+ * An element of `extensions` or `callEventHooks`: validated loosely here, then per type by the service
+ * (src/services/extension-rules.ts, naming every field); documented as one shape per known type, and
+ * any other type with its parameters stored as given.
+ */
+function oneShapePerType<H extends TProperties>(head: H, parameters: Record<string, TSchema>, prefix: string) {
+  const shape = (type: TSchema, p: TSchema) => t.Object({ ...head, type, parameters: p }, Strict);
+  const shapes = Object.fromEntries(Object.entries(parameters).map(([type, p]) => [type, shape(t.Literal(type), p)]));
+  const other = shape(t.String({ minLength: 1, maxLength: 64, not: { enum: Object.keys(parameters) } }), FreeForm);
+  return t.Object(
+    { ...head, type: NonEmpty(64), parameters: FreeForm },
+    { ...Strict, [DOCUMENTED_AS]: oneShapePer("type", prefix, shapes, other) },
+  );
+}
+
+const ExtensionIn = oneShapePerType(
+  { id: OptionalNullable(Uuid), name: extensionName },
+  extensionParameters,
+  "Extension",
 );
-const HookIn = t.Object({ id: OptionalNullable(Uuid), type: NonEmpty(64), parameters: FreeForm }, Strict);
+const HookIn = oneShapePerType(
+  { id: OptionalNullable(Uuid) },
+  Object.fromEntries(callEventTypes.map((type) => [type, CallHookParameters])),
+  "CallEventHook",
+);
 
 const fields = {
   name: NonEmpty(),

@@ -1,5 +1,6 @@
 // Request and response schemas of P/campaigns (design.md, "Campaigns").
-import { t } from "elysia";
+import { t, type TSchema } from "elysia";
+import type { TOptional, TString } from "@sinclair/typebox";
 import {
   campaignStatuses,
   contactStatuses,
@@ -8,7 +9,9 @@ import {
   voicemailActions,
   weekdays,
 } from "../db/schema";
-import { Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
+import { Destination } from "./calls";
+import { DigitsBetween, Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
+import { documentedAs, named, withExactlyOne } from "./documented-as";
 
 export const MAX_CONTACTS = 10_000;
 
@@ -18,15 +21,22 @@ const Variables = t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 1
 });
 const Contact = t.Object(
   {
-    to: t.String({ minLength: 1, maxLength: 256, description: "E.164 with its +, or a sip: URI" }),
+    to: Destination(256),
     variables: t.Optional(Variables),
   },
   Strict,
 );
 const Time = t.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", description: "HH:MM, 24 h" });
+// checkSchedule accepts what this runtime's Intl does (aliases too); the document names its canonical zones
+const timeZones = [...new Set([...Intl.supportedValuesOf("timeZone"), "UTC"])];
+const zoneDescription = "an IANA time zone (Europe/Berlin)";
+const TimeZone = documentedAs(
+  t.String({ minLength: 1, maxLength: 64, description: zoneDescription }),
+  named("TimeZone", t.String({ enum: timeZones, description: zoneDescription })),
+);
 const Schedule = t.Object(
   {
-    timezone: t.String({ minLength: 1, maxLength: 64, description: "an IANA time zone (Europe/Berlin)" }),
+    timezone: TimeZone,
     windows: t.Array(
       t.Object(
         {
@@ -84,9 +94,12 @@ const Counts = t.Object({
 });
 
 export const CampaignModel = {
-  create: t.Object(
-    { ...settings, contacts: t.Array(Contact, { minItems: 1, maxItems: MAX_CONTACTS }) },
-    { ...Strict, description: "JSON, or text/csv with a `to` column (other fields then in the query)" },
+  create: withExactlyOne(
+    t.Object(
+      { ...settings, contacts: t.Array(Contact, { minItems: 1, maxItems: MAX_CONTACTS }) },
+      { ...Strict, description: "JSON, or text/csv with a `to` column (other fields then in the query)" },
+    ),
+    ["assistantId", "agentId"],
   ),
   out: t.Object({
     id: Uuid,
@@ -120,20 +133,22 @@ export type CampaignOut = typeof CampaignModel.out.static;
 export type CampaignCounts = typeof Counts.static;
 
 export const ContactsQuery = t.Object({ ...pageQueryFields, status: t.Optional(Enum(contactStatuses)) }, Strict);
-/** The campaign's fields for a text/csv body: strings as a query gives them, parsed by the CSV reader. */
+/** A field of the JSON body as a query string carries it (campaignInput converts it back by the same type). */
+function asQueryValue(schema: TSchema & { type?: unknown; minimum?: number; maximum?: number }) {
+  if (schema.type === "integer") return DigitsBetween(schema.minimum ?? 0, schema.maximum!, schema.description ?? "");
+  if (schema.type === "object")
+    return t.String({
+      maxLength: 4000,
+      contentMediaType: "application/json",
+      contentSchema: schema,
+      description: "JSON, as in the JSON body",
+    });
+  return schema;
+}
+
+/** The campaign's fields for a text/csv body (`name` required then): the JSON body's, as a query gives them. */
 export const CampaignCsvQuery = t.Object(
   Object.fromEntries(
-    [
-      "name",
-      "assistantId",
-      "agentId",
-      "phoneNumberId",
-      "maxConcurrentCalls",
-      "reservedInboundSlots",
-      "ringTimeoutSeconds",
-      "schedule",
-      "retry",
-      "voicemail",
-    ].map((k) => [k, t.Optional(t.String({ maxLength: 4000 }))]),
-  ),
+    Object.entries(settings).map(([name, schema]) => [name, t.Optional(asQueryValue(schema))]),
+  ) as Record<keyof typeof settings, TOptional<TString>>,
 );

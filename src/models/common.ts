@@ -3,6 +3,8 @@ import { t, type TSchema } from "elysia";
 import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
 import { checksResponses } from "../config";
+import { PATTERN_MESSAGE } from "../errors";
+import { integerPattern } from "../lib/integer-pattern";
 
 // Elysia's t.Integer also accepts numeric strings; the API wants real JSON integers.
 export const Integer = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
@@ -68,9 +70,23 @@ export const errorResponses = {
   409: ErrorEnvelope,
 };
 
+/** An integer as a query string gives it: a string of digits, min..max, refused in words otherwise. */
+export const DigitsBetween = (min: number, max: number, description: string) =>
+  t.String({
+    pattern: `^${integerPattern(min, max)}$`,
+    [PATTERN_MESSAGE]: `must be an integer between ${min} and ${max}`,
+    description,
+  });
+
 export const pageQueryFields = {
-  page: t.Optional(t.String({ pattern: "^[0-9]+$", description: "0-indexed page number (default 0)" })),
-  size: t.Optional(t.String({ pattern: "^[0-9]+$", description: "items per page, 1..100 (default 20)" })),
+  page: t.Optional(
+    t.String({
+      pattern: "^[0-9]{1,15}$",
+      [PATTERN_MESSAGE]: "must be an integer >= 0",
+      description: "0-indexed page number (default 0)",
+    }),
+  ),
+  size: t.Optional(DigitsBetween(1, 100, "items per page, 1..100 (default 20)")),
   sort: t.Optional(t.String({ description: "field,asc|desc over the resource's sortable fields (default name,asc)" })),
 };
 export const PageQuery = t.Object(pageQueryFields, Strict);

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Integer, NonEmpty, Nullable, OptionalNullable, Strict, Uuid, pageQueryFields } from "./common";
+import { DigitsBetween, Integer, NonEmpty, Nullable, OptionalNullable, Strict, Uuid, pageQueryFields } from "./common";
 
 const knowledgeBaseWrite = t.Object(
   { name: NonEmpty(), description: OptionalNullable(t.String({ maxLength: 2000 })) },
@@ -50,7 +50,7 @@ export const DocumentOut = t.Object({
 export const SearchQuery = t.Object(
   {
     q: t.String({ minLength: 1, maxLength: 1000, description: "the question" }),
-    maxResults: t.Optional(t.String({ pattern: "^[0-9]+$", description: "1..20 (default 3)" })),
+    maxResults: t.Optional(DigitsBetween(1, 20, "1..20 (default 3)")),
   },
   Strict,
 );

@@ -1,7 +1,7 @@
 import { t, type TSchema } from "elysia";
 import { schemaErrors, type FieldError } from "../errors";
 import { Integer, NonEmpty, Strict, Uuid } from "./common";
-import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
+import { documentedAs, oneShapePer } from "./documented-as";
 
 /** Output rates each engine can deliver (ElevenLabs raw formats; the Realtime API's g711_ulaw and pcm16). */
 export const pipelineOutputRates = [8000, 16000, 22050, 24000, 44100] as const;
@@ -56,6 +56,20 @@ const vad = t.Optional(
 );
 const temperature = t.Optional(t.Number({ minimum: 0, maximum: 2 }));
 
+// checked by realtimeVoiceErrors; documented as what it accepts: a Realtime voice, or provider "openai"
+const realtimeVoice = () => {
+  const schema = voice({ minimum: 0.25, maximum: 1.5 });
+  const { voiceId: _, provider: __, ...rest } = schema.properties;
+  const listed = t.String({ enum: realtimeVoices, description: "a Realtime voice" });
+  const openai = t.String({ pattern: "^[oO][pP][eE][nN][aA][iI]$", description: "openai: any voice id the API takes" });
+  return documentedAs(schema, {
+    anyOf: [
+      t.Object({ ...rest, provider: schema.properties.provider, voiceId: t.Optional(listed) }, Strict),
+      t.Object({ ...rest, provider: openai, voiceId: schema.properties.voiceId }, Strict),
+    ],
+  });
+};
+
 /** The parameters each strategy type accepts (docs/voice.md says where each one goes). */
 export const strategyParameters = {
   pipeline: t.Object(
@@ -90,7 +104,7 @@ export const strategyParameters = {
     {
       temperature,
       outputSampleRate: rate(realtimeOutputRates),
-      voice: voice({ minimum: 0.25, maximum: 1.5 }),
+      voice: realtimeVoice(),
       vad,
       model: name("Realtime model"),
       transcriptionModel: name("input transcription model"),
@@ -110,15 +124,18 @@ const shapes = Object.fromEntries(
 );
 
 // validated loosely here, then by strategyErrors, which names every wrong field (a union would not)
-const write = t.Object(
-  {
-    name: NonEmpty(),
-    type: NonEmpty(64),
-    parameters: t.Record(t.String(), t.Unknown(), {
-      description: `structure depends on type (${strategyTypes.join(", ")}); see docs/voice.md`,
-    }),
-  },
-  { ...Strict, [DOCUMENTED_AS]: oneShapePer("type", "StrategyWrite", shapes) },
+const write = documentedAs(
+  t.Object(
+    {
+      name: NonEmpty(),
+      type: NonEmpty(64),
+      parameters: t.Record(t.String(), t.Unknown(), {
+        description: `structure depends on type (${strategyTypes.join(", ")}); see docs/voice.md`,
+      }),
+    },
+    Strict,
+  ),
+  oneShapePer("type", "StrategyWrite", shapes),
 );
 
 export const StrategyModel = {

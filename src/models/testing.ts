@@ -7,6 +7,7 @@ import { endedReasons, testModalities, testRunStatuses, testScenarioKinds, testV
 import { schemaErrors, type FieldError } from "../errors";
 import { CallVariables } from "./calls";
 import { Enum, Integer, NonEmpty, Nullable, OptionalNullable, Strict, Uuid } from "./common";
+import { documentedAs, oneShapePer, withExactlyOne } from "./documented-as";
 import { compileUtterancePattern } from "./utterance-pattern";
 
 export const criterionTypes = [
@@ -42,11 +43,6 @@ const ToolMock = t.Object(
   Strict,
 );
 
-const criterionBase = {
-  name: NonEmpty(200),
-  type: Enum(criterionTypes),
-  required: t.Optional(t.Boolean({ description: "default true" })),
-};
 const by = Enum(["agent", "caller"]);
 const UtterancePattern = Text(
   500,
@@ -59,7 +55,7 @@ const criterionFields = {
     tool: ToolName,
     arguments: t.Optional(Arguments),
     minTimes: t.Optional(Integer({ minimum: 0, maximum: 100, description: "default 1" })),
-    maxTimes: t.Optional(Integer({ minimum: 0, maximum: 100 })),
+    maxTimes: t.Optional(Integer({ minimum: 0, maximum: 100, description: "at least minTimes" })),
   },
   toolNotCalled: { tool: ToolName },
   said: { pattern: UtterancePattern, by },
@@ -77,39 +73,82 @@ type CriterionFields = typeof criterionFields;
 export type Criterion = {
   [K in CriterionType]: Static<TObject<CriterionFields[K]>> & { type: K; name: string; required?: boolean };
 }[CriterionType];
+const criterionName = NonEmpty(200);
+const criterionRequired = t.Optional(t.Boolean({ description: "default true" }));
 /** Each criterion type's whole schema (also what the console's criterion forms are built from). */
 export const criterionSchemas = Object.fromEntries(
-  Object.entries(criterionFields).map(([type, fields]) => [type, t.Object({ ...criterionBase, ...fields }, Strict)]),
+  Object.entries(criterionFields).map(([type, fields]) => [
+    type,
+    t.Object({ name: criterionName, type: t.Literal(type), required: criterionRequired, ...fields }, Strict),
+  ]),
 ) as unknown as Record<CriterionType, TSchema>;
 
-const Criterion = t.Object(criterionBase, {
-  additionalProperties: true,
-  description: `one of the types ${criterionTypes.join(", ")}, with that type's fields (docs/testing-assistants.md)`,
-});
+// checked loosely here, then by scenarioErrors against the type's own schema, which names every field
+const Criterion = documentedAs(
+  t.Object(
+    { name: criterionName, type: Enum(criterionTypes), required: criterionRequired },
+    {
+      additionalProperties: true,
+      description: `one of the types ${criterionTypes.join(", ")}, with that type's fields (docs/testing-assistants.md)`,
+    },
+  ),
+  oneShapePer("type", "Criterion", criterionSchemas),
+);
 
-const scenarioWrite = t.Object(
-  {
-    name: NonEmpty(200),
-    description: OptionalNullable(t.String({ maxLength: 2000 })),
-    tags: t.Optional(t.Array(NonEmpty(100), { maxItems: 20 })),
-    kind: Enum(testScenarioKinds),
-    turns: t.Optional(t.Array(Turn, { minItems: 1, maxItems: 50, description: "scripted only" })),
-    persona: t.Optional(Text(4000, "simulated only: who the caller is and how they talk")),
-    goal: t.Optional(Text(4000, "simulated only: what the caller wants")),
+/** The fields only one kind of scenario has. */
+const kindFields = {
+  scripted: { turns: t.Array(Turn, { minItems: 1, maxItems: 50, description: "what the caller does, in order" }) },
+  simulated: {
+    persona: Text(4000, "who the caller is and how they talk"),
+    goal: Text(4000, "what the caller wants"),
     facts: t.Optional(
       t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 1000 }), {
         maxProperties: 50,
-        description: "simulated only: what the caller knows and gives when asked",
+        description: "what the caller knows and gives when asked",
       }),
     ),
-    maxTurns: t.Optional(Integer({ minimum: 1, maximum: 50, description: "simulated only; default 12" })),
-    variables: t.Optional(CallVariables),
-    maxDurationSeconds: t.Optional(Integer({ minimum: 10, maximum: 900, description: "default 300" })),
-    toolMocks: t.Optional(t.Array(ToolMock, { maxItems: 50 })),
-    toolPolicy: t.Optional(Enum(toolPolicies, { description: "default mock" })),
-    criteria: t.Array(Criterion, { minItems: 1, maxItems: 30 }),
+    maxTurns: t.Optional(Integer({ minimum: 1, maximum: 50, description: "default 12" })),
   },
-  Strict,
+} satisfies Record<(typeof testScenarioKinds)[number], object>;
+const { scripted, simulated } = kindFields;
+const scenarioHead = {
+  name: NonEmpty(200),
+  description: OptionalNullable(t.String({ maxLength: 2000 })),
+  tags: t.Optional(t.Array(NonEmpty(100), { maxItems: 20 })),
+};
+const scenarioCommon = {
+  variables: t.Optional(CallVariables),
+  maxDurationSeconds: t.Optional(Integer({ minimum: 10, maximum: 900, description: "default 300" })),
+  toolMocks: t.Optional(t.Array(ToolMock, { maxItems: 50 })),
+  toolPolicy: t.Optional(Enum(toolPolicies, { description: "default mock" })),
+  criteria: t.Array(Criterion, { minItems: 1, maxItems: 30, description: "each with a name of its own" }),
+};
+
+// checked loosely here (a union would not name the field), then by scenarioErrors by kind
+const scenarioWrite = documentedAs(
+  t.Object(
+    {
+      ...scenarioHead,
+      kind: Enum(testScenarioKinds),
+      turns: t.Optional(scripted.turns),
+      persona: t.Optional(simulated.persona),
+      goal: t.Optional(simulated.goal),
+      facts: simulated.facts,
+      maxTurns: simulated.maxTurns,
+      ...scenarioCommon,
+    },
+    Strict,
+  ),
+  oneShapePer(
+    "kind",
+    "Scenario",
+    Object.fromEntries(
+      testScenarioKinds.map((kind) => [
+        kind,
+        t.Object({ ...scenarioHead, kind: t.Literal(kind), ...kindFields[kind], ...scenarioCommon }, Strict),
+      ]),
+    ),
+  ),
 );
 export type ScenarioInput = typeof scenarioWrite.static;
 
@@ -130,7 +169,18 @@ export const ScenarioModel = { create: scenarioWrite, update: scenarioWrite, out
 const suiteWrite = t.Object(
   {
     name: NonEmpty(200),
-    scenarioIds: t.Array(Uuid, { minItems: 1, maxItems: 200, description: "the suite's scenarios, in order" }),
+    // suites.ts names a repeated id itself ("named twice"), where uniqueItems would name only the array
+    scenarioIds: documentedAs(
+      t.Array(Uuid, { minItems: 1, maxItems: 200, description: "the suite's scenarios, in order" }),
+      {
+        type: "array",
+        items: Uuid,
+        minItems: 1,
+        maxItems: 200,
+        uniqueItems: true,
+        description: "the suite's scenarios, in order, each once",
+      },
+    ),
     repeat: t.Optional(Integer({ minimum: 1, maximum: 10, description: "default 1" })),
   },
   Strict,
@@ -191,30 +241,34 @@ function criterionErrors(criterion: Record<string, unknown>, field: string): Fie
   return errors;
 }
 
-const runWrite = t.Object(
-  {
-    assistantId: t.Optional(Uuid),
-    agentId: t.Optional(Uuid),
-    suiteId: t.Optional(Uuid),
-    scenarioIds: t.Optional(t.Array(Uuid, { minItems: 1, maxItems: 200 })),
-    scenarios: t.Optional(
-      t.Array(scenarioWrite, {
-        minItems: 1,
-        maxItems: 200,
-        description: "inline scenarios, not stored: tests as code",
-      }),
-    ),
-    modality: t.Optional(Enum(testModalities, { description: "default text" })),
-    repeat: t.Optional(Integer({ minimum: 1, maximum: 10, description: "overrides the suite's" })),
-    concurrency: t.Optional(Integer({ minimum: 1, maximum: 20, description: "default 4" })),
-    labels: t.Optional(
-      t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 500 }), {
-        maxProperties: 20,
-        description: "free-form, e.g. the commit under test",
-      }),
-    ),
-  },
-  Strict,
+const runWrite = withExactlyOne(
+  t.Object(
+    {
+      assistantId: t.Optional(Uuid),
+      agentId: t.Optional(Uuid),
+      suiteId: t.Optional(Uuid),
+      scenarioIds: t.Optional(t.Array(Uuid, { minItems: 1, maxItems: 200 })),
+      scenarios: t.Optional(
+        t.Array(scenarioWrite, {
+          minItems: 1,
+          maxItems: 200,
+          description: "inline scenarios, not stored: tests as code",
+        }),
+      ),
+      modality: t.Optional(Enum(testModalities, { description: "default text" })),
+      repeat: t.Optional(Integer({ minimum: 1, maximum: 10, description: "overrides the suite's" })),
+      concurrency: t.Optional(Integer({ minimum: 1, maximum: 20, description: "default 4" })),
+      labels: t.Optional(
+        t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 500 }), {
+          maxProperties: 20,
+          description: "free-form, e.g. the commit under test",
+        }),
+      ),
+    },
+    Strict,
+  ),
+  ["assistantId", "agentId"],
+  ["suiteId", "scenarioIds", "scenarios"],
 );
 export type RunInput = typeof runWrite.static;
 

@@ -8,7 +8,7 @@ import type { Db, DbOrTx } from "../db/client";
 import { OUTBOUND_CALLS_CHANNEL, agentTasks, assistants, sipCredentials, sipPhoneNumbers } from "../db/schema";
 import type { OutboundDial } from "../db/schema";
 import { AppError, badRequest, notFound, tooManyRequests } from "../errors";
-import type { CallInput } from "../models/calls";
+import { DESTINATION_MESSAGE, E164, SIP_URI, type CallInput } from "../models/calls";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { credentialLock } from "../sip/reserve-task";
 import type { OrgScope } from "./auth";
@@ -18,16 +18,11 @@ const retryAfterFullSec = 5;
 // a bridge claims a free lease within a heartbeat or two
 const retryAfterNoBridgeSec = 5;
 
-const e164 = /^\+[1-9][0-9]{1,14}$/;
-const sipUri = /^sip:(?:[^@\s<>]+@)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(?:;[^\s<>]*)?$/;
-
-/** `to` as dialled: an E.164 number, or a sip: URI whose host the outbound guard lets us reach. */
+/** `to` as dialled: an E.164 number, or a sip: URI (port 1..65535) whose host the outbound guard lets us reach. */
 export function checkDestination(guard: OutboundGuard, to: string, field = "to"): string {
-  if (e164.test(to)) return to;
-  const uri = sipUri.exec(to);
-  if (!uri) throw badRequest(field, "must be an E.164 number with its + (+15551230000) or a sip: URI");
-  const port = uri[2] === undefined ? null : Number(uri[2]);
-  if (port !== null && (port < 1 || port > 65535)) throw badRequest(field, "the sip: URI's port is out of range");
+  if (E164.test(to)) return to;
+  const uri = SIP_URI.exec(to);
+  if (!uri) throw badRequest(field, DESTINATION_MESSAGE);
   const refusal = guard.configuredHostRefusal(uri[1]!.replace(/^\[|\]$/g, ""));
   if (refusal) throw badRequest(field, `not an allowed destination: ${refusal}`);
   return to;

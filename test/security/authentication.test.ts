@@ -3,15 +3,12 @@
 // envelope) by the API and by the bridge, while tokens known valid keep working from that address.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { startBridge, type Bridge } from "../../src/bridge/ws-server";
 import { loadConfig } from "../../src/config";
 import { AUTH_FAILURE_LIMIT } from "../../src/services/auth";
 import { createTenant, startTestApi, type TestApi } from "../helpers/api";
+import { requestsFrom } from "../helpers/requests-from";
 
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 let api: TestApi;
 let bridge: Bridge;
 let bridgeHttp: string;
@@ -38,21 +35,6 @@ const bridgeCall = (token: string) =>
 async function callBridge(token: string) {
   const res = await fetch(bridgeCall(token));
   return { status: res.status, body: await res.json() };
-}
-
-type Answer = { status: number; retryAfter: string | null; body: any };
-/** GETs in order from `localAddress` (each 127.0.0.x is another client for the per-address throttle). */
-async function from(
-  localAddress: string,
-  requests: { url: string; headers?: Record<string, string> }[],
-): Promise<Answer[]> {
-  const list = JSON.stringify(requests.map((r) => ({ headers: {}, ...r })));
-  const { stdout } = await promisify(execFile)(
-    "node",
-    ["--import", "tsx", "test/security/requests-from.ts", localAddress, list],
-    { cwd: repoRoot },
-  );
-  return JSON.parse(stdout) as Answer[];
 }
 
 describe("revocation", () => {
@@ -91,7 +73,7 @@ describe("failed-authentication throttle", () => {
     const tenant = await createTenant(api.url, "throttle");
     const path = `${api.url}${tenant.P}/assistants`;
     const valid = { authorization: `Bearer ${tenant.orgToken}` };
-    const answers = await from("127.0.0.2", [
+    const answers = await requestsFrom("127.0.0.2", [
       { url: path, headers: valid },
       ...wrong(
         AUTH_FAILURE_LIMIT + 3,
@@ -119,7 +101,7 @@ describe("failed-authentication throttle", () => {
     expect(throttled.body.traceId).toBeString();
 
     // another address is not throttled: a wrong token there is a plain 401, a valid one works
-    const other = await from("127.0.0.3", [
+    const other = await requestsFrom("127.0.0.3", [
       { url: path, headers: { authorization: "Bearer vas_wrong" } },
       { url: path, headers: valid },
     ]);
@@ -128,7 +110,7 @@ describe("failed-authentication throttle", () => {
 
   test("the bridge: after the limit, 429 with Retry-After in the envelope; a known token still passes", async () => {
     const tenant = await createTenant(api.url, "bridge-throttle");
-    const answers = await from("127.0.0.4", [
+    const answers = await requestsFrom("127.0.0.4", [
       { url: bridgeCall(tenant.orgToken) },
       ...wrong(AUTH_FAILURE_LIMIT + 2, (i) => bridgeCall(`wrong_${i}`)),
       { url: bridgeCall(tenant.orgToken) },
@@ -141,6 +123,6 @@ describe("failed-authentication throttle", () => {
       data: null,
       message: expect.stringContaining("too many failed authentication"),
     });
-    expect((await from("127.0.0.5", [{ url: bridgeCall("wrong") }]))[0]?.status).toBe(401);
+    expect((await requestsFrom("127.0.0.5", [{ url: bridgeCall("wrong") }]))[0]?.status).toBe(401);
   });
 });
