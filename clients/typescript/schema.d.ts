@@ -1104,6 +1104,32 @@ export interface components {
                 };
             };
         };
+        ExtensionHandoff: {
+            id?: string | null;
+            name?: string | null;
+            /** @constant */
+            type: "handoff";
+            parameters: {
+                /** @description tool name; default handoff */
+                name?: string;
+                /** @description when the LLM should hand the caller over */
+                description?: string;
+                /** @description assistants of the same organization */
+                destinations: {
+                    /** Format: uuid */
+                    assistantId: string;
+                    /** @description the value the LLM chooses; default the assistant's name; unique in the extension */
+                    name?: string;
+                    description: string;
+                    /** @description spoken to the caller first; templates work */
+                    message?: string;
+                }[];
+                /** @description what the destination gets of the conversation so far; default all */
+                context?: "all" | "lastMessages" | "none";
+                /** @description with lastMessages: how many; default 20 */
+                maxMessages?: number;
+            };
+        };
         ExtensionOther: {
             id?: string | null;
             name?: string | null;
@@ -3750,7 +3776,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionHandoff"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
@@ -4150,7 +4176,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionHandoff"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
@@ -4678,7 +4704,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionHandoff"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };
@@ -5078,7 +5104,7 @@ export interface operations {
                     systemPromptGreeting?: string | null;
                     llmAudioContentGenerationStrategyId?: string | null;
                     telephoneNumberId?: string | null;
-                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionOther"])[];
+                    extensions?: (components["schemas"]["ExtensionToolWebhook"] | components["schemas"]["ExtensionKnowledgeBase"] | components["schemas"]["ExtensionTransferCall"] | components["schemas"]["ExtensionCallContext"] | components["schemas"]["ExtensionCallAnalysis"] | components["schemas"]["ExtensionTurnTaking"] | components["schemas"]["ExtensionHandoff"] | components["schemas"]["ExtensionOther"])[];
                     callEventHooks?: (components["schemas"]["CallEventHookCallStarted"] | components["schemas"]["CallEventHookCallConcluded"] | components["schemas"]["CallEventHookOther"])[];
                 };
             };

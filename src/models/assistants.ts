@@ -5,6 +5,7 @@ import { Destination } from "./calls";
 import { Enum, HttpUrl, Integer, NonEmpty, Nullable, OptionalNullable, Strict, StringMap, Uuid } from "./common";
 import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
 import { TURN_TAKING, TurnTakingParameters } from "./turn-taking";
+import { HANDOFF, HandoffParameters } from "./handoff";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
 
@@ -123,6 +124,7 @@ const extensionParameters = {
   call_context: CallContextParameters,
   call_analysis: CallAnalysisParameters,
   [TURN_TAKING]: TurnTakingParameters,
+  [HANDOFF]: HandoffParameters,
 };
 const extensionName = OptionalNullable(t.String({ maxLength: 200 }));
 

@@ -21,6 +21,7 @@ import { pageOf, parsePaging, type Paging, type SortableColumns } from "./paging
 import { planList } from "./nested-lists";
 import { throwIfAny, turnTakingStrategyErrors, validateExtensions, validateHooks } from "./extension-rules";
 import type { OutboundGuard } from "../net/outbound-guard";
+import { handoffDestinationErrors, handoffsNaming } from "./handoff-destinations";
 
 const sortable: SortableColumns = {
   id: assistants.id,
@@ -205,13 +206,21 @@ export async function updateAssistant(
   });
 }
 
+/** 409 while a handoff extension names it (the lock orders this against a write adding such a handoff). */
 export async function deleteAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
   await readModelOf(db).write(async (tx, touch) => {
-    const rows = await tx
-      .delete(assistants)
+    const [row] = await tx
+      .select({ id: assistants.id })
+      .from(assistants)
       .where(and(scoped(scope, kind), eq(assistants.id, id)))
-      .returning({ id: assistants.id });
-    if (rows.length === 0) throw notFound(kind);
+      .for("update");
+    if (!row) throw notFound(kind);
+    const users = await handoffsNaming(tx, scope.organizationId, id);
+    if (users.length > 0)
+      throw conflict(
+        `the assistant is a destination of the handoff extension of ${users.map((u) => `${u.kind} "${u.name}" (${u.id})`).join(", ")}: take it out of those first`,
+      );
+    await tx.delete(assistants).where(eq(assistants.id, id));
     touch(...touched(scope.organizationId, id));
   });
 }
@@ -236,6 +245,7 @@ function scalarFields(input: AssistantInput) {
 
 async function checkReferences(tx: DbOrTx, scope: OrgScope, selfId: string | null, input: AssistantInput) {
   const org = scope.organizationId;
+  throwIfAny(await handoffDestinationErrors(tx, org, selfId, input.extensions ?? []));
   for (const [i, ext] of (input.extensions ?? []).entries()) {
     const kbId = ext.type === "knowledge_base" ? ext.parameters.knowledgeBaseId : undefined;
     if (typeof kbId !== "string") continue;

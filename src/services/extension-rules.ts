@@ -14,6 +14,7 @@ import {
   type EndpointingMode,
   type StrategyShape,
 } from "../models/turn-taking";
+import { HANDOFF, HANDOFF_TOOL_NAME, HandoffParameters } from "../models/handoff";
 import {
   CallAnalysisParameters,
   CallContextParameters,
@@ -69,6 +70,14 @@ export function validateExtensions(extensions: ExtensionInput[], guard: Outbound
       if (turnTaking) errors.push({ field: `extensions[${i}].type`, message: "at most one turn_taking extension" });
       turnTaking = true;
       errors.push(...schemaErrors(TurnTakingParameters, ext.parameters, prefix));
+      return;
+    }
+    if (ext.type === HANDOFF) {
+      // which assistants the destinations name is checked against the database (handoff-destinations.ts)
+      const shapeErrors = schemaErrors(HandoffParameters, ext.parameters, prefix);
+      errors.push(...shapeErrors);
+      if (shapeErrors.length === 0)
+        checkName((ext.parameters.name as string | undefined) ?? HANDOFF_TOOL_NAME, `${prefix}.name`);
       return;
     }
     if (ext.type === "knowledge_base") {

@@ -1,7 +1,15 @@
-// Tool definitions the LLM sees: the built-in end_call and the tool_webhook extensions.
+// Tool definitions the LLM sees: the built-in end_call and the extensions' tools.
 import { isObject } from "../lib/is-object";
 import { log } from "../log";
 import { END_CALL_TOOL_NAME, parseToolSchema } from "../models/tool-schema";
+import {
+  DEFAULT_HANDOFF_CONTEXT,
+  DEFAULT_HANDOFF_MAX_MESSAGES,
+  HANDOFF,
+  HANDOFF_TOOL_NAME,
+  handoffContexts,
+  type HandoffContext,
+} from "../models/handoff";
 import type { VoiceTool } from "./engine";
 
 export const endCallToolName = END_CALL_TOOL_NAME;
@@ -124,6 +132,36 @@ export function knowledgeToolsFromExtensions(
   return tools;
 }
 
+/**
+ * The one tool of a transfer_call or handoff extension: a required `destination` argument whose enum is the
+ * destinations' values, each described in the argument's description. The extension's `name` and
+ * `description` replace the defaults.
+ */
+function destinationTool(
+  p: Record<string, unknown>,
+  defaultName: string,
+  defaultDescription: string,
+  argumentIntro: string,
+  destinations: { value: string; description: string }[],
+): VoiceTool {
+  const listed = destinations.map((d) => `${d.value}: ${d.description}`).join("; ");
+  return {
+    name: typeof p.name === "string" ? p.name : defaultName,
+    description: typeof p.description === "string" && p.description ? p.description : defaultDescription,
+    parameters: {
+      type: "object",
+      properties: {
+        destination: {
+          type: "string",
+          enum: destinations.map((d) => d.value),
+          description: `${argumentIntro} ${listed}`,
+        },
+      },
+      required: ["destination"],
+    },
+  };
+}
+
 export const TRANSFER_TOOL_NAME = "transfer_call";
 const DEFAULT_TRANSFER_MESSAGE = "Transferring your call now.";
 
@@ -140,27 +178,14 @@ function readTransferTool(p: Record<string, unknown>): TransferTool | string {
       message: typeof d.message === "string" ? d.message : DEFAULT_TRANSFER_MESSAGE,
     });
   }
-  const listed = destinations.map((d) => `${d.to}: ${d.description}`).join("; ");
-  const intro =
-    typeof p.description === "string" && p.description
-      ? p.description
-      : "Transfer the caller to a human. Use it when the caller asks for a person or you cannot help further.";
   return {
-    tool: {
-      name: typeof p.name === "string" ? p.name : TRANSFER_TOOL_NAME,
-      description: intro,
-      parameters: {
-        type: "object",
-        properties: {
-          destination: {
-            type: "string",
-            enum: destinations.map((d) => d.to),
-            description: `Where to transfer the caller. ${listed}`,
-          },
-        },
-        required: ["destination"],
-      },
-    },
+    tool: destinationTool(
+      p,
+      TRANSFER_TOOL_NAME,
+      "Transfer the caller to a human. Use it when the caller asks for a person or you cannot help further.",
+      "Where to transfer the caller.",
+      destinations.map((d) => ({ value: d.to, description: d.description })),
+    ),
     transfer: {
       destinations,
       mode: p.mode === "warm" ? "warm" : "blind",
@@ -178,6 +203,74 @@ export function transferToolsFromExtensions(extensions: Extension[]): TransferTo
     if (type !== "transfer_call") continue;
     const tool = readTransferTool(parameters);
     if (typeof tool === "string") log.warn("transfer tool skipped", { tool: parameters.name, error: tool });
+    else tools.push(tool);
+  }
+  return tools;
+}
+
+/** One assistant a handoff extension may hand the caller to; `name` is what the LLM chooses, `message` a template. */
+export type HandoffDestination = { assistantId: string; name: string; description: string; message: string | null };
+
+/** A handoff extension (docs/handoff.md): the LLM picks a destination assistant by its name. */
+export type HandoffTool = {
+  tool: VoiceTool;
+  handoff: { destinations: HandoffDestination[]; context: HandoffContext; maxMessages: number };
+};
+
+/**
+ * One stored handoff extension as the LLM's tool. `assistantNames` are the organization's assistants by id:
+ * a destination without a name of its own goes by its assistant's; one whose assistant is gone is left out.
+ */
+function readHandoffTool(
+  p: Record<string, unknown>,
+  assistantNames: ReadonlyMap<string, string>,
+): HandoffTool | string {
+  if (!Array.isArray(p.destinations)) return "destinations are required";
+  const destinations: HandoffDestination[] = [];
+  for (const d of p.destinations) {
+    if (!isObject(d) || typeof d.assistantId !== "string") return "a destination has no assistantId";
+    const assistantName = assistantNames.get(d.assistantId);
+    if (assistantName === undefined) continue;
+    const name = typeof d.name === "string" ? d.name : assistantName;
+    // a renamed assistant may now share a name: the LLM could not tell the two apart
+    if (destinations.some((other) => other.name === name)) return `two destinations are named ${name}`;
+    destinations.push({
+      assistantId: d.assistantId,
+      name,
+      description: typeof d.description === "string" ? d.description : "",
+      message: typeof d.message === "string" ? d.message : null,
+    });
+  }
+  if (destinations.length === 0) return "no destination assistant exists";
+  const context = handoffContexts.includes(p.context as never)
+    ? (p.context as HandoffContext)
+    : DEFAULT_HANDOFF_CONTEXT;
+  return {
+    tool: destinationTool(
+      p,
+      HANDOFF_TOOL_NAME,
+      "Hand the caller to another assistant who can help with what they need. The conversation goes on with that assistant.",
+      "The assistant to hand the caller to.",
+      destinations.map((d) => ({ value: d.name, description: d.description })),
+    ),
+    handoff: {
+      destinations,
+      context,
+      maxMessages: typeof p.maxMessages === "number" ? p.maxMessages : DEFAULT_HANDOFF_MAX_MESSAGES,
+    },
+  };
+}
+
+/** The handoff extensions as tools; a broken one is skipped and logged. */
+export function handoffToolsFromExtensions(
+  extensions: Extension[],
+  assistantNames: ReadonlyMap<string, string>,
+): HandoffTool[] {
+  const tools: HandoffTool[] = [];
+  for (const { type, parameters } of extensions) {
+    if (type !== HANDOFF) continue;
+    const tool = readHandoffTool(parameters, assistantNames);
+    if (typeof tool === "string") log.warn("handoff tool skipped", { tool: parameters.name, error: tool });
     else tools.push(tool);
   }
   return tools;
