@@ -1,5 +1,5 @@
-// The pipeline bench's providers, in their own process so their CPU is not the bridge's: Deepgram,
-// ElevenLabs and chat completions fakes answering after fixed delays. The first TAGGED_STREAMS calls
+// The pipeline and conversation benches' providers, in their own process so their CPU is not the
+// bridge's: Deepgram (Flux's /v2/listen too), ElevenLabs and chat completions fakes answering after fixed delays. The first TAGGED_STREAMS calls
 // get turns tagged "s<call>t<turn>" (so each stage's timestamps can be matched per turn); the others
 // say and hear the same cached sentences. GET /timings returns the timestamps. With KNOWLEDGE_QUERY,
 // odd tagged turns first call the knowledge tool with that query, and answer after its result.
@@ -10,12 +10,20 @@ import { startFakeDeepgram } from "../../test/fakes/deepgram-server";
 import { startFakeElevenLabs } from "../../test/fakes/elevenlabs-server";
 
 const tagged = Number(process.env.TAGGED_STREAMS ?? 0);
+// a tagged turn's words end without punctuation on odd turns (a caller who seems mid-sentence)
+const unpunctuatedOddTurns = process.env.UNPUNCTUATED_ODD_TURNS === "1";
 const plainAnswer = "Sure. Here is a short answer for you, nothing more.";
 
 const stt = await startFakeDeepgram({
-  transcript: (stream, turn) => (stream < tagged ? `Question s${stream}t${turn}.` : "Tell me more."),
+  transcript: (stream, turn) =>
+    stream < tagged ? `Question s${stream}t${turn}${unpunctuatedOddTurns && turn % 2 ? "" : "."}` : "Tell me more.",
 });
-const tts = await startFakeElevenLabs({ firstAudioDelayMs: Number(process.env.TTS_DELAY_MS ?? 0) });
+const tagOf = (text: string) => /s\d+t\d+/.exec(text)?.[0] ?? null;
+const tts = await startFakeElevenLabs({
+  firstAudioDelayMs: Number(process.env.TTS_DELAY_MS ?? 0),
+  // a tagged sentence is new every turn: espeak for each would load the machine and the fake's times
+  speakAs: (text) => (tagOf(text) ? "Answer." : text),
+});
 const llm = await startFakeChatServer();
 llm.firstTokenDelayMs = Number(process.env.LLM_DELAY_MS ?? 0);
 llm.chunkChars = 1000; // the first sentence in one chunk: its arrival is the first token
@@ -29,10 +37,9 @@ llm.reply = ({ messages }) => {
   return { text: tag ? `Answer ${tag[0]}. That is all.` : plainAnswer };
 };
 
-const tagOf = (text: string) => /s\d+t\d+/.exec(text)?.[0] ?? null;
 const timings = () => ({
-  finalizes: stt.streams.flatMap((s, stream) =>
-    s.control.filter((c) => c.type === "Finalize").map((c, turn) => ({ tag: `s${stream}t${turn}`, at: c.at })),
+  finalizes: stt.streams.flatMap((s) =>
+    s.control.filter((c) => c.type === "Finalize").map((c, turn) => ({ tag: `s${s.index}t${turn}`, at: c.at })),
   ),
   llm: llm.requests
     .filter((r) => r.body?.stream && tagOf(String(r.body.messages.at(-1)?.content ?? "")))

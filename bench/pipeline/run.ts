@@ -22,10 +22,10 @@ import { wallClock } from "../../test/fakes/wall-clock";
 import { createTenant, type Tenant } from "../../test/helpers/api";
 import { generateCorpus } from "../../test/knowledge/generated-corpus";
 import { speech } from "../../test/helpers/speech";
-import { freePort } from "../../test/helpers/temporal";
 import { createCallerPool } from "../calls-ws/caller-pool";
 import { treeCpuSeconds } from "../calls-sip/proc-tree";
 import { createBench, percentile as pct } from "../lib/harness";
+import { startPipelineBridge } from "./pipeline-bridge";
 
 const { values } = parseArgs({
   options: {
@@ -141,29 +141,16 @@ try {
   const api = await startApi(loadConfig(env), { port: 0 });
   const tenant = await createTenant(api.url, "bench");
   const knowledge = knowledgeDocs > 0 ? await knowledgeBase(tenant, knowledgeDocs) : null;
-  const providers = await spawnBun(
-    "bench/pipeline/fake-providers.ts",
-    {
-      TAGGED_STREAMS: String(latencyCalls),
-      LLM_DELAY_MS: values["llm-delay"],
-      TTS_DELAY_MS: values["tts-delay"],
-      ...(knowledge && { KNOWLEDGE_QUERY: knowledge.query }),
-    },
-    (l) => l.includes('"timings"'),
-  );
-  const urls = JSON.parse(providers.line);
-  const bridgePort = await freePort();
-  const bridge = await spawnBun(
-    "src/bridge/main.ts",
-    {
-      BRIDGE_PORT: String(bridgePort),
-      DEEPGRAM_URL: urls.stt,
-      ELEVENLABS_URL: urls.tts,
-      OPENAI_BASE_URL: urls.llm,
-      LOG_LEVEL: "info",
-    },
-    (l) => l.includes("bridge listening"),
-  );
+  const {
+    urls,
+    bridge,
+    url: bridgeUrl,
+  } = await startPipelineBridge(spawnBun, {
+    TAGGED_STREAMS: String(latencyCalls),
+    LLM_DELAY_MS: values["llm-delay"],
+    TTS_DELAY_MS: values["tts-delay"],
+    ...(knowledge && { KNOWLEDGE_QUERY: knowledge.query }),
+  });
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
     name: "pipeline",
     type: "pipeline",
@@ -177,7 +164,7 @@ try {
       extensions: [{ type: "knowledge_base", parameters: { knowledgeBaseId: knowledge.id, maxResults: 3 } }],
     }),
   });
-  const url = `ws://127.0.0.1:${bridgePort}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
+  const url = `${bridgeUrl}/v1/calls?assistantId=${assistant.body.data.id}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const question = await speech("Tell me more.", rate);
 
   // latency: the tagged calls, dialed one after another so call i is the providers' stream i

@@ -20,7 +20,10 @@ export type FakeDeepgramOptions = {
   apiKey?: string;
   /** Silence after speech that ends an utterance on the fake's own, like Deepgram's endpointing. */
   endpointingMs?: number;
-  /** What the caller of the n-th stream says in its turn-th utterance (instead of `transcripts`). */
+  /**
+   * What the caller of the n-th stream (either protocol, counted together) says in its turn-th
+   * utterance (a Flux stream's turn-th stretch of speech), instead of `transcripts`.
+   */
   transcript?: (stream: number, turn: number) => string;
   /** How the Flux streams (/v2/listen) decide their turns. */
   flux?: FakeFluxOptions;
@@ -32,6 +35,8 @@ export class FakeDeepgramStream {
   readonly control: { type: string; at: number }[] = [];
   /** The audio received, decoded to PCM16 at the stream's rate. */
   readonly audio: Int16Array[] = [];
+  /** The stream's number among all opened, Flux's too (the `stream` of `transcript`). */
+  index = 0;
   audioBytes = 0;
   closedByClient = false;
   private heardSpeech = false;
@@ -147,6 +152,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
   const wss = new WebSocketServer({ noServer: true });
   const waiting: ((s: FakeDeepgramStream) => void)[] = [];
   let taken = 0;
+  let opened = 0;
   const fake: FakeDeepgramServer = {
     url: "",
     streams: [],
@@ -171,17 +177,15 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
       );
       return;
     }
+    const index = opened++;
+    let turn = 0;
+    const next = () => (options.transcript ? options.transcript(index, turn++) : (fake.transcripts.shift() ?? ""));
     if (flux)
       return wss.handleUpgrade(req, socket, head, (ws) => {
         const request = { url: req.url ?? "/", headers: req.headers };
-        fake.fluxStreams.push(
-          new FakeFluxStream(ws, request, () => fake.transcripts.shift() ?? "", options.flux ?? {}),
-        );
+        fake.fluxStreams.push(new FakeFluxStream(ws, request, next, options.flux ?? {}));
       });
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const index = fake.streams.length;
-      let turn = 0;
-      const next = () => (options.transcript ? options.transcript(index, turn++) : (fake.transcripts.shift() ?? ""));
       const stream = new FakeDeepgramStream(
         ws,
         { url: req.url ?? "/", headers: req.headers },
@@ -189,6 +193,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
         options,
         fake.mode === "stall",
       );
+      stream.index = index;
       fake.streams.push(stream);
       const waiter = waiting.shift();
       if (waiter) {

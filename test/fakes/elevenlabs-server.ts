@@ -18,6 +18,8 @@ export type FakeElevenLabsOptions = {
   chunkMs?: number;
   /** Wait before the first audio of each generation (a model's time to first byte). */
   firstAudioDelayMs?: number;
+  /** What is spoken for a text (default: the text); a bench speaks one cached sentence for texts that are all new. */
+  speakAs?: (text: string) => string;
 };
 
 type Message = { text?: string; flush?: boolean; voice_settings?: Record<string, unknown>; [key: string]: unknown };
@@ -90,7 +92,7 @@ export class FakeElevenLabsStream {
       if (this.stalled || this.ws.readyState !== this.ws.OPEN) return;
       if (this.options.firstAudioDelayMs) await Bun.sleep(this.options.firstAudioDelayMs);
       this.spoken.push(text.trim());
-      const pcm = await speech(text.trim(), format.rate);
+      const pcm = await speech((this.options.speakAs?.(text) ?? text).trim(), format.rate);
       const chunk = Math.round(((this.options.chunkMs ?? 200) * format.rate) / 1000);
       const msPerChar = (pcm.length * 1000) / format.rate / text.length;
       const timing = this.timings.find((t) => t.firstAudioAt === null && text.includes(t.text.trim()));
