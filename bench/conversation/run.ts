@@ -209,8 +209,18 @@ function rows(results: Result[], timings: Timings) {
         );
       }
       table.push(`${label.padEnd(24)}${cells.join("   |")}`);
+      // per turn, robust to the load of the other run: how much of the LLM's first-token time had passed
+      // when the turn ended (the caller's final transcript), so was no longer on the way to the reply
+      const hidden = (results.find((r) => r.mode === mode && r.preemptive)?.turns ?? [])
+        .filter((t) => punctuated === null || isPunctuated(t) === punctuated)
+        .flatMap((t) => {
+          const request = llm.get(t.tag ?? "");
+          if (!request?.firstContentAt || t.userFinalAt === null) return [];
+          const firstToken = request.firstContentAt - request.at;
+          return [(Math.max(0, Math.min(firstToken, t.userFinalAt - request.at)) / firstToken) * 100];
+        });
       savings.push(
-        `${label.padEnd(24)} ${ms(p50s[0]! - p50s[1]!)} ms = ${(((p50s[0]! - p50s[1]!) / llmMs) * 100).toFixed(0).padStart(4)} % of the LLM's ${llmMs} ms${mode === "silence" ? " (no preemption in this mode: the same configuration twice, the noise)" : ""}`,
+        `${label.padEnd(26)} v2v p50 off - on ${ms(p50s[0]! - p50s[1]!)} ms = ${(((p50s[0]! - p50s[1]!) / llmMs) * 100).toFixed(0).padStart(4)} % of ${llmMs} ms;  per turn, LLM first token done by the turn's end: p50 ${pct(hidden, 50).toFixed(0)} %, p5 ${pct(hidden, 5).toFixed(0)} % (${hidden.length} turns)${mode === "silence" ? "  (no preemption in this mode: the same configuration twice, the noise)" : ""}`,
       );
     }
   return { table, stages, own, vadLag, savings };
