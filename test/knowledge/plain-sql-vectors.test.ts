@@ -2,6 +2,7 @@
 // vectors' cosine does, a small base is compared whole, and a large one only where the question's
 // rarer words are. Real Postgres, a local OpenAI-compatible embeddings provider.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { createDb } from "../../src/db/client";
 import { knowledgeBases, organizations, vendors } from "../../src/db/schema";
 import { bitPlaneIndex, FULL_SCAN_CHUNKS } from "../../src/services/knowledge/bit-plane-vectors";
@@ -92,6 +93,20 @@ describe("nearest chunks in plain SQL", () => {
     expect(await nearest(kb, "synthetic", "", question, 8)).toEqual(byCosine.slice(0, 8));
     // vectors of another model are never compared with this one's
     expect(await nearest(kb, "another-model", "", question, 8)).toEqual([]);
+  });
+
+  test("a pass embeds, batch after batch, the chunks that have no vector of the configured model", async () => {
+    const sections = Array.from({ length: 150 }, (_, k) => `# Part ${k}\n\nPart ${k} of the manual.`);
+    const kb = await baseWith([{ title: "Manual", content: sections.join("\n\n") }]);
+    const pass = (model: string) => embedMissingChunks(db, config(provider.url, model), bitPlaneIndex, kb);
+    expect(await pass("fake")).toBe(150);
+    expect(await pass("fake")).toBe(0);
+    // another model: every vector again, each chunk once
+    expect(await pass("fake-2")).toBe(150);
+    const [row] = await db.execute<{ n: number; chunks: number }>(sql`
+      select count(*)::int as n, count(distinct chunk_id)::int as chunks from knowledge_chunk_embeddings
+      where knowledge_base_id = ${kb} and model = 'fake-2'`);
+    expect(row).toEqual({ n: 150, chunks: 150 });
   });
 
   const refunds = "Returns are reimbursed within 30 days of delivery.";
