@@ -235,7 +235,7 @@ try {
   console.log(
     [
       "",
-      `bench/pipeline: ${a.length} turns, fake LLM first token after ${values["llm-delay"]} ms, fake TTS first audio after ${values["tts-delay"]} ms (+ espeak), 8 kHz calls`,
+      `bench/pipeline: ${a.length} turns, fake LLM first token after ${values["llm-delay"]} ms, fake TTS first audio after ${values["tts-delay"]} ms (tagged turns speak one cached sentence), 8 kHz calls`,
       line("A  VAD end (Finalize) -> LLM request", a),
       line("B  LLM first sentence -> TTS text", b),
       line("C  first TTS audio -> first frame at caller", c),
