@@ -59,7 +59,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List vendors (sortable by id, name, createdAt (admin token)) */
+        /**
+         * List vendors (sortable by id, name, createdAt)
+         * @description With the admin token.
+         */
         get: operations["getApiV1Vendors"];
         put?: never;
         /** Create a vendor */
@@ -134,7 +137,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API tokens (sortable by id, name, createdAt (never the token values)) */
+        /**
+         * List API tokens (sortable by id, name, createdAt)
+         * @description Never the token values.
+         */
         get: operations["getApiV1VendorsByVendorIdApi-tokens"];
         put?: never;
         /** Create a API token */
@@ -370,7 +376,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List agent tasks (sortable by createdAt)
+         * List agent tasks (sortable by id, createdAt, startedAt, endedAt, status)
          * @description Calls (agent tasks); filter by status, assistantId, agentId, transport or creation time
          */
         get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasks"];
@@ -755,7 +761,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List test runs (sortable by id, createdAt, status (default createdAt,desc)) */
+        /** List test runs (sortable by id, createdAt, status) */
         get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdTest-runs"];
         put?: never;
         /**
@@ -1676,7 +1682,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -2188,7 +2194,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -3056,7 +3062,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -3576,7 +3582,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt, updatedAt */
                 sort?: string;
             };
             header?: never;
@@ -4504,7 +4510,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt, updatedAt */
                 sort?: string;
             };
             header?: never;
@@ -5432,7 +5438,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, type, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -6301,7 +6307,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, hostname, username, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -7212,7 +7218,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, phoneNumber, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -8074,7 +8080,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, createdAt, startedAt, endedAt, status */
                 sort?: string;
                 status?: "offered" | "active" | "completed" | "failed";
                 assistantId?: string;
@@ -9204,7 +9210,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, createdAt, updatedAt, status, eventType */
                 sort?: string;
                 callId?: string;
                 hookId?: string;
@@ -9801,12 +9807,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description deliveries created at or after this time
+                     * @description deliveries created at or after this time, earlier than createdBefore
                      */
                     createdAfter: string;
                     /**
                      * Format: date-time
-                     * @description deliveries created before this time (default: now)
+                     * @description deliveries created before this time, later than createdAfter (default: now)
                      */
                     createdBefore?: string;
                     /** Format: uuid */
@@ -9977,9 +9983,9 @@ export interface operations {
     "getApiV1VendorsByVendorIdOrganizationsByOrganizationIdHook-deliveriesStats": {
         parameters: {
             query: {
-                /** @description deliveries created at or after this time */
+                /** @description deliveries created at or after this time, earlier than createdBefore */
                 createdAfter: string;
-                /** @description deliveries created before this time (default: now) */
+                /** @description deliveries created before this time, later than createdAfter (default: now) */
                 createdBefore?: string;
                 hookId?: string;
             };
@@ -10157,7 +10163,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt, updatedAt */
                 sort?: string;
             };
             header?: never;
@@ -11028,7 +11034,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, title, createdAt */
                 sort?: string;
             };
             header?: never;
@@ -11731,7 +11737,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, kind, createdAt, updatedAt */
                 sort?: string;
             };
             header?: never;
@@ -12756,7 +12762,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt, updatedAt */
                 sort?: string;
             };
             header?: never;
@@ -13637,7 +13643,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, createdAt, status */
                 sort?: string;
             };
             header?: never;
@@ -14418,7 +14424,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of position, endedAt, id */
                 sort?: string;
             };
             header?: never;
@@ -14675,7 +14681,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of id, name, createdAt, status */
                 sort?: string;
             };
             header?: never;
@@ -15383,7 +15389,7 @@ export interface operations {
                 page?: string;
                 /** @description items per page, 1..100 (default 20) */
                 size?: string;
-                /** @description field,asc|desc over the resource's sortable fields (default name,asc) */
+                /** @description field[,asc|desc], the field one of position, status */
                 sort?: string;
                 status?: "pending" | "dialing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "voicemail" | "canceled";
             };

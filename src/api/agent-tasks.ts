@@ -18,7 +18,7 @@ export const agentTasksRoutes = (deps: Deps) => {
     tag: "Agent tasks",
     what: "agent task",
     idParam: "agentTaskId",
-    sortable: "createdAt",
+    sortable: ["id", "createdAt", "startedAt", "endedAt", "status"],
     notes: { list: "Calls (agent tasks); filter by status, assistantId, agentId, transport or creation time" },
     models: AgentTaskModel,
     service: {

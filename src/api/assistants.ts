@@ -14,7 +14,7 @@ const assistantRoutes = (deps: Deps, kind: AssistantKind, path: string, tag: str
     tag,
     what: kind,
     idParam: `${kind}Id`,
-    sortable: "id, name, createdAt, updatedAt",
+    sortable: ["id", "name", "createdAt", "updatedAt"],
     notes: {
       update:
         "Takes the full object: a field left out is cleared. extensions and callEventHooks replace the stored lists: an element with its id updates it, one without id is created, a stored one left out is removed.",

@@ -17,7 +17,6 @@ export const callsRoutes = (deps: Deps) =>
     tag: "Calls",
     what: "call",
     idParam: "callId",
-    sortable: "",
     models: { out: AgentTaskModel.out, query: PageQuery, create: CallModel.create },
     service: {
       create: async ({ scope }, _, body) => {

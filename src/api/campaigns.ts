@@ -6,7 +6,7 @@ import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { checkBody } from "./check-body";
 import { resourceRoutes } from "./resource-routes";
 import { CampaignCsvQuery, CampaignModel, ContactsQuery } from "../models/campaigns";
-import { Envelope, PageQuery, PagedEnvelope, errorResponses } from "../models/common";
+import { Envelope, PageQuery, PagedEnvelope, errorResponses, sortableBy } from "../models/common";
 import { ok, paged } from "../models/envelope";
 import { badRequest } from "../errors";
 import { parseContactsCsv } from "../services/campaign-csv";
@@ -61,7 +61,7 @@ export const campaignsRoutes = (deps: Deps) => {
     tag: TAG,
     what: campaigns.CAMPAIGN,
     idParam: "campaignId",
-    sortable: "id, name, createdAt, status",
+    sortable: ["id", "name", "createdAt", "status"],
     models: { out: CampaignModel.out, query: PageQuery },
     service: {
       list: ({ scope }, _, query) => campaigns.listCampaigns(deps.db, scope, query),
@@ -101,7 +101,7 @@ export const campaignsRoutes = (deps: Deps) => {
         paged(await campaigns.listContacts(deps.db, access.scope, idOf(params), query)),
       {
         params: CampaignParams,
-        query: ContactsQuery,
+        query: sortableBy(ContactsQuery, ["position", "status"]),
         response: { 200: PagedEnvelope(CampaignModel.contact), ...errorResponses },
         detail: { tags: [TAG], summary: "List a campaign's contacts (sortable by position, status)" },
       },

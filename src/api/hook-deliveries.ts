@@ -18,7 +18,7 @@ export const hookDeliveriesRoutes = (deps: Deps) =>
     tag: tags[0]!,
     what: "hook delivery",
     idParam: "deliveryId",
-    sortable: "id, createdAt, updatedAt, status, eventType",
+    sortable: ["id", "createdAt", "updatedAt", "status", "eventType"],
     notes: { list: "Call event hook deliveries; filter by callId, hookId, status or eventType" },
     models: HookDeliveryModel,
     service: {

@@ -3,7 +3,7 @@ import { t } from "elysia";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
-import { EmptyEnvelope, Envelope, PageQuery, PagedEnvelope, errorResponses } from "../models/common";
+import { EmptyEnvelope, Envelope, PageQuery, PagedEnvelope, errorResponses, sortableBy } from "../models/common";
 import { done, ok, paged } from "../models/envelope";
 import {
   DocumentJson,
@@ -58,7 +58,7 @@ export function knowledgeBasesRoutes(deps: Deps) {
     tag: TAG,
     what: bases.KNOWLEDGE_BASE,
     idParam: "knowledgeBaseId",
-    sortable: "id, name, createdAt, updatedAt",
+    sortable: ["id", "name", "createdAt", "updatedAt"],
     models: { ...KnowledgeBaseModel, query: PageQuery },
     service: {
       list: ({ scope }, _, query) => bases.listKnowledgeBases(deps.db, scope, query),
@@ -99,7 +99,7 @@ export function knowledgeBasesRoutes(deps: Deps) {
         paged(await documents.listDocuments(deps.db, access.scope, kbOf(params), query)),
       {
         params: KbParams,
-        query: DocumentsPageQuery,
+        query: sortableBy(DocumentsPageQuery, ["id", "title", "createdAt"]),
         response: { 200: PagedEnvelope(DocumentOut), ...errorResponses },
         detail: { tags: [TAG], summary: "List a knowledge base's documents (sortable by id, title, createdAt)" },
       },

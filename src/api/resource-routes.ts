@@ -3,7 +3,8 @@
 // answers and documents itself the same way. Extra routes (a retry, a recovery) are chained onto the result.
 import { Elysia, t, type Static, type TSchema } from "elysia";
 import { assertUuid, type Access } from "./access";
-import { EmptyEnvelope, Envelope, PagedEnvelope, errorResponses } from "../models/common";
+import type { TObject } from "@sinclair/typebox";
+import { EmptyEnvelope, Envelope, PagedEnvelope, errorResponses, sortableBy } from "../models/common";
 import { done, ok, paged, type Page } from "../models/envelope";
 
 type Params = Record<string, string>;
@@ -32,8 +33,8 @@ export type ResourceSpec<
   what: string;
   /** the item's path parameter, named as in the spec */
   idParam: string;
-  /** for the list's summary, e.g. "id, name, createdAt" */
-  sortable: string;
+  /** the fields a list sorts by (its service's parsePaging whitelist): its summary, and its `sort`'s pattern */
+  sortable?: readonly string[];
   /** longer OpenAPI descriptions of single operations */
   notes?: { list?: string; update?: string };
   /**
@@ -76,9 +77,9 @@ export function resourceRoutes<
   if (list)
     app = app.get("", async ({ access, params, query }) => paged(await list(access, params, query)), {
       params: ListParams,
-      query: models.query,
+      query: sortableBy(models.query as TSchema as TObject, spec.sortable ?? []) as TSchema as QS,
       response: { 200: PagedEnvelope(out), ...errorResponses },
-      detail: detail(`List ${spec.what}s (sortable by ${spec.sortable})`, spec.notes?.list),
+      detail: detail(`List ${spec.what}s (sortable by ${spec.sortable?.join(", ")})`, spec.notes?.list),
     });
   if (create && models.create)
     app = app.post(

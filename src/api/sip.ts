@@ -12,7 +12,7 @@ export const sipCredentialsRoutes = (deps: Deps) =>
     tag: "SIP credentials",
     what: "SIP credential",
     idParam: "sipCredentialsId",
-    sortable: "id, hostname, username, createdAt",
+    sortable: ["id", "hostname", "username", "createdAt"],
     models: { ...SipCredentialModel, query: PageQuery },
     service: {
       list: ({ scope }, _, query) => sip.listCredentials(deps.db, scope, query),
@@ -32,7 +32,7 @@ export const phoneNumbersRoutes = (deps: Deps) =>
     tag: "SIP phone numbers",
     what: "phone number",
     idParam: "phoneNumberId",
-    sortable: "id, phoneNumber, createdAt",
+    sortable: ["id", "phoneNumber", "createdAt"],
     models: { ...PhoneNumberModel, query: PageQuery },
     service: {
       list: ({ scope }, params, query) => sip.listPhoneNumbers(deps.db, scope, credentialOf(params), query),

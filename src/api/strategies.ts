@@ -12,7 +12,7 @@ export const strategiesRoutes = (deps: Deps) =>
     tag: "LLM generation strategies",
     what: "LLM generation strategy",
     idParam: "strategyId",
-    sortable: "id, name, type, createdAt",
+    sortable: ["id", "name", "type", "createdAt"],
     models: { ...StrategyModel, query: PageQuery },
     service: {
       list: ({ scope }, _, query) => strategies.listStrategies(deps.db, scope, query),

@@ -34,7 +34,8 @@ const vendorsRoutes = (deps: Deps) =>
     tag: "Vendors",
     what: "vendor",
     idParam: "vendorId",
-    sortable: "id, name, createdAt (admin token)",
+    sortable: ["id", "name", "createdAt"],
+    notes: { list: "With the admin token." },
     models: { ...VendorModel, query: PageQuery },
     service: {
       list: (principal, _, query) => {
@@ -56,7 +57,7 @@ const organizationsRoutes = (deps: Deps) =>
     tag: "Organizations",
     what: "organization",
     idParam: "organizationId",
-    sortable: "id, name, createdAt",
+    sortable: ["id", "name", "createdAt"],
     models: {
       create: OrganizationModel.write,
       update: OrganizationModel.write,
@@ -88,7 +89,8 @@ const apiTokensRoutes = (deps: Deps) =>
     tag: "API tokens",
     what: "API token",
     idParam: "tokenId",
-    sortable: "id, name, createdAt (never the token values)",
+    sortable: ["id", "name", "createdAt"],
+    notes: { list: "Never the token values." },
     models: { ...ApiTokenModel, query: PageQuery },
     service: {
       list: (principal, params, query) => tenancy.listApiTokens(deps.db, vendorOf(principal, params), query),

@@ -4,7 +4,7 @@ import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
 import { resourceRoutes } from "./resource-routes";
 import { errorResponsesOf } from "./openapi-parts";
-import { Envelope, PageQuery, PagedEnvelope, errorResponses } from "../models/common";
+import { Envelope, PageQuery, PagedEnvelope, errorResponses, sortableBy } from "../models/common";
 import { ok, paged } from "../models/envelope";
 import { ResultOut, RunModel } from "../models/testing";
 import { createRun } from "../services/testing/create-run";
@@ -21,7 +21,7 @@ export const testRunsRoutes = (deps: Deps) =>
     tag: TAG,
     what: runs.RUN,
     idParam: "testRunId",
-    sortable: "id, createdAt, status (default createdAt,desc)",
+    sortable: ["id", "createdAt", "status"],
     models: { out: RunModel.out, query: PageQuery },
     service: {
       list: ({ scope }, _, query) => runs.listRuns(deps.db, scope, query),
@@ -57,7 +57,7 @@ export const testRunsRoutes = (deps: Deps) =>
       async ({ access, params, query }) => paged(await runs.listResults(deps.db, access.scope, runOf(params), query)),
       {
         params: RunParams,
-        query: PageQuery,
+        query: sortableBy(PageQuery, ["position", "endedAt", "id"]),
         response: { 200: PagedEnvelope(ResultOut), ...errorResponses },
         detail: {
           tags: [TAG],

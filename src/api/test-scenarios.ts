@@ -16,7 +16,7 @@ export const testScenariosRoutes = (deps: Deps) =>
     tag: TAG,
     what: scenarios.SCENARIO,
     idParam: "scenarioId",
-    sortable: "id, name, kind, createdAt, updatedAt",
+    sortable: ["id", "name", "kind", "createdAt", "updatedAt"],
     notes: {
       list: `Scripted (turns) and simulated (persona, goal, facts) callers with tool mocks and criteria (${criterionTypes.join(", ")}).`,
     },
@@ -37,7 +37,7 @@ export const testSuitesRoutes = (deps: Deps) =>
     tag: TAG,
     what: suites.SUITE,
     idParam: "suiteId",
-    sortable: "id, name, createdAt, updatedAt",
+    sortable: ["id", "name", "createdAt", "updatedAt"],
     models: { ...SuiteModel, query: PageQuery },
     service: {
       list: ({ scope }, _, query) => suites.listSuites(deps.db, scope, query),

@@ -1,9 +1,8 @@
 import { t } from "elysia";
-import { Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
+import { DateTimeIn, Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
 import { agentTaskStatuses, callDirections, endedReasons } from "../db/schema";
 
 const transportTypes = ["sip", "websocket"] as const;
-const DateTime = (description: string) => t.String({ format: "date-time", description });
 
 const task = {
   id: Uuid,
@@ -53,8 +52,8 @@ export const AgentTaskModel = {
       success: t.Optional(
         Enum(["true", "false"] as const, { description: "only calls whose analysis judged them so (call_analysis)" }),
       ),
-      createdAfter: t.Optional(DateTime("only tasks created at or after this time")),
-      createdBefore: t.Optional(DateTime("only tasks created before this time")),
+      createdAfter: t.Optional(DateTimeIn("only tasks created at or after this time")),
+      createdBefore: t.Optional(DateTimeIn("only tasks created before this time")),
     },
     Strict,
   ),

@@ -1,6 +1,6 @@
 // Building blocks for request and response schemas; OpenAPI is generated from these same objects.
 import { t, type TSchema } from "elysia";
-import type { TLiteral, TUnion } from "@sinclair/typebox";
+import type { TLiteral, TObject, TUnion } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
 import { checksResponses } from "../config";
 import { PATTERN_MESSAGE } from "../errors";
@@ -19,6 +19,17 @@ export const Enum = <const T extends readonly [string, ...string[]]>(
     options,
   ) as unknown as TUnion<Literals<T>>;
 export const Uuid = t.String({ format: "uuid" });
+/**
+ * An RFC 3339 time a client sends (a filter's bound): "date-time" alone also passes expanded years
+ * (+275760-09-12T…), which Postgres cannot hold; the year is 0001..9999.
+ */
+export const DateTimeIn = (description: string) =>
+  t.String({
+    format: "date-time",
+    pattern: "^(?!0000)[0-9]{4}-",
+    [PATTERN_MESSAGE]: "must be an RFC 3339 time with a year of four digits (2026-01-31T12:00:00Z)",
+    description,
+  });
 export const Strict = { additionalProperties: false } as const;
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 export const OptionalNullable = <T extends TSchema>(schema: T) => t.Optional(Nullable(schema));
@@ -90,5 +101,15 @@ export const pageQueryFields = {
   sort: t.Optional(t.String({ description: "field,asc|desc over the resource's sortable fields (default name,asc)" })),
 };
 export const PageQuery = t.Object(pageQueryFields, Strict);
+
+/** A list's query whose `sort` names one of `fields`: the whitelist parsePaging holds in the list's service. */
+export function sortableBy<T extends TObject>(query: T, fields: readonly string[]): T {
+  const sort = t.String({
+    pattern: `^(?:${fields.join("|")})(?:,(?:[aA][sS][cC]|[dD][eE][sS][cC]))?$`,
+    [PATTERN_MESSAGE]: `must be field[,asc|desc] with field one of: ${fields.join(", ")}`,
+    description: `field[,asc|desc], the field one of ${fields.join(", ")}`,
+  });
+  return t.Object({ ...query.properties, sort: t.Optional(sort) }, Strict) as unknown as T;
+}
 /** page, size and sort as the query string gives them; services parse them with parsePaging. */
 export type PageRequest = typeof PageQuery.static;

@@ -1,7 +1,7 @@
 // Hook deliveries as the API shows them: state, attempts, and the list filters.
 import { t } from "elysia";
 import { callEventTypes, deliveryStatuses } from "../db/schema";
-import { Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
+import { DateTimeIn, Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
 
 const Delivery = {
   id: Uuid,
@@ -51,10 +51,8 @@ export type HookDeliveryQuery = typeof HookDeliveryModel.query.static;
 
 // A window of delivery creation times: [createdAfter, createdBefore), createdBefore defaulting to now.
 const Window = {
-  createdAfter: t.String({ format: "date-time", description: "deliveries created at or after this time" }),
-  createdBefore: t.Optional(
-    t.String({ format: "date-time", description: "deliveries created before this time (default: now)" }),
-  ),
+  createdAfter: DateTimeIn("deliveries created at or after this time, earlier than createdBefore"),
+  createdBefore: t.Optional(DateTimeIn("deliveries created before this time, later than createdAfter (default: now)")),
   hookId: t.Optional(Uuid),
 };
 

@@ -7,7 +7,8 @@
 // the document's descriptions): ids name this organization's resources, a sip: host passes the outbound
 // guard, mocks and criteria name the target's tools, a said/notSaid pattern is one RE2 accepts, a
 // required criterion applies in the run's modality, a scenario's criteria have names of their own,
-// toolCalled's maxTimes is at least minTimes, and a schedule window ends after it starts.
+// toolCalled's maxTimes is at least minTimes, a schedule window ends after it starts, and a time
+// window's createdBefore (now by default) is later than its createdAfter.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { loadConfig } from "../../src/config";
@@ -27,6 +28,7 @@ import { ensureTemporal } from "../helpers/temporal";
 
 const P = "/api/v1/vendors/{vendorId}/organizations/{organizationId}";
 const RUNS_PER_ROUTE = 40;
+const QUERIES_PER_ROUTE = 15;
 const TOOL = "lookup_order";
 
 let api: TestApi;
@@ -40,7 +42,7 @@ beforeAll(async () => {
   api = await startTestApi({ TEMPORAL_ADDRESS: (await ensureTemporal()).address });
   a = await createTenant(api.url, "schema-fuzz");
   doc = (await client(api.url).get("/swagger/json")).body;
-  const { phoneNumberId } = await createCallerId(a);
+  const { phoneNumberId, credentialId: sipCredentialsId } = await createCallerId(a);
   // each target calls from a number of its own: a call or campaign may leave phoneNumberId out
   const agentNumber = (await createCallerId(a, "+15550400001")).phoneNumberId;
   const tools = {
@@ -74,6 +76,15 @@ beforeAll(async () => {
     await id("/test-scenarios", { name: "s2", ...scenario }),
   ];
   world.suiteId = await id("/test-suites", { name: "fuzz suite", scenarioIds });
+  world.sipCredentialsId = sipCredentialsId;
+  world.campaignId = await id("/campaigns", {
+    name: "listed",
+    assistantId: world.assistantId,
+    contacts: [{ to: "+15550400002" }],
+  });
+  const run = await a.org.post(`${a.P}/test-runs`, { assistantId: world.assistantId, suiteId: world.suiteId });
+  expect(run.status).toBe(202);
+  world.testRunId = run.body.data.id;
 }, 120_000);
 afterAll(() => api.stop());
 
@@ -100,6 +111,8 @@ function keepRules(value: unknown): unknown {
       if (c.maxTimes !== undefined && c.maxTimes < (c.minTimes ?? 1)) c.maxTimes = c.minTimes ?? 1;
   }
   if (typeof o.start === "string" && typeof o.end === "string" && o.end <= o.start) o.end = "24:00";
+  const { createdAfter: after, createdBefore: before = new Date().toISOString() } = o;
+  if (typeof after === "string" && before <= after) Object.assign(o, { createdAfter: before, createdBefore: after });
   return o;
 }
 
@@ -119,7 +132,10 @@ function fillPath(path: string) {
   return path
     .replace("{vendorId}", a.vendorId)
     .replace("{organizationId}", a.organizationId)
-    .replace(/\{(\w+)\}/g, (_, name: string) => world[name]!);
+    .replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (!world[name]) throw new Error(`no ${name} in the fuzz's world: add one`);
+      return world[name];
+    });
 }
 
 const routes: [string, string][] = [
@@ -169,18 +185,40 @@ test("every body the document calls valid is accepted", async () => {
   expect(sent).toBeGreaterThan(routes.length * RUNS_PER_ROUTE * 0.9);
 }, 300_000);
 
-test("every query the document calls valid is accepted (a knowledge base's search)", async () => {
-  const path = `${P}/knowledge-bases/{knowledgeBaseId}/search`;
-  const parameters = doc.paths[path].get.parameters.filter((p: any) => p.in === "query");
-  const schema = {
-    type: "object",
-    properties: Object.fromEntries(parameters.map((p: any) => [p.name, p.schema])),
-    required: parameters.filter((p: any) => p.required).map((p: any) => p.name),
-  };
-  const queries = fc.sample(arbitraryFor(doc, hint)(schema), { seed: 40_15, numRuns: RUNS_PER_ROUTE });
-  for (const query of queries) {
-    expect(schemaJudge(doc)(schema, query)).toBeNull();
-    const res = await a.org.get(`${fillPath(path)}?${new URLSearchParams(query as Record<string, string>)}`);
-    expect(res.status, JSON.stringify({ query, errors: res.body.errors })).toBe(200);
+test("every query the document calls valid is accepted (lists, filters, the knowledge search)", async () => {
+  const judge = schemaJudge(doc);
+  const arbitrary = arbitraryFor(doc, hint);
+  const failures: string[] = [];
+  let sent = 0;
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    const parameters = (item.get?.parameters ?? []).filter((p: any) => p.in === "query");
+    if (!path.startsWith("/api/") || parameters.length === 0) continue;
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(parameters.map((p: any) => [p.name, p.schema])),
+      required: parameters.filter((p: any) => p.required).map((p: any) => p.name),
+    };
+    for (const query of fc.sample(arbitrary(schema).map(keepRules), { seed: 40_15, numRuns: QUERIES_PER_ROUTE })) {
+      expect(judge(schema, query)).toBeNull();
+      sent++;
+      // the admin reaches every list, the vendors' too
+      const res = await a.admin.get(`${fillPath(path)}?${new URLSearchParams(query as Record<string, string>)}`);
+      if (res.status !== 200)
+        failures.push(`${path} ${res.status} ${JSON.stringify(res.body.errors)} ${JSON.stringify(query)}`);
+    }
   }
+  expect(failures).toEqual([]);
+  expect(sent).toBeGreaterThan(15 * QUERIES_PER_ROUTE);
+}, 300_000);
+
+test("a time the document does not call valid is a 400 naming it, never a 500", async () => {
+  for (const [path, field] of [
+    [`${a.P}/agent-tasks?createdAfter=`, "createdAfter"],
+    [`${a.P}/hook-deliveries/stats?createdAfter=`, "createdAfter"],
+  ])
+    for (const time of ["+275760-09-12T23:59:59.983Z", "0000-01-01T00:00:00Z"]) {
+      const res = await a.org.get(path + encodeURIComponent(time));
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].field).toBe(field);
+    }
 });

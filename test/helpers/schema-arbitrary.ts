@@ -13,12 +13,13 @@ export type Hint = (path: string[], schema: Schema) => fc.Arbitrary<unknown> | u
 // bounds that keep bodies small: the schemas' own limits apply beneath them
 const MAX_ITEMS = 3;
 const MAX_STRING = 40;
+const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function schemaJudge(doc: Schema) {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   ajv.addFormat("uuid", UUID);
-  ajv.addFormat("date-time", (s: string) => !Number.isNaN(Date.parse(s)));
+  ajv.addFormat("date-time", (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)));
   const compiled = new Map<Schema, ReturnType<typeof ajv.compile>>();
   /** Ajv's errors for `value` against `schema` (with the document's components), or null when valid. */
   return (schema: Schema, value: unknown): string | null => {
@@ -50,7 +51,10 @@ export function arbitraryFor(doc: Schema, hint: Hint) {
     const [min, max] = [s.minLength ?? 0, Math.min(s.maxLength ?? MAX_STRING, MAX_STRING)];
     let arb: fc.Arbitrary<string>;
     if (s.format === "uuid") arb = fc.uuid();
-    else if (s.format === "date-time") arb = fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+    else if (s.format === "date-time")
+      arb = fc
+        .date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true })
+        .map((d) => d.toISOString());
     else if (s.contentMediaType === "application/json" && s.contentSchema)
       arb = of(s.contentSchema, path).map((v) => JSON.stringify(v));
     else if (s.pattern) arb = fc.stringMatching(new RegExp(s.pattern));
