@@ -1,6 +1,7 @@
 // An outbound call's opening: the callee usually answers with "Hello?", so the assistant listens
 // first. If the callee says nothing for `silenceMs` after the answer, the assistant greets; once the
-// callee has spoken, the greeting is dropped (the agent answers what they said instead).
+// callee has spoken, the voice says the greeting as its answer to their first words instead
+// (VoiceSessionOptions.greetingWaitsForCallee), and this timer is done.
 import { rms } from "../audio/pcm";
 
 // speech on a phone line is well above this (PCM16 RMS); line noise and comfort noise are below

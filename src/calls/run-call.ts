@@ -194,7 +194,7 @@ type RunningCall = {
   reserved: boolean;
   budget: StartBudget;
   sipStatus: number | null;
-  /** outbound: holds the greeting until the callee has been silent (null: greet at once) */
+  /** outbound: the greeting waits for the callee's first words or their silence (null: greet at once) */
   opening: GreetOnSilence | null;
   modality: "audio" | "text";
   /** outbound with voicemail screening: the voice hears and says nothing until the callee is a person */
@@ -257,7 +257,8 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
     const greeting = assistant.greeting ? renderTemplate(assistant.greeting, task.variables) : null;
     const provider = await createVoiceSession(assistant.strategy, {
       instructions: renderTemplate(assistant.systemPrompt ?? "", task.variables),
-      greeting: opening ? null : greeting,
+      greeting,
+      greetingWaitsForCallee: opening !== null,
       tools: tools.map((w) => w.tool),
       sampleRate,
       config: deps.config,
@@ -268,7 +269,8 @@ async function connectVoice(deps: CallDeps, call: RunningCall) {
     const voice = screen ? screen.gate(provider) : provider;
     session.attachVoice(voice);
     if (!greeting && !opening) session.callerTurnFirst();
-    if (opening && greeting) opening.ready(() => voice.greet(greeting));
+    // the callee's first words get the greeting from the voice itself; silence gets it from here
+    if (opening && greeting) opening.ready(() => voice.greetIfWaiting());
   } catch (error) {
     session.end("voice-unavailable", (error as Error).message);
   }

@@ -23,7 +23,8 @@ export class VoicemailScreen {
   private verdict: "human" | "machine" | null = null;
   private voice: VoiceSession | null = null;
   private held: Held[] = [];
-  private heldGreeting: string | null = null;
+  /** the silent callee's greeting was due before the verdict */
+  private greetingHeld = false;
   /** leave_message: the machine listens now, our message may be spoken */
   private messageDue = false;
 
@@ -63,9 +64,12 @@ export class VoicemailScreen {
         // the caller's buffers are reused after the call: keep copies until the verdict
         if (this.verdict === null) this.held.push({ samples: samples.slice(), ulaw: ulaw?.slice() ?? null });
       },
-      greet: (greeting) => {
-        if (this.verdict === "human" || this.messageDue) return voice.greet(greeting);
-        if (this.verdict === null) this.heldGreeting = greeting;
+      greet: (text) => {
+        if (this.verdict === "human" || this.messageDue) voice.greet(text);
+      },
+      greetIfWaiting: () => {
+        if (this.verdict === "human") voice.greetIfWaiting();
+        else if (this.verdict === null) this.greetingHeld = true;
       },
     };
     return new Proxy(voice, {
@@ -87,8 +91,9 @@ export class VoicemailScreen {
     });
     if (event.type === "human") {
       this.verdict = "human";
+      // what the callee said so far: its first turn gets the greeting from the voice (or silence did)
       for (const { samples, ulaw } of this.held) this.voice?.sendAudio(samples, ulaw);
-      if (this.heldGreeting) this.voice?.greet(this.heldGreeting);
+      if (this.greetingHeld) this.voice?.greetIfWaiting();
     } else if (event.type === "machine") {
       this.verdict = "machine";
       if (this.message === null) this.session.end("voicemail");
@@ -97,6 +102,6 @@ export class VoicemailScreen {
       this.session.sayThenEnd(this.message, "voicemail");
     } else this.session.end("voicemail");
     this.held = [];
-    this.heldGreeting = null;
+    this.greetingHeld = false;
   }
 }

@@ -47,8 +47,10 @@ export interface VoiceSession extends EventEmitter<VoiceSessionEvents> {
   /** A user message as text (e.g. "The caller pressed 1"); the agent answers it. */
   sendText(text: string): void;
   submitToolResult(callId: string, output: string): void;
-  /** Speaks the greeting now, word for word (a call that let the callee speak first, then heard silence). */
-  greet(greeting: string): void;
+  /** Speaks `text` now, word for word (a voicemail or transfer message; the greeting of a call that waits for none). */
+  greet(text: string): void;
+  /** The greeting that waits for the callee is spoken now (they stayed silent); nothing once it was spoken. */
+  greetIfWaiting(): void;
   close(): void;
 }
 
@@ -58,6 +60,12 @@ export type VoiceSessionOptions = {
   instructions: string;
   /** Spoken first, verbatim, when set; otherwise the agent waits for the caller. */
   greeting: string | null;
+  /**
+   * An outbound call's opening: the greeting is not spoken at once but waits for the callee. It is
+   * the answer to their first turn ("Hello?"), word for word and instead of the LLM's, unless
+   * greetIfWaiting() spoke it before (they stayed silent). Either way it is spoken once.
+   */
+  greetingWaitsForCallee?: boolean;
   tools: VoiceTool[];
   sampleRate: number;
   config: Config;
@@ -66,6 +74,11 @@ export type VoiceSessionOptions = {
   /** the assistant's turn_taking, resolved (src/voice/turn-taking/); default: as without the extension */
   turnTaking?: TurnTaking;
 };
+
+/** The greeting that waits for the callee (an outbound call's, which has audio), or null: then any greeting is spoken at once. */
+export const waitingGreetingOf = (
+  options: Pick<VoiceSessionOptions, "greeting" | "greetingWaitsForCallee" | "modality">,
+) => (options.greetingWaitsForCallee && options.modality !== "text" ? options.greeting : null);
 
 export class UnknownStrategyTypeError extends Error {
   constructor(readonly strategyType: string) {

@@ -7,7 +7,7 @@ import { base64ToPcm, pcmToBytes } from "../audio/pcm";
 import { createResampler, type Resampler } from "../audio/resampler";
 import { log } from "../log";
 import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "./engine";
-import { VoiceConnectError } from "./engine";
+import { VoiceConnectError, waitingGreetingOf } from "./engine";
 import {
   audioFormats,
   buildSessionConfig,
@@ -44,6 +44,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     readonly sampleRate: number,
     private readonly formats: { input: RealtimeAudioFormat; output: RealtimeAudioFormat },
     inputChunkMs: number,
+    /** the greeting that answers the callee's first turn, and the turn detection that answers the rest */
+    private waiting: { greeting: string; turnDetection: object } | null,
   ) {
     super();
     const bytesPerSample = formats.input === "g711_ulaw" ? 1 : 2;
@@ -89,6 +91,15 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     this.send(greetingResponse(greeting));
   }
 
+  greetIfWaiting() {
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (!waiting) return;
+    this.greet(waiting.greeting);
+    // from now on the provider answers each turn itself
+    this.send({ type: "session.update", session: { turn_detection: waiting.turnDetection } });
+  }
+
   close() {
     if (this.closedReason) return;
     this.closedReason = "closed";
@@ -129,6 +140,9 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
         return this.final("USER", event.item_id, "");
       case "input_audio_buffer.speech_started":
         return this.bargeIn();
+      case "input_audio_buffer.committed":
+        // the callee's first turn, which the provider did not answer: the greeting answers it
+        return this.greetIfWaiting();
       case "response.function_call_arguments.done":
         return this.onFunctionCall(event);
       case "response.done":
@@ -233,11 +247,16 @@ export function connectOpenAiRealtime(
   const ws = new WebSocket(url, {
     headers: { ...(apiKey && { Authorization: `Bearer ${apiKey}` }), "OpenAI-Beta": "realtime=v1" },
   });
+  const waitingGreeting = waitingGreetingOf(options);
+  const sessionConfig = buildSessionConfig(parameters, { ...options, waitingGreeting });
   const session = new OpenAiRealtimeSession(
     ws,
     options.sampleRate,
     audioFormats(parameters, options.sampleRate),
     options.config.voice.realtimeInputChunkMs,
+    waitingGreeting
+      ? { greeting: waitingGreeting, turnDetection: { ...sessionConfig.turn_detection, create_response: true } }
+      : null,
   );
   const { host, pathname, searchParams } = new URL(url);
   log.info("voice session connecting", { provider: host, path: pathname, model: searchParams.get("model") });
@@ -261,7 +280,7 @@ export function connectOpenAiRealtime(
       }
       if (event.type === "session.updated") {
         cleanup();
-        if (options.greeting) session.send(greetingResponse(options.greeting));
+        if (options.greeting && !waitingGreeting) session.greet(options.greeting);
         resolve(session);
       } else if (event.type === "error") {
         abort(new Error(event.error?.message ?? "refused the session"));
@@ -278,6 +297,6 @@ export function connectOpenAiRealtime(
     ws.on("message", onMessage);
     ws.on("close", onClose);
     ws.on("error", onError);
-    ws.once("open", () => session.send({ type: "session.update", session: buildSessionConfig(parameters, options) }));
+    ws.once("open", () => session.send({ type: "session.update", session: sessionConfig }));
   });
 }

@@ -76,12 +76,15 @@ export function buildSessionConfig(
     sampleRate: number;
     modality?: "audio" | "text";
     turnTaking?: TurnTaking;
+    /** a greeting that waits for the callee: the provider does not answer turns itself until it is spoken */
+    waitingGreeting?: string | null;
   },
 ) {
   const text = options.modality === "text";
   const { endpointing, interruption } = options.turnTaking ?? turnTakingWithoutExtension;
   const temperature = num(parameters.temperature);
   const formats = audioFormats(parameters, options.sampleRate);
+  const turnDetection = realtimeTurnDetection(endpointing, interruption, serverVad(obj(parameters.vad)));
   return {
     // a text call: text output, and turns that come as items (no audio, so nothing to detect)
     modalities: text ? ["text"] : ["text", "audio"],
@@ -90,7 +93,11 @@ export function buildSessionConfig(
     input_audio_format: formats.input,
     output_audio_format: formats.output,
     input_audio_transcription: { model: str(parameters.transcriptionModel) ?? defaultTranscriptionModel },
-    turn_detection: text ? null : realtimeTurnDetection(endpointing, interruption, serverVad(obj(parameters.vad))),
+    turn_detection: text
+      ? null
+      : options.waitingGreeting
+        ? { ...turnDetection, create_response: false }
+        : turnDetection,
     tools: sessionTools(options.tools),
     tool_choice: "auto",
     // the Realtime API refuses temperatures outside [0.6, 1.2] (and with them the whole update)

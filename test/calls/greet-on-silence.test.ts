@@ -22,7 +22,7 @@ test("the voice ready after the silence ran out: it greets at once", async () =>
   expect(greeted).toBe(1);
 });
 
-test("the callee speaks first: no greeting", async () => {
+test("the callee speaks first: the timer does not greet (the voice answers their words with the greeting)", async () => {
   const opening = new GreetOnSilence(8000, 50);
   let greeted = 0;
   opening.ready(() => greeted++);

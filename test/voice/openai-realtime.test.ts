@@ -38,7 +38,7 @@ afterAll(() => Promise.all(servers.map((s) => s.close())));
 async function connect(
   fakeOptions: FakeRealtimeOptions,
   parameters: Record<string, unknown> = {},
-  options: { greeting?: string; sampleRate?: number } = {},
+  options: { greeting?: string; greetingWaitsForCallee?: boolean; sampleRate?: number } = {},
 ) {
   const fake = await startFakeRealtimeServer(fakeOptions);
   servers.push(fake);
@@ -48,6 +48,7 @@ async function connect(
     {
       instructions: "You are the Acme front desk.",
       greeting: options.greeting ?? null,
+      greetingWaitsForCallee: options.greetingWaitsForCallee,
       tools: [weatherTool],
       sampleRate: options.sampleRate ?? 8000,
       config,
@@ -163,6 +164,33 @@ describe("conversation", () => {
     expect(events.finals("ASSISTANT")).toEqual(["Hi there."]);
     expect(provider.session.output_audio_format).toBe("pcm16");
     expect(Math.abs(events.audioSamples() - 3200)).toBeLessThanOrEqual(1); // 200 ms at the call's 16 kHz
+  });
+
+  test("a greeting that waits for the callee answers their first turn, once; the provider answers the next", async () => {
+    const hello = await speech("Hello?", 8000);
+    const { provider, events, session } = await connect(
+      {
+        turns: [{ userSays: "Hello?", reply: { text: "It is Acme." } }],
+        onInstructions: () => ({ text: "Hi Ada, Acme here." }),
+      },
+      { vad: { stopDuration: 300 } },
+      { greeting: "Hi Ada, Acme here.", greetingWaitsForCallee: true },
+    );
+    // the provider does not answer turns itself until the greeting is out, and it is not out yet
+    expect((await provider.waitFor("session.update")).session.turn_detection.create_response).toBe(false);
+    const greeted = nextEvent(session, "turnDone");
+    for (const frame of frames(concatPcm([hello, silence(500, 8000)]), [160])) session.sendAudio(frame);
+    await greeted;
+    expect(events.finals("ASSISTANT")).toEqual(["Hi Ada, Acme here."]);
+    const responses = () => provider.received.filter((e) => e.type === "response.create");
+    expect(responses().map((e) => e.response?.instructions)).toEqual([expect.stringContaining("Hi Ada, Acme here.")]);
+    expect((await provider.waitFor("session.update")).session.turn_detection.create_response).toBe(true);
+    session.greetIfWaiting(); // the silence timer, late: the greeting was spoken already
+    const answered = nextEvent(session, "turnDone");
+    for (const frame of frames(concatPcm([hello, silence(500, 8000)]), [160])) session.sendAudio(frame);
+    await answered;
+    expect(events.finals("ASSISTANT")).toEqual(["Hi Ada, Acme here.", "It is Acme."]);
+    expect(responses()).toHaveLength(1);
   });
 
   test("a tool call round trip: the result goes back and the agent answers from it", async () => {

@@ -60,7 +60,12 @@ export const weatherTool: VoiceTool = {
   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
 };
 
-export type SessionOptions = { greeting?: string; sampleRate?: number; env?: Record<string, string> };
+export type SessionOptions = {
+  greeting?: string;
+  greetingWaitsForCallee?: boolean;
+  sampleRate?: number;
+  env?: Record<string, string>;
+};
 
 export async function connectPipelineSession(
   fakes: PipelineFakes,
@@ -72,6 +77,7 @@ export async function connectPipelineSession(
     {
       instructions: "You are the Acme front desk.",
       greeting: options.greeting ?? null,
+      greetingWaitsForCallee: options.greetingWaitsForCallee,
       tools: [weatherTool],
       sampleRate: options.sampleRate ?? 8000,
       config: loadConfig({ ...process.env, ...fakes.env, ...options.env }),

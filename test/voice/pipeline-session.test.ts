@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { rms } from "../../src/audio/pcm";
 import type { VoiceSession } from "../../src/voice/engine";
 import { VoiceConnectError } from "../../src/voice/engine";
+import { scriptedReplies } from "../fakes/chat-completions-server";
 import { speech } from "../helpers/speech";
 import {
   connectPipelineSession,
@@ -91,6 +92,33 @@ describe("a conversation", () => {
 });
 
 describe("a conversation, continued", () => {
+  test("a greeting that waits for the callee answers their first turn instead of the model, once; the next turn is the model's", async () => {
+    // two caller turns, one model reply: the first turn's answer is the greeting
+    fakes.stt.transcripts.splice(0, fakes.stt.transcripts.length, "Hello?", "Who is this?");
+    fakes.llm.reply = scriptedReplies([{ text: "It is Acme." }]);
+    const { session, events, caller } = await start(
+      { vad: { stopDuration: 300 } },
+      { greeting: "Hi Ada, Acme here.", greetingWaitsForCallee: true },
+    );
+    const before = fakes.llm.requests.length;
+    const greeted = nextEvent(session, "turnDone", () => true, 15_000);
+    await caller.say(await speech("Hello?", 8000));
+    await greeted;
+    expect(events.finals("USER")).toEqual(["Hello?"]);
+    expect(events.finals("ASSISTANT")).toEqual(["Hi Ada, Acme here."]);
+    session.greetIfWaiting(); // the silence timer, late: the greeting was spoken already
+    const answered = nextEvent(session, "turnDone", () => true, 15_000);
+    await caller.say(await speech("Who is this?", 8000));
+    await answered;
+    expect(events.finals("ASSISTANT")).toEqual(["Hi Ada, Acme here.", "It is Acme."]);
+    expect(fakes.llm.requests.length - before).toBe(1);
+    expect(fakes.llm.requests.at(-1)!.body.messages.slice(1)).toEqual([
+      { role: "user", content: "Hello?" },
+      { role: "assistant", content: "Hi Ada, Acme here." },
+      { role: "user", content: "Who is this?" },
+    ]);
+  }, 30_000);
+
   test("end_call: the agent says goodbye, the session asks to hang up, and the model is not asked again", async () => {
     fakes.script([
       {

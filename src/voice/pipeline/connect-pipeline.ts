@@ -62,7 +62,7 @@ export async function connectPipeline(
   if (options.modality === "text") {
     log.info("voice session connecting", { engine: "pipeline", modality: "text", llm: settings.llm.model });
     const session = new PipelineSession(settings, options, noStt(), silentTts);
-    if (options.greeting) session.greet(options.greeting);
+    session.open();
     return session;
   }
   const tts = ttsOptions(settings, config);
@@ -106,6 +106,6 @@ export async function connectPipeline(
     session.close();
     throw new VoiceConnectError(`voice activity detector: ${(error as Error).message}`);
   }
-  if (options.greeting) session.greet(options.greeting);
+  session.open();
   return session;
 }

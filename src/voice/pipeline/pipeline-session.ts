@@ -6,7 +6,7 @@ import { createResampler, type Resampler } from "../../audio/resampler";
 import type { Config } from "../../config";
 import { log } from "../../log";
 import { readAhead } from "../../lib/read-ahead";
-import type { VoiceSession, VoiceSessionEvents, VoiceSessionOptions } from "../engine";
+import { type VoiceSession, type VoiceSessionEvents, type VoiceSessionOptions, waitingGreetingOf } from "../engine";
 import { endCallTool, endCallToolName, parseToolArguments } from "../tools";
 import { type ChatMessage, streamChat } from "./chat-stream";
 import type { DeepgramStt } from "./deepgram-stt";
@@ -70,6 +70,8 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private readonly pendingTools = new Map<string, (output: string) => void>();
   private userTurns: Promise<void> = Promise.resolve();
   private closedReason: string | null = null;
+  /** the greeting that answers the callee's first turn, until it is spoken */
+  private waitingGreeting: string | null;
   private detector!: SpeechDetector;
   private readonly endpointer: Endpointer;
 
@@ -81,6 +83,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   ) {
     super();
     this.history = [{ role: "system", content: options.instructions }];
+    this.waitingGreeting = waitingGreetingOf(options);
     this.fromTts = createResampler(settings.tts.outputRate, options.sampleRate);
     const { endpointing, preemptiveGeneration } = options.turnTaking ?? turnTakingWithoutExtension;
     this.endpointer = new Endpointer(endpointing, preemptiveGeneration, {
@@ -151,7 +154,18 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     this.closeWith("closed");
   }
 
-  /** The greeting goes straight to TTS, word for word. */
+  /** The session's first words: the greeting now, unless it waits for the callee. */
+  open() {
+    if (this.options.greeting && waitingGreetingOf(this.options) === null) this.greet(this.options.greeting);
+  }
+
+  greetIfWaiting() {
+    const greeting = this.waitingGreeting;
+    this.waitingGreeting = null;
+    if (greeting !== null) this.greet(greeting);
+  }
+
+  /** The greeting (or a message) goes straight to TTS, word for word. */
   greet(greeting: string) {
     const reply = this.newReply();
     const utterance = this.newUtterance();
@@ -164,16 +178,20 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
 
   /**
    * The endpointer decided: the caller's turn is over. A reply prepared for this very text on this very
-   * history is heard from here on, as it streams; any other is dropped and the LLM asked now.
+   * history is heard from here on, as it streams; any other is dropped and the LLM asked now. The
+   * callee's first turn gets the waiting greeting instead (a blank one too: they spoke, then stopped).
    */
   private endUserTurn(text: string) {
     const prepared = this.prepared;
     const usable =
       prepared?.prepared?.text === text && prepared.prepared.historyLength === this.history.length && !this.reply;
     if (!usable) this.dropPrepared();
-    if (this.closedReason || !text) return;
-    this.emit("transcript", { role: "USER", text, final: true });
-    this.history.push({ role: "user", content: text });
+    if (this.closedReason || (!text && this.waitingGreeting === null)) return;
+    if (text) {
+      this.emit("transcript", { role: "USER", text, final: true });
+      this.history.push({ role: "user", content: text });
+    }
+    if (this.waitingGreeting !== null) return this.greetIfWaiting();
     if (!usable) return this.startReply();
     this.prepared = null;
     this.reply = prepared;
@@ -183,7 +201,8 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   /** The turn may be over with `text` (preemptiveGeneration): the LLM starts on it, unheard. */
   private prepareReply(text: string) {
     this.dropPrepared();
-    if (this.closedReason) return;
+    // the first turn's answer is the waiting greeting: nothing to prepare
+    if (this.closedReason || this.waitingGreeting !== null) return;
     let release: (heard: boolean) => void = () => {};
     const released = new Promise<boolean>((resolve) => (release = resolve));
     const reply: Reply = {
