@@ -15,6 +15,7 @@ import { startCallRecordCleanup } from "../src/calls/call-records";
 import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
 import { startCampaignCallEnds } from "./campaign-call-ends";
+import { startCampaignSignals } from "./campaign-signals";
 import { startCampaignSweep } from "./campaign-sweep";
 import { startDispatcher } from "./dispatcher";
 import { startReconciler } from "./reconciler";
@@ -66,6 +67,7 @@ const reconciler = startReconciler({ db, config });
 const testRuns = startTestRunStarter({ db, sql, config });
 const campaignSweep = startCampaignSweep(db, config);
 const campaignCallEnds = startCampaignCallEnds(sql);
+const campaignSignals = startCampaignSignals({ db, sql, config });
 exposeHookDeliveryStates(db);
 const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
@@ -110,6 +112,7 @@ while (!stopping) {
     testRuns.attach(target);
     campaignSweep.attach(target.client);
     campaignCallEnds.attach(target.client);
+    campaignSignals.attach(target.client);
     await running;
   } catch (err) {
     log.warn("worker lost temporal, reconnecting", { error: (err as Error).message });
@@ -120,12 +123,19 @@ while (!stopping) {
     testRuns.attach(null);
     campaignSweep.attach(null);
     campaignCallEnds.attach(null);
+    campaignSignals.attach(null);
     workers = [];
     await connection?.close().catch(() => {});
   }
 }
 
-await Promise.all([dispatcher.stop(), reconciler.stop(), testRuns.stop(), campaignCallEnds.stop()]);
+await Promise.all([
+  dispatcher.stop(),
+  reconciler.stop(),
+  testRuns.stop(),
+  campaignCallEnds.stop(),
+  campaignSignals.stop(),
+]);
 await metrics.stop();
 stopCleanup();
 stopKeyCleanup();

@@ -7,49 +7,27 @@ import type { Sql } from "postgres";
 import type { Config } from "../src/config";
 import type { Db } from "../src/db/client";
 import { TEST_RUNS_CHANNEL, testRuns } from "../src/db/schema";
-import { listenAlways } from "../src/db/listen";
-import { describeError } from "../src/errors";
-import { coalescingRunner } from "../src/lib/coalescing-runner";
-import { log } from "../src/log";
 import { TEST_RUN_WORKFLOW, testRunWorkflowId } from "../workflows/ids";
+import { startNotifiedRelay } from "./notified-relay";
 import type { DispatchTarget } from "./start-delivery-run";
 
 const SWEEP_MS = 5_000;
 
 export function startTestRunStarter(deps: { db: Db; sql: Sql; config: Pick<Config, "temporal" | "testRuns"> }) {
-  let target: DispatchTarget | null = null;
-
-  const startQueued = async () => {
-    const t = target;
-    if (!t) return;
-    const queued = await deps.db.select({ id: testRuns.id }).from(testRuns).where(eq(testRuns.status, "queued"));
-    for (const { id } of queued)
-      await t.client.workflow.start(TEST_RUN_WORKFLOW, {
-        workflowId: testRunWorkflowId(id),
-        taskQueue: deps.config.temporal.testRunTaskQueue,
-        args: [{ runId: id, heartbeatTimeoutMs: deps.config.testRuns.heartbeatTimeoutMs }],
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      });
-  };
-  const runner = coalescingRunner(startQueued, (error) =>
-    log.warn("test runs not started yet", { error: describeError(error) }),
-  );
-  const listening = listenAlways(
-    deps.sql,
-    TEST_RUNS_CHANNEL,
-    () => runner.request(),
-    () => runner.request(),
-  );
-  const sweep = setInterval(() => runner.request(), SWEEP_MS);
-  return {
-    attach(next: DispatchTarget | null) {
-      target = next;
-      if (next) runner.request();
+  return startNotifiedRelay<DispatchTarget>({
+    sql: deps.sql,
+    channel: TEST_RUNS_CHANNEL,
+    sweepMs: SWEEP_MS,
+    failed: "test runs not started yet",
+    relay: async ({ client }) => {
+      const queued = await deps.db.select({ id: testRuns.id }).from(testRuns).where(eq(testRuns.status, "queued"));
+      for (const { id } of queued)
+        await client.workflow.start(TEST_RUN_WORKFLOW, {
+          workflowId: testRunWorkflowId(id),
+          taskQueue: deps.config.temporal.testRunTaskQueue,
+          args: [{ runId: id, heartbeatTimeoutMs: deps.config.testRuns.heartbeatTimeoutMs }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        });
     },
-    async stop() {
-      clearInterval(sweep);
-      await listening.unlisten();
-      await runner.stop();
-    },
-  };
+  });
 }

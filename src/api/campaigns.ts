@@ -1,5 +1,6 @@
 // P/campaigns (design.md, "Campaigns"): create (contacts as JSON or text/csv), read with counts, list,
-// the contacts, and pause / resume / cancel, each of which signals the campaign's workflow.
+// the contacts, and pause / resume / cancel. Each answers once Postgres has the change: the worker
+// tells the campaign's workflow (services/campaign-changes.ts), so no answer waits on Temporal.
 import { t } from "elysia";
 import type { Deps } from "./deps";
 import { ORG_PREFIX, assertUuid, organizationAccess } from "./access";
@@ -11,7 +12,6 @@ import { ok, paged } from "../models/envelope";
 import { badRequest } from "../errors";
 import { parseContactsCsv } from "../services/campaign-csv";
 import * as campaigns from "../services/campaigns";
-import { signalCampaign } from "../temporal/campaign-signal";
 import type { OrgScope } from "../services/auth";
 
 const TAG = "Campaigns";
@@ -44,11 +44,8 @@ function campaignInput(body: unknown, query: Record<string, string | undefined>)
 }
 
 export const campaignsRoutes = (deps: Deps) => {
-  const act = (name: campaigns.CampaignAction) => async (scope: OrgScope, params: Record<string, string>) => {
-    const campaign = await campaigns.changeCampaignStatus(deps.db, scope, idOf(params), name);
-    await signalCampaign(deps.config, campaign.id, name);
-    return ok(campaign);
-  };
+  const act = (name: campaigns.CampaignAction) => async (scope: OrgScope, params: Record<string, string>) =>
+    ok(await campaigns.changeCampaignStatus(deps.db, scope, idOf(params), name));
   const actionDoc = (summary: string) => ({
     params: CampaignParams,
     response: { 200: Envelope(CampaignModel.out), ...errorResponses },
@@ -73,7 +70,6 @@ export const campaignsRoutes = (deps: Deps) => {
       async ({ access, body, query, status }) => {
         const input = campaignInput(body, query);
         const id = await campaigns.createCampaign(deps.db, deps.guard, access.scope, input);
-        await signalCampaign(deps.config, id, "created");
         return status(201, ok(await campaigns.getCampaign(deps.db, access.scope, id)));
       },
       {

@@ -1,6 +1,7 @@
 // Campaigns as the API sees them (design.md, "Campaigns"): create (contacts into Postgres, checked
 // like a call's `to`), read with counts, list, the contacts' states, and pause / resume / cancel.
-// The dialing itself is the workflow's (services/campaign-dialing.ts).
+// The dialing itself is the workflow's (services/campaign-dialing.ts); it hears of each change from
+// the worker, never from here (services/campaign-changes.ts).
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../db/client";
 import { assistants, campaignContacts, campaigns, type CampaignStatus, type ContactStatus } from "../db/schema";
@@ -9,6 +10,7 @@ import type { CampaignCounts, CampaignInput, CampaignOut } from "../models/campa
 import type { PageRequest } from "../models/common";
 import type { OutboundGuard } from "../net/outbound-guard";
 import type { OrgScope } from "./auth";
+import { changeToSignal, notifyCampaignChange } from "./campaign-changes";
 import { checkSchedule } from "./campaign-schedule";
 import { checkDestination, resolveCallOrigin } from "./outbound-calls";
 import { pageOf, parsePaging, selectPage } from "./paging";
@@ -129,9 +131,11 @@ export async function createCampaign(db: Db, guard: OutboundGuard, scope: OrgSco
           delayMinutes: input.retry?.delayMinutes ?? 60,
         },
         voicemail: input.voicemail ?? { action: "continue" },
+        pendingSignal: "created",
       })
       .returning({ id: campaigns.id });
     const campaignId = row!.id;
+    await notifyCampaignChange(tx, campaignId);
     for (let i = 0; i < contacts.length; i += insertBatch)
       await tx
         .insert(campaignContacts)
@@ -184,14 +188,21 @@ const transitions: Record<CampaignAction, { from: CampaignStatus[]; to: Campaign
   cancel: { from: ["running", "paused", "canceled"], to: "canceled" },
 };
 
-/** Pause, resume or cancel: the new status in Postgres (the workflow reads it when signalled); 409 from an end state. */
+/**
+ * Pause, resume or cancel: the new status in Postgres, marked for the worker to signal the workflow
+ * (which reads the status at its next step); 409 from an end state.
+ */
 export async function changeCampaignStatus(db: Db, scope: OrgScope, id: string, action: CampaignAction) {
   const { from, to } = transitions[action];
   await db.transaction(async (tx) => {
     const [row] = await tx.select({ status: campaigns.status }).from(campaigns).where(byId(scope, id)).for("update");
     if (!row) throw notFound(CAMPAIGN);
     if (!from.includes(row.status)) throw conflict(`the campaign is ${row.status}: it cannot ${action}`);
-    await tx.update(campaigns).set({ status: to, updatedAt: sql`now()` }).where(eq(campaigns.id, id));
+    await tx
+      .update(campaigns)
+      .set({ status: to, updatedAt: sql`now()`, ...changeToSignal(action) })
+      .where(eq(campaigns.id, id));
+    await notifyCampaignChange(tx, id);
     // canceled: nobody waiting is dialled; calls already placed go on and are reconciled
     if (to === "canceled")
       await tx

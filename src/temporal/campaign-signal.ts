@@ -1,38 +1,27 @@
-// The API's word to a campaign's workflow: signal-with-start, so the same call starts the workflow
-// of a new campaign and wakes a running one on pause / resume / cancel. Postgres holds the status;
-// when Temporal is away the signal is lost but nothing else is: the worker's sweep
-// (workers/campaign-sweep.ts) starts any running campaign's workflow within its period.
+// The worker's word to a campaign's workflow. signalCampaign: a change the API wrote (a new campaign,
+// pause, resume, cancel; relayed by workers/campaign-signals.ts), with signal-with-start, so the same
+// call starts a new campaign's workflow and wakes a running one. wakeCampaign: one of its calls ended.
+// The workflow reads the campaign from Postgres at its next step: a signal only wakes it.
 import { WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Config } from "../config";
-import { describeError } from "../errors";
-import { log } from "../log";
+import type { CampaignChange } from "../db/schema";
 import { CAMPAIGN_WORKFLOW, type CampaignSignal, campaignWorkflowId } from "../../workflows/ids";
-import { connectTemporal } from "./client";
 
-let client: Promise<Client> | null = null;
-
-/** One connection for the process, opened on first use and opened again after a failure. */
-function sharedClient(config: Pick<Config, "temporal">) {
-  client ??= connectTemporal(config).then((c) => c.client);
-  client.catch(() => (client = null));
-  return client;
-}
-
-export async function signalCampaign(config: Pick<Config, "temporal">, campaignId: string, signal: CampaignSignal) {
-  try {
-    const temporal = await sharedClient(config);
-    await temporal.workflow.signalWithStart(CAMPAIGN_WORKFLOW, {
-      taskQueue: config.temporal.campaignTaskQueue,
-      workflowId: campaignWorkflowId(campaignId),
-      args: [{ campaignId }],
-      signal,
-      signalArgs: [],
-      // a finished campaign's workflow may run again: its first step sees the campaign ended
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    });
-  } catch (error) {
-    log.warn("campaign signal not delivered", { campaignId, signal, error: describeError(error) });
-  }
+export async function signalCampaign(
+  temporal: Client,
+  config: Pick<Config, "temporal">,
+  campaignId: string,
+  change: CampaignChange,
+) {
+  await temporal.workflow.signalWithStart(CAMPAIGN_WORKFLOW, {
+    taskQueue: config.temporal.campaignTaskQueue,
+    workflowId: campaignWorkflowId(campaignId),
+    args: [{ campaignId }],
+    signal: change satisfies CampaignSignal,
+    signalArgs: [],
+    // a finished campaign's workflow may run again: its first step sees the campaign ended
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
 }
 
 /**

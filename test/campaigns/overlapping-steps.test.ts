@@ -7,7 +7,7 @@ import { createDb } from "../../src/db/client";
 import { agentTasks, campaignContacts, campaigns, sipRegistrations } from "../../src/db/schema";
 import { advanceCampaign } from "../../src/services/campaign-dialing";
 import { credentialLock } from "../../src/sip/reserve-task";
-import { createBookingAssistant, createTenant, startTestApi, type TestApi } from "../helpers/api";
+import { createBookingAssistant, createCallerNumber, createTenant, startTestApi, type TestApi } from "../helpers/api";
 import { insertCampaign } from "../helpers/campaigns";
 import { eventually } from "../sip/helpers/eventually";
 
@@ -19,20 +19,11 @@ let origin: { organizationId: string; assistantId: string; phoneNumberId: string
 beforeAll(async () => {
   api = await startTestApi();
   const tenant = await createTenant(api.url, "overlap");
-  const { org, P, organizationId } = tenant;
-  const credential = await org.post(`${P}/sip/credentials`, {
-    hostname: "127.0.0.1",
-    port: 5099,
-    username: "overlap",
-    password: "secret",
-    maxAgentTasks: 10,
-  });
-  const credentialId = credential.body.data.id as string;
-  const number = await org.post(`${P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber: "+15550420000" });
+  const { credentialId, phoneNumberId } = await createCallerNumber(tenant, "+15550420000", 10);
   origin = {
-    organizationId,
+    organizationId: tenant.organizationId,
     assistantId: await createBookingAssistant(tenant),
-    phoneNumberId: number.body.data.id,
+    phoneNumberId,
     credentialId,
   };
   // a bridge holds the credential's lease (no bridge runs here: the offered calls stay offered)

@@ -124,3 +124,17 @@ export async function createBookingAssistant(tenant: Tenant, fields: Record<stri
   if (created.status !== 201) throw new Error(`assistant not created: ${JSON.stringify(created.body)}`);
   return created.body.data.id;
 }
+
+/** A SIP credential on a trunk nobody runs (127.0.0.1:5099) with one phone number: a caller id for outbound tests. */
+export async function createCallerNumber(tenant: Tenant, phoneNumber: string, maxAgentTasks?: number) {
+  const credential = await tenant.org.post(`${tenant.P}/sip/credentials`, {
+    hostname: "127.0.0.1",
+    port: 5099,
+    username: `caller-${phoneNumber.slice(1)}`,
+    password: "secret",
+    ...(maxAgentTasks && { maxAgentTasks }),
+  });
+  const credentialId: string = credential.body.data.id;
+  const number = await tenant.org.post(`${tenant.P}/sip/credentials/${credentialId}/phone-numbers`, { phoneNumber });
+  return { credentialId, phoneNumberId: number.body.data.id as string };
+}

@@ -10,7 +10,7 @@ import { testResults } from "../../src/db/schema";
 import { connectTemporal } from "../../src/temporal/client";
 import { CAMPAIGN_WORKFLOW, campaignWorkflowId, hookDeliveryWorkflowId, testRunWorkflowId } from "../../workflows/ids";
 import { startWorld, type World } from "../bridge/fixtures";
-import { createBookingAssistant } from "../helpers/api";
+import { createBookingAssistant, createCallerNumber } from "../helpers/api";
 import { insertCampaign } from "../helpers/campaigns";
 import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
 import { ensureTemporal, startWorker, taskQueueEnv, type TestWorker } from "../helpers/temporal";
@@ -109,20 +109,12 @@ test("a hook delivery's attempts are not queued behind a test run's calls", asyn
 
 test("a campaign workflow started on the hooks' queue before the upgrade moves to the campaigns' queue at its next step", async () => {
   const { tenant } = world;
-  const credential = await tenant.org.post(`${tenant.P}/sip/credentials`, {
-    hostname: "127.0.0.1",
-    port: 5099,
-    username: "queues",
-    password: "secret",
-  });
-  const number = await tenant.org.post(`${tenant.P}/sip/credentials/${credential.body.data.id}/phone-numbers`, {
-    phoneNumber: "+15550430000",
-  });
+  const { phoneNumberId } = await createCallerNumber(tenant, "+15550430000");
   // canceled with a call still out: the worker's sweep (running and paused campaigns) leaves it alone,
   // and each step waits for that call
   const campaignId = await insertCampaign(
     db,
-    { organizationId: tenant.organizationId, assistantId, phoneNumberId: number.body.data.id },
+    { organizationId: tenant.organizationId, assistantId, phoneNumberId },
     "canceled",
     ["dialing"],
   );

@@ -12,6 +12,10 @@ import { ownedByOrganization, timestamps } from "./tenancy";
 
 export const campaignStatuses = ["running", "paused", "completed", "canceled"] as const;
 export type CampaignStatus = (typeof campaignStatuses)[number];
+/** The changes the API makes that the campaign's workflow hears of (as signals of these names). */
+export type CampaignChange = "created" | "pause" | "resume" | "cancel";
+/** NOTIFYed with the campaign's id in the transaction that marks a change (services/campaign-changes.ts). */
+export const CAMPAIGN_CHANGES_CHANNEL = "campaign_changes";
 export const weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
 export type Weekday = (typeof weekdays)[number];
 export type CampaignSchedule = {
@@ -41,9 +45,16 @@ export const campaigns = pgTable(
     retry: jsonb("retry").$type<CampaignRetry>().notNull(),
     voicemail: jsonb("voicemail").$type<CampaignVoicemail>().notNull(),
     ringTimeoutSeconds: integer("ring_timeout_seconds").notNull(),
+    /** the latest change the workflow has not been signalled yet (the worker clears it once it has) */
+    pendingSignal: text("pending_signal").$type<CampaignChange>(),
+    /** counts the changes: the worker clears only the one it signalled, never a newer one */
+    signalSeq: integer("signal_seq").notNull().default(0),
     ...timestamps,
   },
-  (t) => [index("campaigns_org_created_idx").on(t.organizationId, t.createdAt)],
+  (t) => [
+    index("campaigns_org_created_idx").on(t.organizationId, t.createdAt),
+    index("campaigns_pending_signal_idx").on(t.updatedAt).where(sql`${t.pendingSignal} is not null`),
+  ],
 );
 
 export const campaignContacts = pgTable(
