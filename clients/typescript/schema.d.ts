@@ -8143,6 +8143,30 @@ export interface operations {
                             analysis: {
                                 [key: string]: unknown;
                             } | null;
+                            latency: {
+                                turns: {
+                                    /** @description the caller's turn, counted from 1 */
+                                    index: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description the end of the caller's last speech of the turn (a text turn: when its text arrived)
+                                     */
+                                    callerEndedAt: string;
+                                    endpointingMs: number | null;
+                                    llmFirstTokenMs: number | null;
+                                    ttsFirstAudioMs: number | null;
+                                    voiceToVoiceMs: number | null;
+                                    /** @description the caller cut the reply off */
+                                    interrupted: boolean;
+                                    /** @description the answer was started before the turn was decided */
+                                    preemptive: boolean;
+                                }[];
+                                voiceToVoiceMs: {
+                                    p50: number;
+                                    p95: number;
+                                    max: number;
+                                } | null;
+                            } | null;
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;
@@ -8331,6 +8355,30 @@ export interface operations {
                             testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
+                            } | null;
+                            latency: {
+                                turns: {
+                                    /** @description the caller's turn, counted from 1 */
+                                    index: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description the end of the caller's last speech of the turn (a text turn: when its text arrived)
+                                     */
+                                    callerEndedAt: string;
+                                    endpointingMs: number | null;
+                                    llmFirstTokenMs: number | null;
+                                    ttsFirstAudioMs: number | null;
+                                    voiceToVoiceMs: number | null;
+                                    /** @description the caller cut the reply off */
+                                    interrupted: boolean;
+                                    /** @description the answer was started before the turn was decided */
+                                    preemptive: boolean;
+                                }[];
+                                voiceToVoiceMs: {
+                                    p50: number;
+                                    p95: number;
+                                    max: number;
+                                } | null;
                             } | null;
                             error: string | null;
                             startedAt: string | null;
@@ -8539,6 +8587,30 @@ export interface operations {
                             testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
+                            } | null;
+                            latency: {
+                                turns: {
+                                    /** @description the caller's turn, counted from 1 */
+                                    index: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description the end of the caller's last speech of the turn (a text turn: when its text arrived)
+                                     */
+                                    callerEndedAt: string;
+                                    endpointingMs: number | null;
+                                    llmFirstTokenMs: number | null;
+                                    ttsFirstAudioMs: number | null;
+                                    voiceToVoiceMs: number | null;
+                                    /** @description the caller cut the reply off */
+                                    interrupted: boolean;
+                                    /** @description the answer was started before the turn was decided */
+                                    preemptive: boolean;
+                                }[];
+                                voiceToVoiceMs: {
+                                    p50: number;
+                                    p95: number;
+                                    max: number;
+                                } | null;
                             } | null;
                             error: string | null;
                             startedAt: string | null;
@@ -9055,6 +9127,30 @@ export interface operations {
                             testRunId: string | null;
                             analysis: {
                                 [key: string]: unknown;
+                            } | null;
+                            latency: {
+                                turns: {
+                                    /** @description the caller's turn, counted from 1 */
+                                    index: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description the end of the caller's last speech of the turn (a text turn: when its text arrived)
+                                     */
+                                    callerEndedAt: string;
+                                    endpointingMs: number | null;
+                                    llmFirstTokenMs: number | null;
+                                    ttsFirstAudioMs: number | null;
+                                    voiceToVoiceMs: number | null;
+                                    /** @description the caller cut the reply off */
+                                    interrupted: boolean;
+                                    /** @description the answer was started before the turn was decided */
+                                    preemptive: boolean;
+                                }[];
+                                voiceToVoiceMs: {
+                                    p50: number;
+                                    p95: number;
+                                    max: number;
+                                } | null;
                             } | null;
                             error: string | null;
                             startedAt: string | null;

@@ -15,6 +15,7 @@ import {
 import { emitCallEvent } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
+import type { CallLatency } from "../models/call-latency";
 import { storeConcludedCall, type Recording } from "./call-records";
 
 export type CallTask = {
@@ -121,6 +122,8 @@ export type Conclusion = {
   sipStatus?: number | null;
   /** without its recording when `recorded` is given */
   event: CallConcludedPayload;
+  /** latency per turn, for the task (the event carries only its voice-to-voice summary) */
+  latency?: CallLatency | null;
   /** the event serialized with its recording (built off the event loop), and the recording itself */
   recorded?: { body: string; recording: Recording };
 };
@@ -131,7 +134,7 @@ export async function concludeCallTask(
   task: Pick<CallTask, "callId" | "organizationId" | "testRunId"> & { assistantId: string | null },
   conclusion: Conclusion,
 ) {
-  const { status, error, event, recorded, sipStatus } = conclusion;
+  const { status, error, event, recorded, sipStatus, latency } = conclusion;
   return db.transaction(async (tx) => {
     // the assistant before the task, in the order a DELETE of the assistant takes them (its row, then
     // its tasks' by the set-null cascade): the other way round the outbox insert below waited on the
@@ -147,6 +150,7 @@ export async function concludeCallTask(
         endedReason: event.endedReason,
         ...(event.transferredTo && { transferredTo: event.transferredTo }),
         ...(event.analysis && { analysis: event.analysis }),
+        ...(latency && { latency }),
         ...(sipStatus !== undefined && { sipStatus }),
       })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))

@@ -25,6 +25,8 @@ import { runTransfer } from "./transfer-call";
 import { HoldTone } from "./hold-tone";
 import type { TranscriptLine } from "../voice/summarize";
 import { turnTakingWithoutExtension, type TurnTaking } from "../voice/turn-taking/turn-taking";
+import type { CallLatency } from "../models/call-latency";
+import { TurnLatencyRecorder } from "./turn-latency";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -36,6 +38,8 @@ export type CallOutcome = {
   transferredTo: string | null;
   /** WAV file of the whole call (both sides mixed), null when it never started. */
   recording: FinishedRecording | null;
+  /** latency per turn, null when it never started */
+  latency: CallLatency | null;
 };
 
 export type CallSessionOptions = {
@@ -91,6 +95,7 @@ export class CallSession {
   private readonly transport: CallerTransport;
   private readonly playout: Playout;
   private readonly messages: CallMessages;
+  private readonly latency: TurnLatencyRecorder;
   private readonly toolsInFlight = new Set<Promise<void>>();
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private voice: VoiceSession | null = null;
@@ -114,6 +119,7 @@ export class CallSession {
     this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.messages = new CallMessages(options.transport.sampleRate * maxUtteranceSeconds);
+    this.latency = new TurnLatencyRecorder(options.modality !== "text");
     this.playout = new Playout(
       options.transport.sampleRate,
       (frame, aheadMs) => this.playFrame(frame, aheadMs),
@@ -129,13 +135,15 @@ export class CallSession {
     this.voice = voice;
     voice.on("audio", (samples) => {
       this.messages.agentAudio(samples, this.playsAt());
-      this.playout.push(samples);
+      this.playout.push(samples, this.latency.replyAudio());
     });
     voice.on("transcript", (event) => this.onTranscript(event));
     voice.on("interrupt", () => this.onInterrupt());
     voice.on("toolCall", (event) => this.onToolCall(event));
     voice.on("endCall", ({ reason }) => this.onEndCall(reason));
-    voice.on("turnDone", () => this.onTurnDone());
+    voice.on("turnDone", (info) => this.onTurnDone(info));
+    voice.on("callerTurn", (event) => this.latency.callerTurn(event));
+    voice.on("replyStage", (event) => this.latency.replyStage(event));
     voice.on("error", (error) => log.warn("call voice error", { callId: this.callId, error: error.message }));
     voice.on("closed", ({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`));
     this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
@@ -148,6 +156,7 @@ export class CallSession {
     if (this.startedAt === null) this.start();
     this.messages.userText(text, Date.now());
     this.transport.notify({ type: "transcript", role: "USER", text, final: true });
+    this.latency.textTurn();
     this.voice.sendText(text);
   }
 
@@ -221,6 +230,7 @@ export class CallSession {
         messages: this.messages.finish(this.startedAt),
         transferredTo: this.transferredTo,
         recording: await recording,
+        latency: this.startedAt === null ? null : this.latency.finish(),
       }),
     );
     if (error) this.transport.notify({ type: "error", message: error });
@@ -293,7 +303,8 @@ export class CallSession {
     this.messages.userSpeechStarted(Date.now());
   }
 
-  private onTurnDone() {
+  private onTurnDone(info: { interrupted: boolean }) {
+    this.latency.replyDone(info);
     this.messages.agentDone();
     if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end(this.hangupReason));
     // with a tool call pending the agent goes on once its result is in: not yet the caller's turn

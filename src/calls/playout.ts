@@ -16,6 +16,9 @@ export class Playout {
   private running = false;
   private live = false;
   private drainWaiters: (() => void)[] = [];
+  /** told when the first frame holding their audio goes to the transport (by the pushed array) */
+  private onSent = new Map<Int16Array, (sentAt: number) => void>();
+  private sentNow: ((sentAt: number) => void)[] = [];
   readonly frameSamples: number;
   private readonly frame: Int16Array;
   /** 20 ms frames of the agent's speech heard late or not at all because this event loop was late. */
@@ -38,9 +41,11 @@ export class Playout {
     this.schedule();
   }
 
-  push(samples: Int16Array) {
+  /** `onSent` gets the moment (performance.now()) the first frame holding these samples is sent to the caller. */
+  push(samples: Int16Array, onSent: ((sentAt: number) => void) | null = null) {
     if (samples.length === 0) return;
     this.queue.push(samples);
+    if (onSent) this.onSent.set(samples, onSent);
     this.queued += samples.length;
     this.schedule();
   }
@@ -50,6 +55,7 @@ export class Playout {
     this.queue = [];
     this.offset = 0;
     this.queued = 0;
+    this.onSent.clear();
     this.idle();
   }
 
@@ -83,6 +89,8 @@ export class Playout {
       // the transport plays a frame a frame after it is due (its slack against our clock)
       if (ahead < -frameMs) late++;
       this.play(this.take(), Math.max(0, ahead));
+      // a transport that paces frames itself sends this one when it is due
+      for (const told of this.sentNow.splice(0)) told(now + Math.max(0, ahead));
       this.clock.advance();
     }
     if (late > 0) {
@@ -98,6 +106,7 @@ export class Playout {
     let filled = 0;
     while (filled < frame.length && this.queue.length > 0) {
       const head = this.queue[0]!; // queue.length > 0
+      if (this.offset === 0 && this.onSent.size > 0) this.markSent(head);
       const n = Math.min(frame.length - filled, head.length - this.offset);
       for (let k = 0; k < n; k++) frame[filled + k] = head[this.offset + k]!; // (a subarray would allocate)
       filled += n;
@@ -110,6 +119,13 @@ export class Playout {
     frame.fill(0, filled); // the tail of a response is padded with silence
     this.queued -= filled;
     return frame;
+  }
+
+  private markSent(head: Int16Array) {
+    const told = this.onSent.get(head);
+    if (!told) return;
+    this.onSent.delete(head);
+    this.sentNow.push(told);
   }
 
   private idle(drainedInMs = 0) {

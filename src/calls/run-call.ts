@@ -234,7 +234,7 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const landed = await writer.conclude({
     task,
     startedAt: outcome.startedAt,
-    conclusion: { status, error: outcome.error, event },
+    conclusion: { status, error: outcome.error, event, latency: outcome.latency },
     recording: outcome.recording,
   });
   const caller = call.transport.mediaQuality?.();
@@ -295,6 +295,7 @@ async function concludedEvent(
     shortSummary,
     summary,
     analysis: analysis ?? null,
+    latency: outcome.latency?.voiceToVoiceMs ? { voiceToVoiceMs: outcome.latency.voiceToVoiceMs } : null,
     messages: outcome.messages,
   };
 }

@@ -1,6 +1,7 @@
 // The call event payloads of the spec (Events section), defined once for the bridge and the hooks.
 import type { CallDirection, EndedReason, Transport } from "../db/schema";
 import type { CallAnalysis } from "../voice/call-analysis";
+import type { VoiceToVoice } from "../models/call-latency";
 
 export type MessageRole = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL_CALL" | "TOOL_CALL_RESULT" | "UNKNOWN";
 type SpokenRole = Extract<MessageRole, "USER" | "ASSISTANT" | "SYSTEM" | "UNKNOWN">;
@@ -53,6 +54,8 @@ export type CallConcludedPayload = {
   variables?: Record<string, string> | null;
   /** the call_analysis extension's result; omitted when the assistant has none */
   analysis?: CallAnalysis | null;
+  /** voice-to-voice over the call's turns (design.md, "Latency per turn"); omitted when no turn has it */
+  latency?: { voiceToVoiceMs: VoiceToVoice } | null;
 };
 
 export type CallEventPayload = CallStartedPayload | CallConcludedPayload;

@@ -101,6 +101,23 @@ const lateFrames = new Counter({
   registers: [registry],
 });
 
+// latency per turn (design.md, "Latency per turn"): one histogram per stage, a sample per turn that has it
+const turnBuckets = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
+const turnStage = (name: string, help: string) =>
+  new Histogram({ name: `vas_turn_${name}_seconds`, help, buckets: turnBuckets, registers: [registry] });
+const turnStages = {
+  endpointing: turnStage("endpointing", "from the end of the caller's speech to the turn being decided"),
+  llmFirstToken: turnStage(
+    "llm_first_token",
+    "from the LLM request (Realtime: the response being requested) to its first token or audio",
+  ),
+  ttsFirstAudio: turnStage("tts_first_audio", "from the first text sent to TTS to its first audio (pipeline)"),
+  voiceToVoice: turnStage(
+    "voice_to_voice",
+    "from the end of the caller's speech to the first frame of the reply sent to the caller",
+  ),
+};
+
 const toolDuration = new Histogram({
   name: "vas_tool_webhook_duration_seconds",
   help: "tool webhook request duration, by outcome (ok, error)",
@@ -222,6 +239,9 @@ export type PacerThread = "main" | "media" | "ws";
 export const recordPacingDelay = (ms: number, thread: PacerThread = "main") =>
   pacingDelay.observe({ thread }, ms / 1000);
 export const recordLateFrames = (count: number) => lateFrames.inc(count);
+
+export type TurnStage = keyof typeof turnStages;
+export const recordTurnStage = (stage: TurnStage, ms: number) => turnStages[stage].observe(ms / 1000);
 
 export type ToolSample = { ok: boolean; status: number | null; durationMs: number; error?: string };
 

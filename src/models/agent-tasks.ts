@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { DateTimeIn, Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
 import { agentTaskStatuses, callDirections, endedReasons } from "../db/schema";
+import { CallLatencyModel } from "./call-latency";
 
 const transportTypes = ["sip", "websocket"] as const;
 
@@ -27,6 +28,11 @@ const task = {
   campaignId: Nullable(Uuid),
   testRunId: Nullable(Uuid),
   analysis: Nullable(t.Record(t.String(), t.Unknown())),
+  latency: Nullable(
+    t.Object(CallLatencyModel.properties, {
+      description: "latency per turn; null while the call runs and for a call that never started",
+    }),
+  ),
   error: Nullable(t.String()),
   startedAt: Nullable(t.Date()),
   endedAt: Nullable(t.Date()),

@@ -30,6 +30,7 @@ const columns = {
   campaignId: agentTasks.campaignId,
   testRunId: agentTasks.testRunId,
   analysis: agentTasks.analysis,
+  latency: agentTasks.latency,
   error: agentTasks.error,
   startedAt: agentTasks.startedAt,
   endedAt: agentTasks.endedAt,

@@ -4,6 +4,7 @@ import type { Criterion } from "../models/testing";
 import { compileUtterancePattern } from "../models/utterance-pattern";
 import type { ObservedCall } from "./observed-call";
 import { atPointer, deepEqual, isSubset } from "./subset";
+import { percentile } from "../lib/percentile";
 
 export type CriterionVerdict = "pass" | "fail" | "notApplicable" | "error";
 export type CriterionResult = {
@@ -102,12 +103,6 @@ function decide(
       );
     }
   }
-}
-
-/** Nearest-rank percentile of the samples, in whole milliseconds. */
-export function percentile(samples: readonly number[], q: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return Math.round(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!);
 }
 
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}...` : text);

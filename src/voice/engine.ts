@@ -13,6 +13,20 @@ export type ToolCallEvent = { callId: string; name: string; arguments: Record<st
 
 export type EndCallEvent = { reason: string | null };
 
+/**
+ * A caller's turn ended and the agent answers it (audio turns; times on performance.now()'s clock):
+ * `endedAt` the end of the caller's last speech of the turn, `decidedAt` when the turn was decided.
+ * `preemptive`: the answer was started before the turn was decided (preemptive generation).
+ */
+export type CallerTurnEvent = { endedAt: number; decidedAt: number; preemptive: boolean };
+
+/**
+ * A stage of the answer to the latest caller turn, reported once per answer, after its callerTurn:
+ * `llm` from the LLM request (Realtime: the response being requested) to its first token or audio,
+ * `tts` from the first text sent to TTS to its first audio (emitted just before that audio).
+ */
+export type ReplyStageEvent = { stage: "llm" | "tts"; startedAt: number; at: number };
+
 /** A function the LLM may call, in OpenAI function format (JSON Schema parameters). */
 export type VoiceTool = ToolSpec;
 
@@ -26,8 +40,11 @@ export type VoiceSessionEvents = {
   endCall: [event: EndCallEvent];
   /** The caller started speaking: drop agent audio queued for playback (barge-in). */
   interrupt: [];
-  /** The agent finished a response (all of its audio has been emitted). */
-  turnDone: [];
+  /** The agent finished a response (all of its audio has been emitted); `interrupted`: the caller cut it off. */
+  turnDone: [info: { interrupted: boolean }];
+  /** Latency per turn (design.md): the stage boundaries the engine knows, read by calls/turn-latency.ts. */
+  callerTurn: [event: CallerTurnEvent];
+  replyStage: [event: ReplyStageEvent];
   /** Something went wrong; the session may go on. Only `closed` means it is over. */
   error: [error: Error];
   /** Emitted exactly once, whoever ended the session. */

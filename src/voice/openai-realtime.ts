@@ -18,6 +18,8 @@ import {
 } from "./openai-session-config";
 import { RealtimePlayback } from "./realtime-playback";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
+import { InputTimeline } from "./input-timeline";
+import { StageTimer } from "./stage-timer";
 import { endCallToolName, parseToolArguments } from "./tools";
 
 // biome-ignore lint/suspicious/noExplicitAny: provider events are read field by field, as the protocol documents them
@@ -38,6 +40,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   // text so far of each utterance, by item id, for non-final transcript events
   private readonly partials = new Map<string, string>();
   private closedReason: string | null = null;
+  // when each stretch of caller audio arrived: speech_stopped names the end of speech by its place in the stream
+  private readonly arrivals = new InputTimeline();
+  /** the latest answer requested (by the server's VAD or our response.create), until its first token or audio */
+  private llm: StageTimer | null = null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -60,6 +66,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   sendAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
     if (this.closedReason) return;
     this.playback.start(); // the first caller audio starts the call, and with it the playout
+    this.arrivals.add((samples.length * 1000) / this.sampleRate);
     const bytes =
       this.formats.input === "g711_ulaw"
         ? (ulaw ?? muLawEncode(this.toInput.process(samples)))
@@ -71,6 +78,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     this.send({ type: "input_audio_buffer.append", audio: base64(chunk) });
 
   sendText(text: string) {
+    this.answerRequested(performance.now());
     this.send({
       type: "conversation.item.create",
       item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
@@ -125,7 +133,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
       case "response.output_audio_transcript.delta":
       case "response.text.delta":
       case "response.output_text.delta":
+        this.llm?.end();
         return this.partial("ASSISTANT", event.item_id, event.delta);
+      case "response.function_call_arguments.delta":
+        return this.llm?.end();
       case "response.audio_transcript.done":
       case "response.output_audio_transcript.done":
         return this.final("ASSISTANT", event.item_id, event.transcript);
@@ -143,6 +154,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
       case "input_audio_buffer.committed":
         // the callee's first turn, which the provider did not answer: the greeting answers it
         return this.greetIfWaiting();
+      case "input_audio_buffer.speech_stopped":
+        return this.onSpeechStopped(event.audio_end_ms);
       case "response.function_call_arguments.done":
         return this.onFunctionCall(event);
       case "response.done":
@@ -157,7 +170,22 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   }
 
   private onAudio(itemId: string, samples: Int16Array) {
-    if (this.playback.audio(itemId, (samples.length * 1000) / this.sampleRate)) this.emit("audio", samples);
+    if (!this.playback.audio(itemId, (samples.length * 1000) / this.sampleRate)) return;
+    this.llm?.end();
+    this.emit("audio", samples);
+  }
+
+  /** The server's VAD ended the caller's turn; it answers it on its own (turn_detection's create_response). */
+  private onSpeechStopped(audioEndMs: unknown) {
+    const decidedAt = performance.now();
+    const endedAt = typeof audioEndMs === "number" ? this.arrivals.timeOf(audioEndMs) : null;
+    this.emit("callerTurn", { endedAt: endedAt ?? decidedAt, decidedAt, preemptive: false });
+    this.answerRequested(decidedAt);
+  }
+
+  private answerRequested(at: number) {
+    this.llm = new StageTimer("llm", (event) => this.emit("replyStage", event));
+    this.llm.start(at);
   }
 
   /**
@@ -218,7 +246,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
       this.fail(new Error(`provider response failed: ${JSON.stringify(response.status_details ?? null)}`));
     }
     if (this.toolCalls.responseDone(response.id)) this.send({ type: "response.create" });
-    this.playback.afterPlayed(() => this.emit("turnDone"));
+    const cancelled = response.status === "cancelled";
+    this.playback.afterPlayed((cut) => this.emit("turnDone", { interrupted: cut || cancelled }));
   }
 
   private fail(error: Error) {

@@ -5,7 +5,8 @@
 // a response until their audio has played, so nothing unheard is reported as said.
 import { type Chunk, heardText, PlaybackClock } from "./pipeline/playback-clock";
 
-type Held = { chunk: Chunk | null; emit: () => void; final: { itemId: string; text: string } | null };
+/** `emit` gets whether the caller cut off the audio it waited for */
+type Held = { chunk: Chunk | null; emit: (cut: boolean) => void; final: { itemId: string; text: string } | null };
 /** `heard`: the words heard ("" for none); null when the item's text was reported before the call started. */
 export type Cut = { itemId: string; audioEndMs: number; heard: string | null };
 
@@ -43,10 +44,10 @@ export class RealtimePlayback {
    * Runs `emit` once the audio handed over so far has played; `final` marks an item's final transcript.
    * Before the call has started nothing is playing yet: it runs at once.
    */
-  afterPlayed(emit: () => void, final: Held["final"] = null) {
+  afterPlayed(emit: Held["emit"], final: Held["final"] = null) {
     if (!this.started) {
       if (final) this.reportedEarly.add(final.itemId);
-      return emit();
+      return emit(false);
     }
     this.held.push({ chunk: this.last, emit, final });
     this.schedule();
@@ -75,7 +76,10 @@ export class RealtimePlayback {
       }
     }
     this.clock.flush();
-    return { cut, release: held.filter((h) => !cut || h.final?.itemId !== cut.itemId).map((h) => h.emit) };
+    return {
+      cut,
+      release: held.filter((h) => !cut || h.final?.itemId !== cut.itemId).map((h) => () => h.emit(cut !== null)),
+    };
   }
 
   stop() {
@@ -94,7 +98,7 @@ export class RealtimePlayback {
         return;
       }
       this.held.shift();
-      head.emit();
+      head.emit(false);
     }
   }
 

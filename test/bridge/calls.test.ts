@@ -95,6 +95,7 @@ describe("a full call in our wire format", () => {
       "direction",
       "endedAt",
       "endedReason",
+      "latency",
       "messages",
       "shortSummary",
       "startedAt",

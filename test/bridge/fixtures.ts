@@ -17,6 +17,7 @@ import {
 } from "../fakes/openai-realtime-server";
 import { createTenant, startTestApi, toolSchema, type Tenant } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
+import { dialNative } from "../helpers/ws-caller";
 
 export type World = {
   api: Awaited<ReturnType<typeof startTestApi>>;
@@ -156,6 +157,15 @@ export function greetThenTransfer(greeting: string, tool: string, destination: s
       ? { text: greeting, toolCalls: [{ name: tool, arguments: { destination } }] }
       : { text: words };
   };
+}
+
+/** A call to `assistantId` in our wire format at 16 kHz, streaming like a phone, once `greeting` has played. */
+export async function callPastGreeting(world: World, assistantId: string, greeting: string) {
+  const caller = await dialNative(world.bridge.url, { assistantId, sampleRate: "16000", token: world.tenant.orgToken });
+  const { callId } = await caller.waitFor((e) => e.type === "ready");
+  caller.startStreaming();
+  await caller.waitForAgentSaid(greeting);
+  return { caller, callId: callId as string };
 }
 
 export async function agentTask(world: World, callId: string, tenant = world.tenant) {

@@ -113,3 +113,24 @@ test("frames handed over after the caller should have heard them are counted lat
   clock.advance(300, 300);
   expect(playout.lateFrames).toBe(2 + 11);
 });
+
+test("audio pushed with onSent tells when its first frame goes out, a lead included; a flush drops it untold", () => {
+  const clock = manualTicker();
+  const sent: number[] = [];
+  const playout = new Playout(8000, () => {}, clock.ticker, 60);
+  playout.start();
+  playout.push(new Int16Array(160 * 5)); // 100 ms of an earlier reply still to play
+  playout.push(new Int16Array(100), (at) => sent.push(at));
+  playout.push(new Int16Array(160), (at) => sent.push(at)); // begins in the same frame as the one before
+  playout.push(new Int16Array(160), (at) => sent.push(at));
+  clock.advance(5);
+  // frames due at 0..60 ms were handed over at 5 ms; the frame due at 100 ms holds both pushes' first samples
+  expect(sent).toEqual([]);
+  clock.advance(60);
+  expect(sent).toEqual([100, 100, 120]);
+  playout.push(new Int16Array(160 * 10), (at) => sent.push(at));
+  playout.flush(); // a barge-in: it never reaches the caller
+  playout.push(new Int16Array(160));
+  clock.advance(200);
+  expect(sent).toEqual([100, 100, 120]);
+});

@@ -1,29 +1,20 @@
 // The call page shows a transfer: to whom, how (the tool's mode and the transport's way of handing
 // over), the tool's outcome and the end. A native websocket call whose fake LLM calls transfer_call.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../helpers/chromium";
+import { openBrowser, signInConsole, type TestBrowser } from "../helpers/chromium";
 import { dialNative } from "../helpers/ws-caller";
 import { agentTask, createAssistant, greetThenTransfer, startWorld, type World } from "../bridge/fixtures";
 
 let world: World;
-let browser: BrowserContext;
-let page: Page;
-let profile: string;
+let browser: TestBrowser;
 
 beforeAll(async () => {
   world = await startWorld();
-  profile = mkdtempSync(join(tmpdir(), "vas-transfer-chromium-"));
-  browser = await launchChromium(join(profile, "user-data"));
-  page = browser.pages()[0] ?? (await browser.newPage());
+  browser = await openBrowser("transfer");
 }, 90_000);
 afterAll(async () => {
   await browser?.close();
   await world?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 test("a transferred call's page says to whom, how and with what outcome", async () => {
@@ -59,11 +50,8 @@ test("a transferred call's page says to whom, how and with what outcome", async 
     task = await agentTask(world, callId);
   }
 
-  await page.goto(`${world.api.url}/console`);
-  await page.fill("#token", world.tenant.orgToken);
-  await page.click("#sign-in button[type=submit]");
-  // signed in once the first page is up; going to the call before that, the sign-in's own redirect wins
-  await page.waitForSelector("#assistants-list");
+  const { page } = browser;
+  await signInConsole(page, world.api.url, world.tenant.orgToken);
   await page.goto(`${world.api.url}/console#/calls/${task.id}`);
   await page.waitForSelector("#call-transfer");
   const shown = await page.textContent("#call-transfer");

@@ -26,6 +26,8 @@ export type FakeRealtimeOptions = {
   /** Stream reply audio in real time (like a provider) instead of all at once. Default false. */
   realtime?: boolean;
   chunkMs?: number;
+  /** Wait between response.created and the response's first output (a model's time to first audio). */
+  responseDelayMs?: number;
   naming?: EventNaming;
   /** RMS (16-bit scale) above which input counts as speech. */
   speechThreshold?: number;
@@ -256,6 +258,7 @@ export class FakeRealtimeSession {
       realtime: this.options.realtime ?? false,
       chunkMs: this.options.chunkMs ?? 100,
       format: this.session.output_audio_format,
+      delayMs: this.options.responseDelayMs ?? 0,
     };
     void streamResponse((e) => this.send(e), stream, reply, this.options.naming ?? "beta", pacing).finally(() => {
       if (this.active === stream) this.active = null;

@@ -17,7 +17,7 @@ export type ResponseStream = {
 
 type Emit = (event: Record<string, unknown>) => void;
 /** `format` is the session's output_audio_format: pcm16 (24 kHz) or g711_ulaw (8 kHz). */
-type Pacing = { realtime: boolean; chunkMs: number; format: string };
+type Pacing = { realtime: boolean; chunkMs: number; format: string; delayMs?: number };
 
 /** 24 kHz audio in the output format, base64 (a tone or speech-band audio survives plain decimation well enough). */
 function encodeOutput(audio: Int16Array, format: string): string {
@@ -138,6 +138,7 @@ export async function streamResponse(
     usage: null,
   };
   emit({ type: "response.created", response });
+  if (pacing.delayMs) await sleep(pacing.delayMs);
   if (reply.text !== undefined || reply.audio)
     response.output.push(await streamSpeech(emit, stream, reply, 0, naming, pacing));
   for (const call of reply.toolCalls ?? []) {

@@ -44,6 +44,14 @@ describe("serializePayload", () => {
     expect(body.messages.map((m: { type: string }) => m.type)).toEqual(["text", "audio", "tool_call", "tool_result"]);
   });
 
+  test("latency carries voice-to-voice only, and is left out for a call with no turn measured", () => {
+    const voiceToVoiceMs = { p50: 820, p95: 1310, max: 1310 };
+    expect(JSON.parse(serializePayload({ ...concluded, latency: { voiceToVoiceMs } })).latency).toEqual({
+      voiceToVoiceMs,
+    });
+    expect(Object.keys(JSON.parse(serializePayload({ ...concluded, latency: null })))).not.toContain("latency");
+  });
+
   test("a null transport disappears, array elements keep their positions", () => {
     expect(
       JSON.parse(

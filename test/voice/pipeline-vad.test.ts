@@ -26,16 +26,19 @@ function noise(ms: number, rate: number, level: number) {
   return out;
 }
 
-/** Feeds `audio` in 20 ms frames; returns the events with the stream time (ms) they happened at. */
+/**
+ * Feeds `audio` in 20 ms frames, each arriving at its end's stream time; returns the events with the
+ * stream time (ms) they happened at, and for an end when the last speech was heard.
+ */
 async function detect(audio: Int16Array, rate: number, settings: Partial<VadSettings> = {}) {
-  const events: { type: string; atMs: number; samples: number }[] = [];
+  const events: { type: string; atMs: number; samples: number; lastSpeechAt?: number }[] = [];
   let fedMs = 0;
   const detector = await SpeechDetector.create(
     rate,
     { ...base, ...settings },
     (e: SpeechEvent) => {
-      if (e.type !== "audio")
-        events.push({ type: e.type, atMs: fedMs, samples: e.type === "start" ? e.audio.length : 0 });
+      if (e.type === "start") events.push({ type: e.type, atMs: fedMs, samples: e.audio.length });
+      if (e.type === "end") events.push({ type: e.type, atMs: fedMs, samples: 0, lastSpeechAt: e.lastSpeechAt });
     },
     (error) => {
       throw error;
@@ -43,7 +46,7 @@ async function detect(audio: Int16Array, rate: number, settings: Partial<VadSett
   );
   const frame = rate / 50;
   for (let i = 0; i < audio.length; i += frame) {
-    detector.push(audio.subarray(i, i + frame));
+    detector.push(audio.subarray(i, i + frame), fedMs + 20);
     await detector.settled(); // score as we go, so `fedMs` is the time each event happened at
     fedMs += 20;
   }
@@ -98,6 +101,17 @@ describe("turn-taking", () => {
       expect(events[0]!.atMs).toBeLessThan(onsetMs + 250);
       expect(events[1]!.atMs).toBeGreaterThan(endMs + 400 - 150);
       expect(events[1]!.atMs).toBeLessThan(endMs + 400 + 250);
+    }
+  });
+
+  test("the end says when the caller's last speech arrived: at the voice's end, stopDuration before the end", async () => {
+    for (const rate of [8000, 16000]) {
+      const { audio, endMs } = await utterance(rate);
+      const [, end] = await detect(audio, rate);
+      // as close to the voice's end as the VAD's own end (above), and never later than stopDuration before it
+      expect(end!.lastSpeechAt!).toBeGreaterThan(endMs - 150);
+      expect(end!.lastSpeechAt!).toBeLessThan(endMs + 250);
+      expect(end!.lastSpeechAt!).toBeLessThanOrEqual(end!.atMs + 20 - 400);
     }
   });
 

@@ -10,7 +10,8 @@ import { agentTasks, testResults, testRuns, type RunScenario } from "../../src/d
 import { describeError } from "../../src/errors";
 import { log } from "../../src/log";
 import type { Criterion } from "../../src/models/testing";
-import { evaluateCriteria, percentile, type JudgeVerdicts, type Modality } from "../../src/testing/criteria";
+import { evaluateCriteria, type JudgeVerdicts, type Modality } from "../../src/testing/criteria";
+import { percentile } from "../../src/lib/percentile";
 import { judgeCall } from "../../src/testing/judge";
 import type { ObservedCall, ObservedToolCall } from "../../src/testing/observed-call";
 import { nextCallerMove } from "../../src/testing/simulated-caller";

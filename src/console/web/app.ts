@@ -8,6 +8,7 @@ import { knowledgeBasePage, knowledgeBasesPage, knowledgeTools } from "./knowled
 import { startTalk } from "./talk";
 import { transferFacts } from "./transfer-view";
 import { messageLine } from "./messages";
+import { latencyBars, latencyP50 } from "./latency-view";
 import { testsRoutes } from "./tests";
 
 const main = document.getElementById("main")!;
@@ -302,7 +303,9 @@ async function callsPage() {
       h(
         "tr",
         {},
-        ["Created", "Status", "Transport", "Assistant/agent", "Duration"].map((c) => h("th", {}, c)),
+        ["Created", "Status", "Transport", "Assistant/agent", "Duration", "Voice-to-voice p50"].map((c) =>
+          h("th", {}, c),
+        ),
       ),
       tasks.map((t) =>
         h(
@@ -317,6 +320,7 @@ async function callsPage() {
             {},
             t.startedAt && t.endedAt ? `${Math.round((Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000)} s` : "",
           ),
+          h("td", { className: "latency-p50" }, latencyP50(t.latency)),
         ),
       ),
     ),
@@ -378,6 +382,8 @@ async function callPage(id: string) {
     task.recording
       ? audio
       : h("p", { className: "note" }, "No recording (the call has none, or it is past its retention)."),
+    h("h3", {}, "Latency per turn"),
+    latencyBars(task.latency) ?? h("p", { className: "note" }, "No turns measured (yet)."),
     h("h3", {}, "Transcript and tool calls"),
     h(
       "div",

@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import type { CallLatency } from "../../models/call-latency";
 import { assistants } from "./assistants";
 import { sipCredentials, sipPhoneNumbers } from "./sip";
 import { ownedByOrganization } from "./tenancy";
@@ -67,6 +68,8 @@ export const agentTasks = pgTable(
     // no foreign key yet: campaigns come with their own table (design.md, "Campaigns")
     campaignId: uuid("campaign_id"),
     analysis: jsonb("analysis").$type<Record<string, unknown>>(),
+    // latency per turn, written with the conclusion (null while the call runs, and for calls that never started)
+    latency: jsonb("latency").$type<CallLatency>(),
     // outbound only: what to dial, read by the bridge that places the call
     dial: jsonb("dial").$type<OutboundDial>(),
     // a test call's run (design.md, "How a test call runs"); null for real calls

@@ -6,7 +6,13 @@ import { createResampler, type Resampler } from "../../audio/resampler";
 import type { Config } from "../../config";
 import { log } from "../../log";
 import { readAhead } from "../../lib/read-ahead";
-import { type VoiceSession, type VoiceSessionEvents, type VoiceSessionOptions, waitingGreetingOf } from "../engine";
+import {
+  type ReplyStageEvent,
+  type VoiceSession,
+  type VoiceSessionEvents,
+  type VoiceSessionOptions,
+  waitingGreetingOf,
+} from "../engine";
 import { endCallTool, endCallToolName, parseToolArguments } from "../tools";
 import { type ChatMessage, streamChat } from "./chat-stream";
 import type { DeepgramStt } from "./deepgram-stt";
@@ -15,6 +21,7 @@ import type { TtsEvents, TtsOptions, TtsStream } from "./elevenlabs-tts";
 import { type Chunk, heardText, PlaybackClock } from "./playback-clock";
 import type { PipelineSettings } from "./pipeline-settings";
 import { SentenceSplitter } from "./sentences";
+import { StageTimer } from "../stage-timer";
 import type { SpeechDetector, SpeechEvent } from "./speech-detector";
 import type { AssembledToolCall } from "./tool-call-assembler";
 import { Endpointer } from "../turn-taking/endpointing";
@@ -37,7 +44,15 @@ export type SttStream = EventEmitter<SttEvents> &
  * on the history as it was (`historyLength` messages); `released` says whether it is heard at all.
  */
 type Prepared = { text: string; historyLength: number; release: (heard: boolean) => void; released: Promise<boolean> };
-type Reply = { abort: AbortController; llmDone: boolean; cancelled: boolean; prepared: Prepared | null };
+/** `llm`, `tts`: the reply's first token and first audio (replyStage events; a prepared reply's held until heard) */
+type Reply = {
+  abort: AbortController;
+  llmDone: boolean;
+  cancelled: boolean;
+  prepared: Prepared | null;
+  llm: StageTimer;
+  tts: StageTimer;
+};
 type Utterance = {
   text: string;
   chunks: Chunk[];
@@ -74,6 +89,8 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private waitingGreeting: string | null;
   private detector!: SpeechDetector;
   private readonly endpointer: Endpointer;
+  /** when the caller's last speech of the turn under way reached the bridge (the VAD's last stop) */
+  private lastSpeechAt: number | null = null;
 
   constructor(
     private readonly settings: PipelineSettings,
@@ -122,6 +139,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       if (this.endpointer.speechStarted()) this.emit("interrupt");
       return;
     }
+    this.lastSpeechAt = event.lastSpeechAt;
     this.endpointer.speechStopped();
     if (!finalize) return; // the provider ends the turn
     this.userTurns = this.userTurns.then(async () => {
@@ -182,6 +200,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
    * callee's first turn gets the waiting greeting instead (a blank one too: they spoke, then stopped).
    */
   private endUserTurn(text: string) {
+    const decidedAt = performance.now();
     const prepared = this.prepared;
     const usable =
       prepared?.prepared?.text === text && prepared.prepared.historyLength === this.history.length && !this.reply;
@@ -191,10 +210,14 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       this.emit("transcript", { role: "USER", text, final: true });
       this.history.push({ role: "user", content: text });
     }
+    this.emit("callerTurn", { endedAt: this.lastSpeechAt ?? decidedAt, decidedAt, preemptive: usable });
+    this.lastSpeechAt = null;
     if (this.waitingGreeting !== null) return this.greetIfWaiting();
     if (!usable) return this.startReply();
     this.prepared = null;
     this.reply = prepared;
+    prepared.llm.release();
+    prepared.tts.release();
     prepared.prepared!.release(true);
   }
 
@@ -205,12 +228,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     if (this.closedReason || this.waitingGreeting !== null) return;
     let release: (heard: boolean) => void = () => {};
     const released = new Promise<boolean>((resolve) => (release = resolve));
-    const reply: Reply = {
-      abort: new AbortController(),
-      llmDone: false,
-      cancelled: false,
-      prepared: { text, historyLength: this.history.length, release, released },
-    };
+    const reply = this.replyOf({ text, historyLength: this.history.length, release, released });
     this.prepared = reply;
     this.runReply(reply).catch((error: Error) => this.closeWith(error.message));
   }
@@ -226,9 +244,21 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   }
 
   private newReply(): Reply {
-    const reply: Reply = { abort: new AbortController(), llmDone: false, cancelled: false, prepared: null };
+    const reply = this.replyOf(null);
     this.reply = reply;
     return reply;
+  }
+
+  private replyOf(prepared: Prepared | null): Reply {
+    const stage = (event: ReplyStageEvent) => this.emit("replyStage", event);
+    return {
+      abort: new AbortController(),
+      llmDone: false,
+      cancelled: false,
+      prepared,
+      llm: new StageTimer("llm", stage, prepared !== null),
+      tts: new StageTimer("tts", stage, prepared !== null),
+    };
   }
 
   private startReply() {
@@ -242,12 +272,16 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     for (let round = 0; round < maxRoundsPerReply && !reply.cancelled; round++) {
       // a prepared reply's first request runs before its user message is in the history
       const prepared = round === 0 ? reply.prepared : null;
-      const stream = streamChat({
-        ...this.llmTarget(config),
-        messages: prepared ? [...this.history, { role: "user", content: prepared.text }] : [...this.history],
-        tools,
-        signal: reply.abort.signal,
-      });
+      reply.llm.start();
+      const stream = timeFirstEvent(
+        reply.llm,
+        streamChat({
+          ...this.llmTarget(config),
+          messages: prepared ? [...this.history, { role: "user", content: prepared.text }] : [...this.history],
+          tools,
+          signal: reply.abort.signal,
+        }),
+      );
       const events = prepared ? readAhead(stream) : stream;
       if (prepared && !(await prepared.released)) return;
       const utterance = this.newUtterance();
@@ -362,8 +396,12 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     utterance.text = utterance.text ? `${utterance.text} ${sentence}` : sentence;
     this.emit("transcript", { role: "ASSISTANT", text: utterance.text, final: false });
     utterance.opening ??= this.tts.take().then((stream) => this.attach(utterance, stream));
+    const reply = this.reply;
     void utterance.opening.then(
-      (stream) => stream.text(sentence),
+      (stream) => {
+        reply?.tts.start();
+        stream.text(sentence);
+      },
       (error: Error) => this.closeWith(error.message),
     );
   }
@@ -374,6 +412,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     stream.on("audio", (samples, alignment) => {
       const audio = this.fromTts.process(samples);
       utterance.chunks.push(this.clock.add((audio.length * 1000) / this.sampleRate, alignment));
+      this.reply?.tts.end();
       this.emit("audio", audio);
     });
     stream.on("done", () => {
@@ -425,7 +464,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     const reply = this.reply;
     if (!reply?.llmDone || this.utterances.length > 0) return;
     this.reply = null;
-    this.emit("turnDone");
+    this.emit("turnDone", { interrupted: false });
     if (this.replyAgain && !this.closedReason) {
       this.replyAgain = false;
       this.startReply();
@@ -454,7 +493,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       this.keepHeard(utterance, heard);
     }
     this.clock.flush();
-    if (reply) this.emit("turnDone");
+    if (reply) this.emit("turnDone", { interrupted: true });
   }
 
   private keepHeard(utterance: Utterance, heard: string) {
@@ -488,6 +527,14 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
       else log.warn("voice session error", { error: reason });
     }
     this.emit("closed", { reason });
+  }
+}
+
+/** The LLM's stream as it is, ending `llm` at its first event (as it arrives: a prepared reply's is read ahead). */
+async function* timeFirstEvent<T>(llm: StageTimer, events: AsyncIterable<T>): AsyncGenerator<T> {
+  for await (const event of events) {
+    llm.end();
+    yield event;
   }
 }
 

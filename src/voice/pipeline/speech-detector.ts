@@ -4,6 +4,7 @@
 import { rms } from "../../audio/pcm";
 import { createResampler, type Resampler } from "../../audio/resampler";
 import { coalescingRunner, type CoalescingRunner } from "../../lib/coalescing-runner";
+import { InputTimeline } from "../input-timeline";
 import { SileroVad, type VadRate } from "./silero-vad";
 import { TurnDetector, type VadSettings } from "./turn-detector";
 
@@ -12,7 +13,8 @@ export type SpeechEvent =
   | { type: "start"; audio: Int16Array }
   /** a window heard while the caller is speaking (stop window included) */
   | { type: "audio"; audio: Int16Array }
-  | { type: "end" };
+  /** the turn ended: `lastSpeechAt` is when the caller's last speech window reached the bridge (performance.now()) */
+  | { type: "end"; lastSpeechAt: number };
 
 /** RMS (full scale 1) under which a window is silence, not speech: -60 dBFS, below a quiet line's noise. */
 const silenceFloor = 0.001;
@@ -26,10 +28,13 @@ export class SpeechDetector {
   private readonly gate: number;
   private pending: Int16Array[] = [];
   private pendingSamples = 0;
+  private readonly arrivals = new InputTimeline();
+  /** ms of audio scored so far: where the next window begins in the stream */
+  private scoredMs = 0;
 
   private constructor(
     private readonly vad: SileroVad,
-    callRate: number,
+    private readonly callRate: number,
     settings: VadSettings,
     private readonly onEvent: (event: SpeechEvent) => void,
     onError: (error: unknown) => void,
@@ -58,7 +63,9 @@ export class SpeechDetector {
     return this.vad.sampleRate;
   }
 
-  push(samples: Int16Array) {
+  /** Caller audio that arrived `at` (performance.now(); tests give their stream's own clock). */
+  push(samples: Int16Array, at = performance.now()) {
+    this.arrivals.add((samples.length * 1000) / this.callRate, at);
     const audio = this.resampler.process(samples);
     this.pending.push(audio);
     this.pendingSamples += audio.length;
@@ -84,8 +91,11 @@ export class SpeechDetector {
       const probability = await this.score(window);
       const wasSpeaking = this.turns.speaking;
       const event = this.turns.push(window, probability);
+      this.scoredMs += (size * 1000) / this.vad.sampleRate;
       if (wasSpeaking) this.onEvent({ type: "audio", audio: window }); // the end's own window too, before it
-      if (event) this.onEvent(event);
+      if (event?.type === "end")
+        this.onEvent({ type: "end", lastSpeechAt: this.arrivedAt(this.scoredMs - event.silenceMs) });
+      else if (event) this.onEvent(event);
     }
   }
 
@@ -100,6 +110,11 @@ export class SpeechDetector {
       return 0;
     }
     return this.vad.probability(window);
+  }
+
+  /** When the audio at `offsetMs` reached the bridge (now, for a moment too old to be known). */
+  private arrivedAt(offsetMs: number) {
+    return this.arrivals.timeOf(offsetMs) ?? performance.now();
   }
 
   private take(size: number): Int16Array {

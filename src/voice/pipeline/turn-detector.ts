@@ -13,7 +13,8 @@ export type VadSettings = {
   backbufferDurationMs: number;
 };
 
-export type TurnEvent = { type: "start"; audio: Int16Array } | { type: "end" };
+/** `silenceMs`: the non-speech that ended the turn (the caller's last speech ended that long before the end's window did) */
+export type TurnEvent = { type: "start"; audio: Int16Array } | { type: "end"; silenceMs: number };
 
 type Phase = "quiet" | "starting" | "speaking" | "stopping";
 
@@ -65,9 +66,8 @@ export class TurnDetector {
         this.runMs = this.phase === "speaking" ? ms : this.runMs + ms;
         this.phase = "stopping";
         if (this.runMs < stopDurationMs) return null;
-        this.phase = "quiet";
-        this.runMs = 0;
-        return { type: "end" };
+        this.phase = "quiet"; // its runMs starts again at the next window
+        return { type: "end", silenceMs: this.runMs };
     }
   }
 
