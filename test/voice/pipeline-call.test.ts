@@ -3,38 +3,33 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rms } from "../../src/audio/pcm";
 import { scriptedReplies } from "../fakes/chat-completions-server";
-import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
-import { type FakeElevenLabsServer, startFakeElevenLabs } from "../fakes/elevenlabs-server";
+import type { FakeDeepgramServer } from "../fakes/deepgram-server";
+import type { FakeElevenLabsServer } from "../fakes/elevenlabs-server";
 import { toolSchema } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
-import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { dialNative, dialTwilio } from "../helpers/ws-caller";
-import { agentTask, hookFor, orderLookupExchange, startWorld, type World } from "../bridge/fixtures";
-import { keys } from "./pipeline-fakes";
+import { agentTask, hookFor, orderLookupExchange, type World } from "../bridge/fixtures";
+import { type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
 
+let pipeline: PipelineWorld;
 let world: World;
-let worker: TestWorker;
 let tools: Receiver;
 let stt: FakeDeepgramServer;
 let tts: FakeElevenLabsServer;
 
 beforeAll(async () => {
-  const { address } = await ensureTemporal();
-  [stt, tts, tools, worker] = await Promise.all([
-    startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY }),
-    startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY }),
+  [pipeline, tools] = await Promise.all([
+    startPipelineWorld({ env: { TOOL_TIMEOUT_MS: "3000" } }),
     startReceiver((req) => ({
       status: 200,
       body: `Order ${JSON.parse(req.body.toString()).parameters.orderId} ships tomorrow.`,
     })),
-    startWorker({ address, backoffBaseMs: 1_000 }),
   ]);
-  world = await startWorld({ ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url, TOOL_TIMEOUT_MS: "3000" });
+  ({ world, stt, tts } = pipeline);
 }, 60_000);
 afterAll(async () => {
-  await world?.stop();
-  await Promise.all([worker?.kill(), tools?.close(), stt?.close(), tts?.close()]);
+  await Promise.all([pipeline?.stop(), tools?.close()]);
 });
 
 async function pipelineAssistant(

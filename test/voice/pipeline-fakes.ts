@@ -10,8 +10,10 @@ import {
   type StreamedReply,
   startFakeChatServer,
 } from "../fakes/chat-completions-server";
-import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
+import { type FakeDeepgramOptions, type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
 import { type FakeElevenLabsServer, type FakeElevenLabsOptions, startFakeElevenLabs } from "../fakes/elevenlabs-server";
+import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
+import { startWorld, type World } from "../bridge/fixtures";
 
 export const keys = {
   DEEPGRAM_API_KEY: "dg-test-key",
@@ -120,6 +122,40 @@ export function streamCaller(session: VoiceSession) {
     stop() {
       clearInterval(timer);
       queue = [];
+    },
+  };
+}
+
+export type PipelineWorld = {
+  world: World;
+  worker: TestWorker;
+  stt: FakeDeepgramServer;
+  tts: FakeElevenLabsServer;
+  stop(): Promise<void>;
+};
+
+/**
+ * A bridge world (fixtures.ts) whose pipeline calls reach the Deepgram and ElevenLabs fakes, and a hook
+ * worker delivering its calls' events; `env` is more of the bridge's.
+ */
+export async function startPipelineWorld(
+  options: { stt?: FakeDeepgramOptions; tts?: FakeElevenLabsOptions; env?: Record<string, string> } = {},
+): Promise<PipelineWorld> {
+  const { address } = await ensureTemporal();
+  const [stt, tts, worker] = await Promise.all([
+    startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY, ...options.stt }),
+    startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY, ...options.tts }),
+    startWorker({ address, backoffBaseMs: 1_000 }),
+  ]);
+  const world = await startWorld({ ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url, ...options.env });
+  return {
+    world,
+    worker,
+    stt,
+    tts,
+    async stop() {
+      await world.stop();
+      await Promise.all([worker.kill(), stt.close(), tts.close()]);
     },
   };
 }

@@ -5,40 +5,29 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallLatency, TurnLatency as Turn, VoiceToVoice } from "../../src/models/call-latency";
 import { scriptedReplies } from "../fakes/chat-completions-server";
-import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
-import { type FakeElevenLabsServer, startFakeElevenLabs } from "../fakes/elevenlabs-server";
+import type { FakeDeepgramServer } from "../fakes/deepgram-server";
 import { scrape, total, type Sample } from "../metrics/scrape";
 import { speech } from "../helpers/speech";
-import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
-import { agentTask, callPastGreeting, createAssistant, hookFor, startWorld, type World } from "../bridge/fixtures";
-import { keys } from "./pipeline-fakes";
+import { agentTask, callPastGreeting, createAssistant, hookFor, type World } from "../bridge/fixtures";
+import { type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
 
 const llmFirstTokenMs = 300;
 const ttsFirstAudioMs = 150;
 const realtimeFirstAudioMs = 300;
 
+let pipeline: PipelineWorld;
 let world: World;
-let worker: TestWorker;
 let stt: FakeDeepgramServer;
-let tts: FakeElevenLabsServer;
 
 beforeAll(async () => {
-  const { address } = await ensureTemporal();
-  [stt, tts, worker] = await Promise.all([
-    startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY }),
-    startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY, firstAudioDelayMs: ttsFirstAudioMs }),
-    startWorker({ address, backoffBaseMs: 1_000 }),
-  ]);
-  world = await startWorld({ ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url });
+  pipeline = await startPipelineWorld({ tts: { firstAudioDelayMs: ttsFirstAudioMs } });
+  ({ world, stt } = pipeline);
   world.chat.firstTokenDelayMs = llmFirstTokenMs;
 }, 60_000);
-afterAll(async () => {
-  await world?.stop();
-  await Promise.all([worker?.kill(), stt?.close(), tts?.close()]);
-});
+afterAll(() => pipeline?.stop());
 
-async function pipelineAssistant() {
+async function pipelineAssistant(extensions: unknown[] = []) {
   const { org, P } = world.tenant;
   const strategy = await org.post(`${P}/llm-generation-strategies`, {
     name: "pipeline",
@@ -50,6 +39,7 @@ async function pipelineAssistant() {
     systemPrompt: "You are the Acme front desk.",
     systemPromptGreeting: "Hello, Acme here.",
     llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    extensions,
     callEventHooks: [{ type: "call_concluded", parameters: { url: `${world.hooks.url}/hooks` } }],
   });
   expect(created.status).toBe(201);
@@ -106,7 +96,15 @@ async function askThenCutIn(caller: WsCaller) {
   await caller.say(await speech("What are your opening hours?", 16000));
   await caller.until(() => caller.frames.length >= greeted + 25, 15_000, "the agent's answer");
   await caller.say(await speech("Thanks, bye.", 16000));
-  expect((await caller.closed).code).toBe(1000);
+  await hungUp(caller);
+}
+
+/** The agent hangs up (its goodbye played); what the caller got says why not, when it does not. */
+async function hungUp(caller: WsCaller) {
+  const bound = Bun.sleep(30_000).then(() => null);
+  const closed = await Promise.race([caller.closed, bound]);
+  if (!closed) throw new Error(`the call did not end; the caller got ${JSON.stringify(caller.events)}`);
+  expect(closed.code).toBe(1000);
 }
 
 describe("latency per turn", () => {
@@ -140,7 +138,35 @@ describe("latency per turn", () => {
     expectSummaryOf(latency.turns, latency.voiceToVoiceMs);
     expect(hooked).toEqual({ voiceToVoiceMs: latency.voiceToVoiceMs });
     expectSamplesOf(latency.turns, before, await bridgeMetrics());
-  }, 60_000);
+  }, 90_000);
+
+  test("pipeline, preemptive generation: the turn says so; endpointing holds the punctuation wait, the LLM its own time", async () => {
+    const waitMs = 1000;
+    stt.transcripts.push("What time do you open?");
+    world.chat.reply = scriptedReplies([{ text: "At nine.", toolCalls: [{ name: "end_call", arguments: {} }] }]);
+    const assistantId = await pipelineAssistant([
+      {
+        type: "turn_taking",
+        parameters: { endpointing: { mode: "punctuation", onPunctuationMs: waitMs }, preemptiveGeneration: true },
+      },
+    ]);
+    const { caller, callId } = await callPastGreeting(world, assistantId, "Hello, Acme here.");
+    await caller.say(await speech("What time do you open?", 16000));
+    await hungUp(caller);
+
+    const { task, latency } = await concludedLatency(callId);
+    expect(latency.turns).toHaveLength(1);
+    const [turn] = latency.turns;
+    expect(turn).toMatchObject({ index: 1, preemptive: true, interrupted: false });
+    // the turn is decided once the wait after the transcript's "?" is over; the LLM asked at the VAD's stop
+    expect(turn!.endpointingMs).toBeGreaterThanOrEqual(waitMs);
+    expect(turn!.llmFirstTokenMs).toBeGreaterThanOrEqual(llmFirstTokenMs);
+    expect(turn!.ttsFirstAudioMs).toBeGreaterThanOrEqual(ttsFirstAudioMs);
+    // TTS starts only once the turn is decided; the LLM's time may hide in the wait
+    expect(turn!.voiceToVoiceMs).toBeGreaterThanOrEqual(turn!.endpointingMs! + turn!.ttsFirstAudioMs! - 2);
+    expectTurnsInCall(latency.turns, task);
+    expectSummaryOf(latency.turns, latency.voiceToVoiceMs);
+  }, 90_000);
 
   test("openai_realtime: endpointing, first audio and voice-to-voice per turn; no TTS stage", async () => {
     const assistant = await createAssistant(world, {
@@ -177,7 +203,7 @@ describe("latency per turn", () => {
     expectSummaryOf(latency.turns, latency.voiceToVoiceMs);
     expect(hooked).toEqual({ voiceToVoiceMs: latency.voiceToVoiceMs });
     expectSamplesOf(latency.turns, before, await bridgeMetrics());
-  }, 60_000);
+  }, 90_000);
 
   test("a text call: only the LLM's stage per turn, no voice-to-voice, and call_concluded without latency", async () => {
     world.chat.reply = scriptedReplies([{ text: "We open at nine." }, { text: "You are welcome." }]);
@@ -210,5 +236,5 @@ describe("latency per turn", () => {
     expect(latency.voiceToVoiceMs).toBeNull();
     expect(hooked).toBeUndefined();
     expectSamplesOf(latency.turns, before, await bridgeMetrics());
-  }, 60_000);
+  }, 90_000);
 });

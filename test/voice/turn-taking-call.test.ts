@@ -6,32 +6,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { concatPcm } from "../../src/audio/pcm";
 import { scriptedReplies } from "../fakes/chat-completions-server";
-import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
-import { type FakeElevenLabsServer, startFakeElevenLabs } from "../fakes/elevenlabs-server";
+import type { FakeDeepgramServer } from "../fakes/deepgram-server";
 import { silence, speech } from "../helpers/speech";
-import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
-import { createAssistant, hookFor, startWorld, type World } from "../bridge/fixtures";
-import { keys } from "./pipeline-fakes";
+import { createAssistant, hookFor, type World } from "../bridge/fixtures";
+import { keys, type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
 
+let pipeline: PipelineWorld;
 let world: World;
-let worker: TestWorker;
 let stt: FakeDeepgramServer;
-let tts: FakeElevenLabsServer;
 
 beforeAll(async () => {
-  const { address } = await ensureTemporal();
-  [stt, tts, worker] = await Promise.all([
-    startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY, flux: { stretchEndMs: 250 } }),
-    startFakeElevenLabs({ apiKey: keys.ELEVENLABS_API_KEY }),
-    startWorker({ address, backoffBaseMs: 1_000 }),
-  ]);
-  world = await startWorld({ ...keys, DEEPGRAM_URL: stt.url, ELEVENLABS_URL: tts.url });
+  pipeline = await startPipelineWorld({ stt: { flux: { stretchEndMs: 250 } } });
+  ({ world, stt } = pipeline);
 }, 60_000);
-afterAll(async () => {
-  await world?.stop();
-  await Promise.all([worker?.kill(), stt?.close(), tts?.close()]);
-});
+afterAll(() => pipeline?.stop());
 
 const rate = 16000;
 const booking = async () =>
