@@ -27,14 +27,14 @@ async function twoTurnCall() {
       responseDelayMs: 200,
       turns: [
         { userSays: "When do you open?", reply: { text: "At nine." } },
-        { userSays: "Thanks, bye.", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: {} }] } },
+        { userSays: "Bye for now.", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: {} }] } },
       ],
     },
   });
   const { caller, callId } = await callPastGreeting(world, assistant.id, "Hello, Acme desk.");
   await caller.say(await speech("When do you open?", 16000));
   await caller.waitForAgentSaid("At nine.");
-  await caller.say(await speech("Thanks, bye.", 16000));
+  await caller.say(await speech("Bye for now.", 16000));
   await caller.closed;
   let task = await agentTask(world, callId);
   for (let i = 0; task?.status !== "completed" && i < 100; i++) {

@@ -95,7 +95,7 @@ async function askThenCutIn(caller: WsCaller) {
   const greeted = caller.frames.length;
   await caller.say(await speech("What are your opening hours?", 16000));
   await caller.until(() => caller.frames.length >= greeted + 25, 15_000, "the agent's answer");
-  await caller.say(await speech("Thanks, bye.", 16000));
+  await caller.say(await speech("Bye for now.", 16000));
   await hungUp(caller);
 }
 
@@ -109,7 +109,7 @@ async function hungUp(caller: WsCaller) {
 
 describe("latency per turn", () => {
   test("pipeline: every stage of each turn, the answer the caller cut off marked, the summary in call_concluded", async () => {
-    stt.transcripts.push("What are your opening hours?", "Thanks, bye.");
+    stt.transcripts.push("What are your opening hours?", "Bye for now.");
     world.chat.reply = scriptedReplies([
       { text: "We open at nine in the morning. We close at five in the afternoon, and at two on Saturdays." },
       { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: {} }] },
@@ -179,7 +179,7 @@ describe("latency per turn", () => {
             // the fake speaks 12 ms a character: three seconds, long enough to be cut off
             reply: { text: "We open at nine in the morning and close at five in the afternoon. ".repeat(4) },
           },
-          { userSays: "Thanks, bye.", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: {} }] } },
+          { userSays: "Bye for now.", reply: { text: "Goodbye!", toolCalls: [{ name: "end_call", arguments: {} }] } },
         ],
       },
     });
