@@ -19,6 +19,8 @@ import { speech } from "../../test/helpers/speech";
 import { createBench, percentile as pct } from "../lib/harness";
 import { startPipelineBridge } from "../pipeline/pipeline-bridge";
 import { startConversations, type TurnTimes } from "./callers";
+import { bridgeLine, bridgeTurns } from "./bridge-latency";
+import type { TurnLatency } from "../../src/models/call-latency";
 
 const { values } = parseArgs({
   options: {
@@ -86,7 +88,16 @@ async function assistantFor(tenant: Tenant, mode: Mode, preemptive: boolean) {
   return assistant.body.data.id as string;
 }
 
-type Result = { mode: Mode; preemptive: boolean; turns: TurnTimes[]; lost: number; failed: number; load: string };
+type Result = {
+  mode: Mode;
+  preemptive: boolean;
+  turns: TurnTimes[];
+  /** the same calls' turns as the bridge measured them */
+  bridge: TurnLatency[];
+  lost: number;
+  failed: number;
+  load: string;
+};
 
 async function runConfiguration(
   tenant: Tenant,
@@ -128,6 +139,7 @@ async function runConfiguration(
     mode,
     preemptive,
     turns: conversations.turns,
+    bridge: await bridgeTurns(tenant, assistantId),
     lost: conversations.lost,
     failed: conversations.failed,
     load: load(),
@@ -271,6 +283,12 @@ try {
       "",
       "saved by preemptive generation (v2v p50, off - on; target >= 80 % of the LLM's first token on the long wait, punctuation with no final '.'):",
       ...savings,
+      "",
+      "the bridge's own measure of the same turns (latency per turn on the agent tasks), p50 / p95 ms, beside the socket's first frame - speech end:",
+      ...results.map((r) => {
+        const socket = r.turns.map((t) => t.firstFrameAt - t.speechEndAt);
+        return `${`${r.mode}, preemptive ${r.preemptive ? "on" : "off"}`.padEnd(26)} socket ${stat(socket)};  bridge ${bridgeLine(r.bridge, stat)}`;
+      }),
       "",
       "where the time goes, p50 / p99 ms: caller's end -> Finalize (VAD stop) | Finalize (model: caller's end) -> LLM request | LLM first token | caller's final transcript -> TTS text | LLM first token -> TTS text | TTS first audio | TTS first audio -> first frame at the caller | first frame -> first voiced frame (the audio's leading silence)",
       ...stages,
