@@ -1,10 +1,10 @@
 // Nearest chunks in plain SQL, for servers without pgvector. A cosine over `real[]` in SQL walks the
-// floats one executor step each: 0.7 ms a chunk at 1,536 dimensions on our machines, too slow to scan
+// floats one executor step each: 0.39 ms a chunk at 1,536 dimensions on our machines, too slow to scan
 // even a small base. So each vector is also stored at 4 bits a dimension, as 4 bit strings (one per bit
 // of the two's complement values -7..7), and the dot product of two such vectors is the sum over bit
-// pairs of weight × bit_count(a AND b): 16 bit_counts over 192 bytes, about 13 µs a chunk (measured
-// in docs/knowledge.md). Which chunks are compared stays bounded: every chunk of a base up to
-// FULL_SCAN_CHUNKS, else the chunks holding the question's rarer words (the full-text candidates).
+// pairs of weight × bit_count(a AND b): 16 bit_counts over 192 bytes, 10 µs a chunk (docs/knowledge.md,
+// "Numbers"). Which chunks are compared stays bounded: every chunk of a base up to FULL_SCAN_CHUNKS,
+// else the chunks holding the question's rarer words (the full-text candidates).
 import { sql } from "drizzle-orm";
 import { candidateChunks, MAX_CANDIDATES } from "./search";
 import type { VectorIndex } from "./vector-index";
