@@ -53,6 +53,8 @@ function inLoop(): Server {
           close: (c, r) => ws.close(c, r),
           sendFrame: (f) => void ws.send(f),
           clearFrames: () => {},
+          pauseFrames: () => {},
+          resumeFrames: () => {},
           frameLeadMs: 0,
         });
       },

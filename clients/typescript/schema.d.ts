@@ -1382,7 +1382,7 @@ export interface components {
             type: "endedReason";
             /** @description default true */
             required?: boolean;
-            in: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost")[];
+            in: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost" | "silence-timeout")[];
         };
         CriterionAnalysis: {
             name: string;
@@ -8132,7 +8132,7 @@ export interface operations {
                             };
                             status: "offered" | "active" | "completed" | "failed";
                             direction: "inbound" | "outbound";
-                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost" | "silence-timeout") | null;
                             sipStatus: number | null;
                             variables: {
                                 [key: string]: string;
@@ -8345,7 +8345,7 @@ export interface operations {
                             };
                             status: "offered" | "active" | "completed" | "failed";
                             direction: "inbound" | "outbound";
-                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost" | "silence-timeout") | null;
                             sipStatus: number | null;
                             variables: {
                                 [key: string]: string;
@@ -8577,7 +8577,7 @@ export interface operations {
                             };
                             status: "offered" | "active" | "completed" | "failed";
                             direction: "inbound" | "outbound";
-                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost" | "silence-timeout") | null;
                             sipStatus: number | null;
                             variables: {
                                 [key: string]: string;
@@ -9117,7 +9117,7 @@ export interface operations {
                             };
                             status: "offered" | "active" | "completed" | "failed";
                             direction: "inbound" | "outbound";
-                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            endedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost" | "silence-timeout") | null;
                             sipStatus: number | null;
                             variables: {
                                 [key: string]: string;
@@ -15520,7 +15520,7 @@ export interface operations {
                             };
                             status: "pending" | "dialing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "voicemail" | "canceled";
                             attempts: number;
-                            lastEndedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost") | null;
+                            lastEndedReason: ("hangup" | "assistant-ended" | "busy" | "no-answer" | "unreachable" | "declined" | "failed" | "canceled" | "voicemail" | "transferred" | "max-duration" | "bridge-lost" | "silence-timeout") | null;
                             agentTaskIds: string[];
                         }[];
                         page: number;

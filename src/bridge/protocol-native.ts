@@ -35,6 +35,8 @@ export function nativeProtocol(
       socket.clearFrames();
       send({ type: "interrupt" });
     },
+    pauseAudio: () => socket.pauseFrames(),
+    resumeAudio: () => socket.resumeFrames(),
     notify: (notice) => send(notice),
     // the client carries the caller on to the destination; our side of the call is done
     transfer: async ({ to, mode }) => {

@@ -61,6 +61,8 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
       socket.clearFrames();
       send({ event: "clear" });
     },
+    pauseAudio: () => socket.pauseFrames(),
+    resumeAudio: () => socket.resumeFrames(),
     notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
     hangup: (reason) => close(...closeFor(reason)),
     ...(options.twilio && {

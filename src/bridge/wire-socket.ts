@@ -9,8 +9,11 @@ export interface WireSocket {
    * thread paces frames itself and takes them `frameLeadMs` early; one in the event loop sends at once.
    */
   sendFrame(frame: string | Uint8Array): void;
-  /** Barge-in: frames handed over but not sent yet are dropped. */
+  /** Barge-in: frames handed over but not sent yet are dropped (a pause ends). */
   clearFrames(): void;
+  /** A pause: frames handed over but not sent yet wait until resumeFrames. */
+  pauseFrames(): void;
+  resumeFrames(): void;
   readonly frameLeadMs: number;
 }
 

@@ -261,6 +261,9 @@ function serveInLoop(
     close: (code, reason) => ws.close(code, reason),
     sendFrame: (frame) => void ws.send(frame),
     clearFrames: () => {},
+    // (nothing is held back: each frame went when it was due)
+    pauseFrames: () => {},
+    resumeFrames: () => {},
     frameLeadMs: 0,
   });
   const server = Bun.serve({

@@ -20,6 +20,8 @@ export type ToWsThread =
   | { t: "frames"; batch: WsBatch }
   /** barge-in: the frames not sent yet are dropped */
   | { t: "clear"; conn: number }
+  /** a pause: the frames not sent yet wait (until resume, or a clear drops them) */
+  | { t: "pause" | "resume"; conn: number }
   | { t: "close"; conn: number; code: number; reason: string }
   | { t: "stop" };
 
@@ -51,11 +53,26 @@ class Connection {
   // after a stall of this thread, frames go on from now rather than in a burst (none is dropped)
   private readonly clock = new FrameClock();
   private pacing = false;
+  private paused = false;
   constructor(readonly ws: ServerWebSocket<Data>) {}
 
   push(frame: Frame) {
     this.queue.push(frame);
-    if (this.pacing) return;
+    this.pace();
+  }
+
+  pause() {
+    this.paused = true;
+    this.stopPacing();
+  }
+
+  resume() {
+    this.paused = false;
+    if (this.head < this.queue.length) this.pace();
+  }
+
+  private pace() {
+    if (this.pacing || this.paused) return;
     this.pacing = true;
     // never earlier than a frame after the last one: an underrun must not squeeze two frames together
     this.clock.resume(ticker.now());
@@ -65,6 +82,7 @@ class Connection {
   clear() {
     this.queue = [];
     this.head = 0;
+    this.paused = false;
   }
 
   /** What is left goes before the close: the agent's last words were handed over before its hang-up. */
@@ -76,6 +94,10 @@ class Connection {
 
   stop() {
     this.clear();
+    this.stopPacing();
+  }
+
+  private stopPacing() {
     if (this.pacing) ticker.remove(this.tick);
     this.pacing = false;
   }
@@ -170,6 +192,12 @@ self.onmessage = ({ data: message }: MessageEvent<ToWsThread>) => {
       return;
     case "clear":
       connections.get(message.conn)?.clear();
+      return;
+    case "pause":
+      connections.get(message.conn)?.pause();
+      return;
+    case "resume":
+      connections.get(message.conn)?.resume();
       return;
     case "close":
       connections.get(message.conn)?.close(message.code, message.reason);

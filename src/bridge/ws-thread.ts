@@ -51,6 +51,8 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
     frameLeadMs: options.leadMs,
     sendFrame: (frame) => frames.add(conn, frame), // (a copy: the playout reuses its frame buffer)
     clearFrames: () => post({ t: "clear", conn }),
+    pauseFrames: () => post({ t: "pause", conn }),
+    resumeFrames: () => post({ t: "resume", conn }),
   });
 
   async function answer(id: number, method: string, url: string, headers: [string, string][], ip: string | null) {

@@ -27,6 +27,8 @@ import type { TranscriptLine } from "../voice/summarize";
 import { turnTakingWithoutExtension, type TurnTaking } from "../voice/turn-taking/turn-taking";
 import type { CallLatency } from "../models/call-latency";
 import { TurnLatencyRecorder } from "./turn-latency";
+import { IdleWatch } from "../voice/turn-taking/idle";
+import { renderTemplate } from "./templates";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -96,6 +98,8 @@ export class CallSession {
   private readonly playout: Playout;
   private readonly messages: CallMessages;
   private readonly latency: TurnLatencyRecorder;
+  /** turn_taking's idle: prompts a quiet caller, then ends the call (null: never) */
+  private readonly idle: IdleWatch | null;
   private readonly toolsInFlight = new Set<Promise<void>>();
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private voice: VoiceSession | null = null;
@@ -122,10 +126,15 @@ export class CallSession {
     this.latency = new TurnLatencyRecorder(options.modality !== "text");
     this.playout = new Playout(
       options.transport.sampleRate,
-      (frame, aheadMs) => this.playFrame(frame, aheadMs),
+      (frame) => this.playFrame(frame),
       options.ticker ?? sharedTicker,
       options.transport.leadMs,
+      // recorded as the caller hears it, not when handed over (up to the lead early; a pause takes that back)
+      (frame) => this.recorder?.add("agent", frame),
     );
+    const idle = this.turnTaking.idle;
+    this.idle =
+      idle && new IdleWatch(idle, { prompt: (t) => this.promptIdle(t), hangup: () => this.end("silence-timeout") });
     this.timers.push(setTimeout(() => this.end("max-duration"), options.maxCallMs));
   }
 
@@ -134,11 +143,24 @@ export class CallSession {
     if (this.ending) return voice.close();
     this.voice = voice;
     voice.on("audio", (samples) => {
+      this.idle?.agentSpeaks();
       this.messages.agentAudio(samples, this.playsAt());
       this.playout.push(samples, this.latency.replyAudio());
     });
     voice.on("transcript", (event) => this.onTranscript(event));
     voice.on("interrupt", () => this.onInterrupt());
+    voice.on("pause", () => {
+      this.playout.pause();
+      this.transport.pauseAudio();
+    });
+    voice.on("resume", () => {
+      this.transport.resumeAudio();
+      this.playout.resume();
+    });
+    voice.on("unanswered", (text) => {
+      if (text) this.onTranscript({ role: "USER", text, final: true });
+      this.idle?.callerUnanswered(text !== "");
+    });
     voice.on("toolCall", (event) => this.onToolCall(event));
     voice.on("endCall", ({ reason }) => this.onEndCall(reason));
     voice.on("turnDone", (info) => this.onTurnDone(info));
@@ -154,6 +176,7 @@ export class CallSession {
   callerText(text: string) {
     if (this.ending || !this.voice || !text.trim()) return;
     if (this.startedAt === null) this.start();
+    this.idle?.callerSpeaks();
     this.messages.userText(text, Date.now());
     this.transport.notify({ type: "transcript", role: "USER", text, final: true });
     this.latency.textTurn();
@@ -184,6 +207,7 @@ export class CallSession {
     if (this.ending || !this.voice) return;
     const text = `The caller pressed ${digits} on the keypad.`;
     log.info("call", { callId: this.callId, event: "dtmf", digits: digits.length });
+    this.idle?.callerSpeaks();
     this.messages.userText(text, Date.now());
     this.voice.sendText(text);
   }
@@ -207,6 +231,7 @@ export class CallSession {
     const recorder = this.recorder;
     this.recorder = null;
     this.timers.forEach(clearTimeout);
+    this.idle?.close();
     this.playout.stop();
     this.voice?.close();
     endings(() => this.finishEnd(reason, error, endedAt, this.finishRecording(recorder, recordedUntil)));
@@ -279,9 +304,7 @@ export class CallSession {
     }
   }
 
-  private playFrame(frame: Int16Array, aheadMs: number) {
-    // recorded where the caller hears it, not where it is handed over (up to the lead early)
-    this.recorder?.add("agent", frame, aheadMs);
+  private playFrame(frame: Int16Array) {
     if (this.briefing) this.briefing.playAudio(frame);
     else this.transport.playAudio(frame);
   }
@@ -292,11 +315,14 @@ export class CallSession {
   }
 
   private onTranscript(event: TranscriptEvent) {
+    if (event.role === "ASSISTANT") this.idle?.agentSpeaks();
+    else if (event.final && event.text) this.idle?.callerSpeaks();
     if (event.text) this.transport.notify({ type: "transcript", ...event }); // a blank final only closes a turn
     this.messages.transcript(event, this.playsAt());
   }
 
   private onInterrupt() {
+    this.idle?.callerSpeaks();
     this.playout.flush();
     this.transport.clearAudio();
     this.messages.agentDone();
@@ -306,9 +332,17 @@ export class CallSession {
   private onTurnDone(info: { interrupted: boolean }) {
     this.latency.replyDone(info);
     this.messages.agentDone();
-    if (this.hangupAfterTurn) this.playout.whenDrained(() => this.end(this.hangupReason));
+    if (this.hangupAfterTurn) return this.playout.whenDrained(() => this.end(this.hangupReason));
+    this.playout.whenDrained(() => this.idle?.agentDone());
     // with a tool call pending the agent goes on once its result is in: not yet the caller's turn
-    else if (this.toolsInFlight.size === 0 && !this.ending) this.transport.notify({ type: "turn_done" });
+    if (this.toolsInFlight.size === 0 && !this.ending) this.transport.notify({ type: "turn_done" });
+  }
+
+  /** turn_taking's idle: the caller has been quiet; the next prompt, with the call's variables. */
+  private promptIdle(template: string) {
+    if (this.ending || !this.voice) return;
+    log.info("call", { callId: this.callId, event: "idle_prompt" });
+    this.voice.greet(renderTemplate(template, this.options.variables ?? {}));
   }
 
   /** Speaks `text` word for word, then ends the call with `reason` once it has played (a voicemail message). */
@@ -351,6 +385,7 @@ export class CallSession {
   private joinBridge(bridged: BridgedCall) {
     if (this.ending) return; // the transport's hang-up has ended the bridge
     this.bridged = true;
+    this.idle?.close();
     const voice = this.voice;
     this.voice = null;
     // let go of it: nothing it still sends (its audio, its "closed") belongs to the call any more
@@ -438,6 +473,7 @@ export class CallSession {
   }
 
   private onToolCall(event: ToolCallEvent) {
+    this.idle?.toolStarted();
     this.messages.toolCall(event, Date.now());
     this.transport.notify({
       type: "tool_call",
@@ -471,6 +507,9 @@ export class CallSession {
       if (!this.ending) this.voice?.submitToolResult(event.callId, output);
     });
     this.toolsInFlight.add(running);
-    void running.finally(() => this.toolsInFlight.delete(running));
+    void running.finally(() => {
+      this.toolsInFlight.delete(running);
+      this.idle?.toolFinished();
+    });
   }
 }

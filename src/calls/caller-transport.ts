@@ -21,6 +21,8 @@ export const endReasons = [
   "transferred",
   // an answering machine took the outbound call (after our message, with leave_message)
   "voicemail",
+  // the caller stayed quiet through turn_taking's idle prompts
+  "silence-timeout",
 ] as const;
 export type EndReason = (typeof endReasons)[number];
 
@@ -77,6 +79,12 @@ export interface CallerTransport {
   readonly leadMs?: number;
   /** Barge-in: drop agent audio the caller side has buffered but not played yet. */
   clearAudio(): void;
+  /**
+   * A pause (the caller may be cutting in): frames handed over early (up to `leadMs`) and not sent yet
+   * wait, unsent, until resumeAudio; nothing is said to the caller's side. clearAudio drops them.
+   */
+  pauseAudio(): void;
+  resumeAudio(): void;
   notify(notice: CallNotice): void;
   /** Closes the connection from our side; called once, after the `ended` notice. */
   hangup(reason: EndReason): void;

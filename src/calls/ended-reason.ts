@@ -10,6 +10,7 @@ const byEndReason: Record<EndReason, EndedReason> = {
   canceled: "canceled",
   transferred: "transferred",
   voicemail: "voicemail",
+  "silence-timeout": "silence-timeout",
   // our side went away with the call: the same reason the reaper gives a dead bridge's calls
   "bridge-shutdown": "bridge-lost",
   "provider-disconnected": "failed",

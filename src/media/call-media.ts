@@ -44,7 +44,11 @@ export interface CallMedia {
   start(): void;
   /** One 20 ms frame of agent audio at 8 kHz, encoded at once (the frame is not kept). */
   playAudio(frame: Int16Array): void;
+  /** Barge-in: frames not sent yet are dropped (a pause ends). */
   clearAudio(): void;
+  /** A pause: frames not sent yet wait (silence goes out meanwhile) until resumeAudio. */
+  pauseAudio(): void;
+  resumeAudio(): void;
   /**
    * Joins this call's RTP with another's of the same media (a bridged transfer): each side's packets go
    * to the other as they arrive, and neither sends agent audio any more. Audio still reaches the handlers.

@@ -34,4 +34,9 @@ export class FrameClock {
   advance() {
     this.nextDue += frameMs;
   }
+
+  /** A pause of `ms`: what was due goes that much later. */
+  postpone(ms: number) {
+    this.nextDue += ms;
+  }
 }

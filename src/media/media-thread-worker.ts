@@ -17,7 +17,7 @@ export type ToMediaThread =
   | { t: "init"; portMin: number; portMax: number; hostname: string; allowCidrs: string[] }
   | { t: "open"; id: number; timeoutMs: number; rtcpIntervalMs?: number }
   | { t: "configure"; id: number; target: WireTarget }
-  | { t: "start" | "clear" | "close"; id: number }
+  | { t: "start" | "clear" | "pause" | "resume" | "close"; id: number }
   /** a bridged transfer: the two sessions' packets go to each other */
   | { t: "relay"; id: number; peer: number }
   /** agent frames of 160 samples, frame i for session ids[i] */
@@ -122,6 +122,12 @@ self.onmessage = ({ data: message }: MessageEvent<ToMediaThread>) => {
       return;
     case "clear":
       sessions.get(message.id)?.rtp.clearAudio();
+      return;
+    case "pause":
+      sessions.get(message.id)?.rtp.pauseAudio();
+      return;
+    case "resume":
+      sessions.get(message.id)?.rtp.resumeAudio();
       return;
     case "relay": {
       const peer = sessions.get(message.peer)?.rtp;

@@ -180,6 +180,14 @@ export function startMediaThread(options: MediaThreadOptions): MediaThread {
       post({ t: "clear", id: this.id });
     }
 
+    pauseAudio() {
+      post({ t: "pause", id: this.id });
+    }
+
+    resumeAudio() {
+      post({ t: "resume", id: this.id });
+    }
+
     relay(peer: CallMedia) {
       if (!(peer instanceof RemoteMedia)) throw new Error("a relay joins two RTP sessions of one media thread");
       post({ t: "relay", id: this.id, peer: peer.id });

@@ -30,6 +30,8 @@ export class RtpSender {
   };
   private readonly schedule = new FrameClock();
   private playing = false;
+  // a pause: queued frames wait, silence goes out
+  private held = false;
   packetsSent = 0;
   // relaying: how the other leg's sequence numbers and timestamps map onto ours, and the packet buffer
   private relayShift: { sequence: number; timestamp: number } | null = null;
@@ -105,11 +107,19 @@ export class RtpSender {
     this.queued++;
   }
 
-  /** Barge-in: what is queued is dropped, and the next packet marks a new talk spurt. */
+  /** Barge-in: what is queued is dropped, and the next packet marks a new talk spurt (a pause ends). */
   flush() {
     this.queued = 0;
     this.playing = false;
+    this.held = false;
     this.header.marker = true;
+  }
+
+  /** A pause (true): what is queued waits, silence goes out; released (false), it goes on as a new talk spurt. */
+  hold(held: boolean) {
+    if (held) this.playing = false;
+    else if (this.held) this.header.marker = true;
+    this.held = held;
   }
 
   private dropHead() {
@@ -141,6 +151,7 @@ export class RtpSender {
 
   /** The next queued frame once a frame of slack has built up, else silence. */
   private nextPacket(now: number): Uint8Array {
+    if (this.held) return this.silence;
     if (!this.playing && this.queued > 0 && now - this.pushedAt[this.head]! >= frameMs) this.playing = true;
     if (this.playing && this.queued > 0) {
       const packet = this.ring[this.head]!;

@@ -124,6 +124,14 @@ export class RtpSession implements CallMedia {
     this.sender?.flush();
   }
 
+  pauseAudio() {
+    this.sender?.hold(true);
+  }
+
+  resumeAudio() {
+    this.sender?.hold(false);
+  }
+
   relay(peer: CallMedia) {
     if (!(peer instanceof RtpSession)) throw new Error("a relay joins two RTP sessions of one event loop");
     this.peer = peer;

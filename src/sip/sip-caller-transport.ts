@@ -65,6 +65,8 @@ export function sipCallerTransport(
     leadMs: media.leadMs,
     playAudio: (frame) => media.playAudio(frame),
     clearAudio: () => media.clearAudio(),
+    pauseAudio: () => media.pauseAudio(),
+    resumeAudio: () => media.resumeAudio(),
     notify: () => {}, // a phone line carries audio only
     mediaQuality: () => media.callerQuality,
     transfer,

@@ -40,6 +40,15 @@ export type VoiceSessionEvents = {
   endCall: [event: EndCallEvent];
   /** The caller started speaking: drop agent audio queued for playback (barge-in). */
   interrupt: [];
+  /** The caller may be cutting in (turn_taking's interruption): hold the agent's audio where it is. */
+  pause: [];
+  /** It was no interruption: the agent's audio goes on from where the pause held it. */
+  resume: [];
+  /**
+   * The caller's turn ended and gets no answer: nothing was understood (`text` blank), or it was said
+   * while the agent spoke and did not cut it off (an acknowledgement, too short); `text` joins the messages.
+   */
+  unanswered: [text: string];
   /** The agent finished a response (all of its audio has been emitted); `interrupted`: the caller cut it off. */
   turnDone: [info: { interrupted: boolean }];
   /** Latency per turn (design.md): the stage boundaries the engine knows, read by calls/turn-latency.ts. */

@@ -21,6 +21,8 @@ import { RealtimeToolCalls } from "./realtime-tool-calls";
 import { InputTimeline } from "./input-timeline";
 import { StageTimer } from "./stage-timer";
 import { endCallToolName, parseToolArguments } from "./tools";
+import { CutIn, cutsOffAtOnce, withoutWords } from "./turn-taking/interruption";
+import { turnTakingWithoutExtension, type InterruptionSettings } from "./turn-taking/turn-taking";
 
 // biome-ignore lint/suspicious/noExplicitAny: provider events are read field by field, as the protocol documents them
 type ServerEvent = { type: string; [key: string]: any };
@@ -44,6 +46,10 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   private readonly arrivals = new InputTimeline();
   /** the latest answer requested (by the server's VAD or our response.create), until its first token or audio */
   private llm: StageTimer | null = null;
+  /** a response is being generated (from response.created to response.done) */
+  private responding = false;
+  /** the caller's speech over the agent's audio, until minDurationMs of it cuts the agent off */
+  private cutIn: { policy: CutIn; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -52,6 +58,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     inputChunkMs: number,
     /** the greeting that answers the callee's first turn, and the turn detection that answers the rest */
     private waiting: { greeting: string; turnDetection: object } | null,
+    /** turn_taking's interruption, as sound alone decides it (this engine hears no words) */
+    private readonly interruption: InterruptionSettings,
   ) {
     super();
     const bytesPerSample = formats.input === "g711_ulaw" ? 1 : 2;
@@ -150,15 +158,20 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
       case "conversation.item.input_audio_transcription.failed":
         return this.final("USER", event.item_id, "");
       case "input_audio_buffer.speech_started":
-        return this.bargeIn();
+        return this.speechStarted();
       case "input_audio_buffer.committed":
         // the callee's first turn, which the provider did not answer: the greeting answers it
         return this.greetIfWaiting();
       case "input_audio_buffer.speech_stopped":
+        this.endCutIn();
         return this.onSpeechStopped(event.audio_end_ms);
+      case "response.created":
+        this.responding = true;
+        return;
       case "response.function_call_arguments.done":
         return this.onFunctionCall(event);
       case "response.done":
+        this.responding = false;
         return this.onResponseDone(event);
       case "error":
         return this.fail(new Error(`provider error: ${event.error?.message ?? "unknown"}`));
@@ -186,6 +199,35 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   private answerRequested(at: number) {
     this.llm = new StageTimer("llm", (event) => this.emit("replyStage", event));
     this.llm.start(at);
+  }
+
+  /**
+   * The caller started speaking: it cuts the agent off at once (without the extension, or while nothing
+   * plays), once it has lasted minDurationMs, or never (interruption off: what plays goes on, and the
+   * provider, with interrupt_response false, answers after it).
+   */
+  private speechStarted() {
+    const { interruption } = this;
+    if (cutsOffAtOnce(interruption)) return this.bargeIn(); // the provider cancelled its response itself
+    if (!this.playback.audible) return interruption.enabled ? this.cutOff() : this.bargeIn();
+    if (!interruption.enabled) return;
+    const policy = new CutIn(interruption, { pause: () => {}, resume: () => {}, interrupt: () => this.cutOff() });
+    const { minDurationMs } = interruption;
+    this.cutIn = { policy, timer: setTimeout(() => policy.lasted(minDurationMs), minDurationMs) };
+  }
+
+  /** Speech shorter than minDurationMs ends here: the agent went on. */
+  private endCutIn() {
+    if (!this.cutIn) return;
+    clearTimeout(this.cutIn.timer);
+    this.cutIn.policy.finish("");
+    this.cutIn = null;
+  }
+
+  /** An interruption the provider did not act on (interrupt_response false): its response stops too. */
+  private cutOff() {
+    if (this.responding) this.send({ type: "response.cancel" });
+    this.bargeIn();
   }
 
   /**
@@ -258,6 +300,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 
   private finish(reason: string) {
     this.playback.stop();
+    if (this.cutIn) clearTimeout(this.cutIn.timer);
     if (this.closedReason === null) {
       this.closedReason = reason;
       this.fail(new Error(reason));
@@ -286,6 +329,7 @@ export function connectOpenAiRealtime(
     waitingGreeting
       ? { greeting: waitingGreeting, turnDetection: { ...sessionConfig.turn_detection, create_response: true } }
       : null,
+    withoutWords((options.turnTaking ?? turnTakingWithoutExtension).interruption),
   );
   const { host, pathname, searchParams } = new URL(url);
   log.info("voice session connecting", { provider: host, path: pathname, model: searchParams.get("model") });

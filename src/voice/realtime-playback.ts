@@ -36,6 +36,11 @@ export class RealtimePlayback {
     return true;
   }
 
+  /** Agent audio handed over has not all played yet. */
+  get audible() {
+    return this.clock.playing;
+  }
+
   isCut(itemId: string) {
     return this.cutItems.has(itemId);
   }

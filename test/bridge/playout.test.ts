@@ -93,6 +93,7 @@ test("with a lead the transport gets frames that much early, and the drain waits
   expect(playout.lateFrames).toBe(0);
   // the last frame is due at 180 ms, handed over at 120: the transport plays it until 200 ms and more
   expect(drained).toBe(false);
+  clock.advance(10);
   await Bun.sleep(100);
   expect(drained).toBe(true);
 });
@@ -133,4 +134,57 @@ test("audio pushed with onSent tells when its first frame goes out, a lead inclu
   playout.push(new Int16Array(160));
   clock.advance(200);
   expect(sent).toEqual([100, 100, 120]);
+});
+
+test("a pause holds the audio where the caller is in it: the frames the transport holds play later, each heard once", () => {
+  const clock = manualTicker();
+  const handed: number[] = []; // each frame's first sample, as handed over
+  const heard: { first: number; at: number }[] = [];
+  const playout = new Playout(
+    8000,
+    (f) => handed.push(f[0]!),
+    clock.ticker,
+    60,
+    (f) => heard.push({ first: f[0]!, at: clock.ticker.now() }),
+  );
+  playout.start();
+  playout.push(ramp(160 * 10)); // 200 ms: frames starting at 1, 161, 321, …
+  clock.advance(5); // due at 0..60 ms: four frames handed over, the first one playing
+  expect(handed).toEqual([1, 161, 321, 481]);
+  clock.advance(20); // at 25 ms: the second plays, the fifth is handed over
+  expect(heard.map((h) => h.first)).toEqual([1, 161]);
+  playout.pause();
+  clock.advance(500);
+  expect(handed).toHaveLength(5); // nothing more handed over, nothing heard
+  expect(heard).toHaveLength(2);
+  expect(clock.subscribed()).toBe(0); // and nothing ticks while paused
+  playout.resume(); // at 525 ms: the third frame (due at 40 ms) plays at 540
+  clock.advance(300);
+  expect(handed).toEqual([1, 161, 321, 481, 641, 801, 961, 1121, 1281, 1441]);
+  expect(heard.map((h) => h.first)).toEqual(handed);
+  expect(heard.slice(2).map((h) => h.at)).toEqual([540, 560, 580, 600, 620, 640, 660, 680]);
+});
+
+test("audio pushed while paused waits; a flush ends the pause", () => {
+  const clock = manualTicker();
+  const heard: number[] = [];
+  const playout = new Playout(
+    8000,
+    () => {},
+    clock.ticker,
+    0,
+    (f) => heard.push(f[0]!),
+  );
+  playout.start();
+  playout.pause();
+  playout.push(ramp(320));
+  clock.advance(100);
+  expect(heard).toEqual([]);
+  let drained = false;
+  playout.whenDrained(() => (drained = true));
+  playout.flush();
+  expect(drained).toBe(true);
+  playout.push(ramp(160, 7));
+  clock.advance(20);
+  expect(heard).toEqual([7]);
 });

@@ -86,6 +86,34 @@ test("caller messages come back; frames leave paced, a barge-in drops the rest, 
   await until("the close reported", () => closed.includes("a"));
 });
 
+test("a pause holds the frames not sent yet, a resume sends them on in order; a clear while paused drops them", async () => {
+  const caller = await connect("p");
+  for (let i = 0; i < 10; i++) caller.socket.sendFrame(frame(i));
+  await until("two frames", () => caller.frames.length >= 2);
+  caller.socket.pauseFrames();
+  caller.socket.sendText('{"type":"transcript"}'); // after the pause has reached the thread
+  await until("the text", () => caller.texts.length === 1);
+  const held = caller.frames.length;
+  await Bun.sleep(200);
+  expect(caller.frames.length).toBe(held); // nothing sent while paused
+  caller.socket.resumeFrames();
+  await until("the rest", () => caller.frames.length === 10);
+  expect(caller.frames.map((f) => f.first)).toEqual([...Array(10).keys()]);
+
+  for (let i = 10; i < 20; i++) caller.socket.sendFrame(frame(i));
+  caller.socket.pauseFrames();
+  caller.socket.clearFrames(); // a barge-in after a pause
+  for (let i = 30; i < 33; i++) caller.socket.sendFrame(frame(i)); // the next reply plays
+  await until("the next reply", () => caller.frames.at(-1)?.first === 32);
+  expect(
+    caller.frames
+      .slice(10)
+      .map((f) => f.first)
+      .filter((f) => f >= 30),
+  ).toEqual([30, 31, 32]);
+  caller.ws.close();
+});
+
 test("frames keep their 20 ms pace while this event loop is blocked for 300 ms", async () => {
   const receiver = new Worker(new URL("./ws-arrivals-worker.ts", import.meta.url));
   try {

@@ -69,3 +69,27 @@ test("agent frames go out in order after one frame of slack, encoded when pushed
   expect(payloads).toEqual([silence, encoded(1000), encoded(2000), encoded(3000), silence, silence]);
   sender.stop();
 });
+
+test("held (a pause), queued frames wait while silence goes out; released, they go on in order, a new talk spurt", () => {
+  const { clock, advance } = manualClock();
+  const packets: RtpPacket[] = [];
+  const sender = new RtpSender(codecByName("PCMU")!, (p) => packets.push(parseRtp(p)!), clock);
+  sender.start();
+  const frame = new Int16Array(160);
+  for (const level of [1000, 2000, 3000, 4000]) {
+    frame.fill(level);
+    sender.push(frame);
+  }
+  advance(40); // t = 0: silence (no slack yet); 20, 40: the first two frames
+  sender.hold(true);
+  advance(100);
+  sender.hold(false);
+  advance(60);
+  const level = (p: RtpPacket) =>
+    p.payload[0] === 0xff
+      ? 0
+      : [1000, 2000, 3000, 4000].find((l) => muLawEncode(new Int16Array([l]))[0] === p.payload[0]);
+  expect(packets.map(level)).toEqual([0, 1000, 2000, 0, 0, 0, 0, 0, 3000, 4000, 0]);
+  expect(packets[8]!.marker).toBe(true);
+  sender.stop();
+});

@@ -50,6 +50,8 @@ test.each(openers)(
       sampleRate: 8000,
       playAudio: (frame) => media.playAudio(frame),
       clearAudio: () => media.clearAudio(),
+      pauseAudio: () => media.pauseAudio(),
+      resumeAudio: () => media.resumeAudio(),
       notify: () => {},
       hangup: () => {},
     };

@@ -1,5 +1,6 @@
 // The three pipeline provider fakes together, a config pointing at them, and a caller that streams
 // 20 ms frames in real time into a VoiceSession (silence when it has nothing to say).
+import { expect } from "bun:test";
 import { concatPcm } from "../../src/audio/pcm";
 import { loadConfig } from "../../src/config";
 import { createVoiceSession } from "../../src/voice/create-voice-session";
@@ -158,4 +159,39 @@ export async function startPipelineWorld(
       await Promise.all([worker.kill(), stt.close(), tts.close()]);
     },
   };
+}
+
+export type PipelineAssistantSpec = {
+  greeting?: string;
+  systemPrompt?: string;
+  /** the turn_taking extension's parameters (none: no extension) */
+  turnTaking?: Record<string, unknown> | null;
+  /** more extensions, as the API takes them */
+  extensions?: unknown[];
+  /** the strategy's stt parameters */
+  stt?: Record<string, unknown>;
+};
+
+/** A pipeline assistant (VAD: 64 ms to start, 300 ms to stop) whose call_concluded goes to the world's receiver. */
+export async function pipelineAssistant(world: World, spec: PipelineAssistantSpec = {}) {
+  const { org, P } = world.tenant;
+  const strategy = await org.post(`${P}/llm-generation-strategies`, {
+    name: "pipeline",
+    type: "pipeline",
+    parameters: { vad: { startDuration: 64, stopDuration: 300 }, stt: spec.stt ?? {} },
+  });
+  expect(strategy.status).toBe(201);
+  const created = await org.post(`${P}/assistants`, {
+    name: "pipeline desk",
+    systemPrompt: spec.systemPrompt ?? "You are the Acme front desk.",
+    ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
+    llmAudioContentGenerationStrategyId: strategy.body.data.id,
+    extensions: [
+      ...(spec.turnTaking ? [{ type: "turn_taking", parameters: spec.turnTaking }] : []),
+      ...(spec.extensions ?? []),
+    ],
+    callEventHooks: [{ type: "call_concluded", parameters: { url: `${world.hooks.url}/hooks` } }],
+  });
+  expect(created.status).toBe(201);
+  return created.body.data.id as string;
 }

@@ -10,7 +10,7 @@ import { scrape, total, type Sample } from "../metrics/scrape";
 import { speech } from "../helpers/speech";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
 import { agentTask, callPastGreeting, createAssistant, hookFor, type World } from "../bridge/fixtures";
-import { type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
+import { pipelineAssistant as pipelineDesk, type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
 
 const llmFirstTokenMs = 300;
 const ttsFirstAudioMs = 150;
@@ -27,24 +27,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => pipeline?.stop());
 
-async function pipelineAssistant(extensions: unknown[] = []) {
-  const { org, P } = world.tenant;
-  const strategy = await org.post(`${P}/llm-generation-strategies`, {
-    name: "pipeline",
-    type: "pipeline",
-    parameters: { vad: { startDuration: 64, stopDuration: 300 } },
-  });
-  const created = await org.post(`${P}/assistants`, {
-    name: "pipeline desk",
-    systemPrompt: "You are the Acme front desk.",
-    systemPromptGreeting: "Hello, Acme here.",
-    llmAudioContentGenerationStrategyId: strategy.body.data.id,
-    extensions,
-    callEventHooks: [{ type: "call_concluded", parameters: { url: `${world.hooks.url}/hooks` } }],
-  });
-  expect(created.status).toBe(201);
-  return created.body.data.id as string;
-}
+const pipelineAssistant = (extensions: unknown[] = []) =>
+  pipelineDesk(world, { greeting: "Hello, Acme here.", extensions });
 
 const bridgeMetrics = () => scrape(`${world.bridge.url.replace(/^ws/, "http")}/metrics`);
 const stageMetrics = {

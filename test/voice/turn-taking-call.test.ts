@@ -10,7 +10,7 @@ import type { FakeDeepgramServer } from "../fakes/deepgram-server";
 import { silence, speech } from "../helpers/speech";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
 import { createAssistant, hookFor, type World } from "../bridge/fixtures";
-import { keys, type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
+import { keys, pipelineAssistant as pipelineDesk, type PipelineWorld, startPipelineWorld } from "./pipeline-fakes";
 
 let pipeline: PipelineWorld;
 let world: World;
@@ -29,24 +29,8 @@ const firstHalf = "I'd like to book";
 const wholeSentence = "I'd like to book a table for two.";
 
 /** A pipeline assistant without a greeting (the caller speaks first), with `turnTaking` when given. */
-async function pipelineAssistant(turnTaking: Record<string, unknown> | null, stt: Record<string, unknown> = {}) {
-  const { org, P } = world.tenant;
-  const strategy = await org.post(`${P}/llm-generation-strategies`, {
-    name: "pipeline",
-    type: "pipeline",
-    parameters: { vad: { startDuration: 64, stopDuration: 300 }, stt },
-  });
-  expect(strategy.status).toBe(201);
-  const created = await org.post(`${P}/assistants`, {
-    name: "booking desk",
-    systemPrompt: "You take table bookings.",
-    llmAudioContentGenerationStrategyId: strategy.body.data.id,
-    extensions: turnTaking ? [{ type: "turn_taking", parameters: turnTaking }] : [],
-    callEventHooks: [{ type: "call_concluded", parameters: { url: `${world.hooks.url}/hooks` } }],
-  });
-  expect(created.status).toBe(201);
-  return created.body.data.id as string;
-}
+const pipelineAssistant = (turnTaking: Record<string, unknown> | null, stt: Record<string, unknown> = {}) =>
+  pipelineDesk(world, { systemPrompt: "You take table bookings.", turnTaking, stt });
 
 /**
  * One call: the caller says `audio`, waits for the agent's final answer starting with `answer`, hangs

@@ -23,6 +23,7 @@ export const endedReasons = [
   "transferred",
   "max-duration",
   "bridge-lost",
+  "silence-timeout",
 ] as const;
 export type EndedReason = (typeof endedReasons)[number];
 export const voicemailActions = ["hangup", "leave_message", "continue"] as const;

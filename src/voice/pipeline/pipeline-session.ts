@@ -25,7 +25,8 @@ import { StageTimer } from "../stage-timer";
 import type { SpeechDetector, SpeechEvent } from "./speech-detector";
 import type { AssembledToolCall } from "./tool-call-assembler";
 import { Endpointer } from "../turn-taking/endpointing";
-import { turnTakingWithoutExtension } from "../turn-taking/turn-taking";
+import { CutIn, cutsOffAtOnce } from "../turn-taking/interruption";
+import { turnTakingWithoutExtension, type TurnTaking } from "../turn-taking/turn-taking";
 
 /** Opens TTS streams one ahead, so an utterance does not wait for a connection. */
 export type TtsSource = { take(): Promise<SpeechStream>; close(): void };
@@ -91,6 +92,11 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   private readonly endpointer: Endpointer;
   /** when the caller's last speech of the turn under way reached the bridge (the VAD's last stop) */
   private lastSpeechAt: number | null = null;
+  private readonly turnTaking: TurnTaking;
+  /** the caller's speech over the agent, until its turn ends */
+  private cutIn: CutIn | null = null;
+  /** what the caller said over the agent with interruption off: answered once the reply is done */
+  private heldTurns: string[] = [];
 
   constructor(
     private readonly settings: PipelineSettings,
@@ -102,13 +108,17 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     this.history = [{ role: "system", content: options.instructions }];
     this.waitingGreeting = waitingGreetingOf(options);
     this.fromTts = createResampler(settings.tts.outputRate, options.sampleRate);
-    const { endpointing, preemptiveGeneration } = options.turnTaking ?? turnTakingWithoutExtension;
+    this.turnTaking = options.turnTaking ?? turnTakingWithoutExtension;
+    const { endpointing, preemptiveGeneration } = this.turnTaking;
     this.endpointer = new Endpointer(endpointing, preemptiveGeneration, {
       ended: (text) => this.endUserTurn(text),
       tentative: (text) => this.prepareReply(text),
       resumed: () => this.dropPrepared(),
     });
-    stt.on("interim", (text) => this.emit("transcript", { role: "USER", text, final: false }));
+    stt.on("interim", (text) => {
+      this.emit("transcript", { role: "USER", text, final: false });
+      this.cutIn?.heard(text);
+    });
     stt.on("turn", (event) => !this.closedReason && this.endpointer.providerTurn(event));
     stt.on("closed", (reason) => this.closeWith(reason));
   }
@@ -130,9 +140,13 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   readonly onSpeech = (event: SpeechEvent) => {
     if (this.closedReason) return;
     const finalize = this.stt.finalize?.bind(this.stt);
-    if (event.type === "audio") return finalize && this.stt.send(event.audio);
+    if (event.type === "audio") {
+      if (finalize) this.stt.send(event.audio);
+      return this.cutIn?.window((event.audio.length * 1000) / this.detector.sampleRate, event.speech);
+    }
     if (event.type === "start") {
       if (finalize) this.stt.send(event.audio);
+      if (this.heardOverAgent()) return;
       this.bargeIn();
       // every caller turn opens one (the call pairs transcripts with them); speech that continues a
       // turn (inside punctuation's wait) opens none
@@ -194,10 +208,42 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     reply.llmDone = true;
   }
 
+  private get agentSpeaking() {
+    return this.reply !== null || this.utterances.length > 0;
+  }
+
+  /**
+   * Speech starting while the agent speaks, under turn_taking's interruption: it does not cut the
+   * agent off at once (a CutIn decides), or never (interruption off). False: barge in as always.
+   */
+  private heardOverAgent(): boolean {
+    const { interruption } = this.turnTaking;
+    if (!this.agentSpeaking || cutsOffAtOnce(interruption)) return false;
+    this.endpointer.speechStarted();
+    if (!interruption.enabled) return true;
+    this.cutIn ??= new CutIn(interruption, {
+      pause: () => {
+        this.clock.pause();
+        this.emit("pause");
+      },
+      resume: () => {
+        this.clock.resume();
+        this.emit("resume");
+      },
+      interrupt: () => {
+        this.bargeIn();
+        this.emit("interrupt");
+      },
+    });
+    this.cutIn.speechStarted(this.settings.vad.startDurationMs);
+    return true;
+  }
+
   /**
    * The endpointer decided: the caller's turn is over. A reply prepared for this very text on this very
    * history is heard from here on, as it streams; any other is dropped and the LLM asked now. The
    * callee's first turn gets the waiting greeting instead (a blank one too: they spoke, then stopped).
+   * Said over the agent, it is answered only if it cut the agent off (or the agent finished meanwhile).
    */
   private endUserTurn(text: string) {
     const decidedAt = performance.now();
@@ -205,9 +251,18 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     const usable =
       prepared?.prepared?.text === text && prepared.prepared.historyLength === this.history.length && !this.reply;
     if (!usable) this.dropPrepared();
-    if (this.closedReason || (!text && this.waitingGreeting === null)) return;
+    if (this.closedReason) return;
+    const cutIn = this.cutIn;
+    this.cutIn = null;
+    if (cutIn?.finish(text) === false) {
+      if (this.agentSpeaking) return void this.emit("unanswered", text);
+      this.emit("interrupt"); // the agent finished meanwhile: an ordinary turn, opened now
+    }
+    if (!text && this.waitingGreeting === null) return void this.emit("unanswered", "");
     if (text) {
       this.emit("transcript", { role: "USER", text, final: true });
+      // interruption off: answered once the reply being spoken is done
+      if (!this.turnTaking.interruption.enabled && this.agentSpeaking) return void this.heldTurns.push(text);
       this.history.push({ role: "user", content: text });
     }
     this.emit("callerTurn", { endedAt: this.lastSpeechAt ?? decidedAt, decidedAt, preemptive: usable });
@@ -438,9 +493,10 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   /** The utterance is final once its audio has played (or at once when it has none). */
   private scheduleFinish(utterance: Utterance) {
     const last = utterance.chunks.at(-1);
-    const remaining = last ? last.startsAt + last.durationMs - performance.now() : 0;
+    // paused, its audio waits as long as the pause lasts: look again later
+    const remaining = this.clock.paused ? Number.NaN : last ? last.startsAt + last.durationMs - performance.now() : 0;
     if (remaining <= 0) return this.finishUtterance(utterance);
-    // before the call started the audio waits; check again once time passes
+    // before the call started (or while paused) the audio waits; check again once time passes
     utterance.finishTimer = setTimeout(
       () => this.scheduleFinish(utterance),
       Number.isFinite(remaining) ? remaining : 100,
@@ -465,6 +521,11 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     if (!reply?.llmDone || this.utterances.length > 0) return;
     this.reply = null;
     this.emit("turnDone", { interrupted: false });
+    const held = this.heldTurns.splice(0);
+    if (held.length > 0) {
+      this.history.push({ role: "user", content: held.join(" ") });
+      this.replyAgain = true;
+    }
     if (this.replyAgain && !this.closedReason) {
       this.replyAgain = false;
       this.startReply();
@@ -476,7 +537,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
    * only what was heard, in the call's messages and in the LLM's history.
    */
   private bargeIn() {
-    const now = performance.now();
+    const now = this.clock.heardUntil(); // paused: the caller heard up to the pause
     const reply = this.reply;
     this.reply = null;
     this.replyAgain = false;
@@ -520,6 +581,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     }
     this.detector?.stop();
     this.endpointer.close();
+    this.cutIn?.close();
     this.stt.close();
     this.tts.close();
     if (reason !== "closed") {

@@ -1,6 +1,7 @@
 // When the caller hears the agent's audio. The call plays agent audio in order, in real time, from the
-// moment the call starts (audio sent before that waits); a barge-in drops what is queued. Tracking the
-// same here tells which words of an utterance were heard when the caller cut in.
+// moment the call starts (audio sent before that waits); a barge-in drops what is queued, a pause holds
+// it where the caller is in it. Tracking the same here tells which words of an utterance were heard
+// when the caller cut in.
 import type { Alignment } from "./elevenlabs-tts";
 
 export type Chunk = { startsAt: number; durationMs: number; alignment: Alignment | null };
@@ -9,6 +10,9 @@ export class PlaybackClock {
   private live = false;
   private endsAt = 0; // when the audio emitted so far finishes playing (performance.now ms)
   private readonly waiting: Chunk[] = []; // emitted before the call started
+  // chunks that may not have played to their end: a resume moves them on by the pause
+  private unplayed: Chunk[] = [];
+  private pausedAt: number | null = null;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -20,6 +24,7 @@ export class PlaybackClock {
     for (const chunk of this.waiting.splice(0)) {
       chunk.startsAt = this.endsAt;
       this.endsAt += chunk.durationMs;
+      this.unplayed.push(chunk);
     }
   }
 
@@ -30,14 +35,48 @@ export class PlaybackClock {
       this.waiting.push(chunk);
       return chunk;
     }
-    chunk.startsAt = Math.max(this.now(), this.endsAt);
+    const at = this.heardUntil();
+    chunk.startsAt = Math.max(at, this.endsAt);
     this.endsAt = chunk.startsAt + durationMs;
+    this.unplayed = this.unplayed.filter((c) => c.startsAt + c.durationMs > at);
+    this.unplayed.push(chunk);
     return chunk;
   }
 
-  /** Barge-in: the queue was dropped. */
+  /** How far the caller has heard: now, or where a pause holds the audio. */
+  heardUntil() {
+    return this.pausedAt ?? this.now();
+  }
+
+  /** Audio handed over has not all played yet. */
+  get playing() {
+    return this.live ? this.endsAt > this.heardUntil() : this.waiting.length > 0;
+  }
+
+  get paused() {
+    return this.pausedAt !== null;
+  }
+
+  /** The audio holds where the caller is in it (the call's playout pauses too). */
+  pause() {
+    if (this.live && this.pausedAt === null) this.pausedAt = this.now();
+  }
+
+  /** It goes on: what had not played starts that much later. */
+  resume() {
+    const pausedAt = this.pausedAt;
+    if (pausedAt === null) return;
+    this.pausedAt = null;
+    const held = this.now() - pausedAt;
+    for (const chunk of this.unplayed) if (chunk.startsAt + chunk.durationMs > pausedAt) chunk.startsAt += held;
+    if (this.endsAt > pausedAt) this.endsAt += held;
+  }
+
+  /** Barge-in: the queue was dropped (a pause ends with it). */
   flush() {
     this.waiting.length = 0;
+    this.unplayed = [];
+    this.pausedAt = null;
     if (this.live) this.endsAt = this.now();
   }
 }

@@ -11,8 +11,8 @@ import { TurnDetector, type VadSettings } from "./turn-detector";
 export type SpeechEvent =
   /** the turn started: `audio` holds the backbuffer and the start's windows */
   | { type: "start"; audio: Int16Array }
-  /** a window heard while the caller is speaking (stop window included) */
-  | { type: "audio"; audio: Int16Array }
+  /** a window heard while the caller is speaking (stop window included); `speech`: it counted as speech */
+  | { type: "audio"; audio: Int16Array; speech: boolean }
   /** the turn ended: `lastSpeechAt` is when the caller's last speech window reached the bridge (performance.now()) */
   | { type: "end"; lastSpeechAt: number };
 
@@ -92,7 +92,8 @@ export class SpeechDetector {
       const wasSpeaking = this.turns.speaking;
       const event = this.turns.push(window, probability);
       this.scoredMs += (size * 1000) / this.vad.sampleRate;
-      if (wasSpeaking) this.onEvent({ type: "audio", audio: window }); // the end's own window too, before it
+      // the end's own window too, before it
+      if (wasSpeaking) this.onEvent({ type: "audio", audio: window, speech: this.turns.voiced });
       if (event?.type === "end")
         this.onEvent({ type: "end", lastSpeechAt: this.arrivedAt(this.scoredMs - event.silenceMs) });
       else if (event) this.onEvent(event);

@@ -37,6 +37,11 @@ export class TurnDetector {
     return this.phase === "speaking" || this.phase === "stopping";
   }
 
+  /** The last window pushed counted as speech, in a turn (how long the caller has spoken, by the windows). */
+  get voiced() {
+    return this.phase === "speaking";
+  }
+
   /** One window of audio with its speech probability; returns the turn event it causes, if any. */
   push(window: Int16Array, probability: number): TurnEvent | null {
     const ms = (window.length * 1000) / this.sampleRate;

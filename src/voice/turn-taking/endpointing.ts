@@ -4,6 +4,7 @@
 // and with a Flux model the provider's turn events) and is told when the turn has ended, with its text;
 // with preemptiveGeneration also when it may have ended (start the LLM) and when the caller went on
 // (cancel it). The Realtime engine's provider decides by itself: realtimeTurnDetection says how.
+import { cutsOffAtOnce, withoutWords } from "./interruption";
 import type { EndpointingSettings, InterruptionSettings } from "./turn-taking";
 
 export type EndpointerEvents = {
@@ -120,15 +121,16 @@ export class Endpointer {
 
 /**
  * The Realtime API's turn_detection: `model` is semantic_vad with the eagerness; otherwise server_vad
- * from the strategy's vad (as without the extension). With interruption off the provider does not
- * cut its own response short when the caller speaks.
+ * from the strategy's vad (as without the extension). The provider cuts its own response short when
+ * the caller speaks only where any speech cuts the agent off at once; otherwise the bridge decides
+ * (after minDurationMs it cancels the response) or nothing does (interruption off).
  */
 export function realtimeTurnDetection(
   endpointing: EndpointingSettings,
   interruption: InterruptionSettings,
   serverVad: Record<string, unknown>,
 ): Record<string, unknown> {
-  const common = { create_response: true, interrupt_response: interruption.enabled };
+  const common = { create_response: true, interrupt_response: cutsOffAtOnce(withoutWords(interruption)) };
   if (endpointing.mode === "model") return { type: "semantic_vad", eagerness: endpointing.eagerness, ...common };
   return { type: "server_vad", ...serverVad, ...common };
 }
