@@ -277,33 +277,3 @@ test("contacts as CSV; bad CSV and bad fields are 400s naming the field; Idempot
   const named = (await org().get(`${P()}/campaigns?size=100`)).body.data.filter((c: any) => c.name === "once");
   expect(named).toHaveLength(1);
 }, 90_000);
-
-// last: the number's assistant is replaced (one per number)
-test("a callee who stays quiet through the idle prompts: the call ends silence-timeout, the contact completed, not retried", async () => {
-  const quiet = await world.createAssistant({
-    numberId,
-    greeting: "Hi.",
-    extensions: [
-      { type: "turn_taking", parameters: { idle: { timeoutMs: 1000, maxPrompts: 0, hangupAfterMs: 1000 } } },
-    ],
-  });
-  const uas = await startSippUas(
-    "uas-answer.xml",
-    { RTP_PORT: peer.port, RING_MS: 100, ENDING: uasEnding.awaitBye },
-    port.answer,
-    1,
-  );
-  const created = await org().post(`${P()}/campaigns`, {
-    name: "quiet",
-    assistantId: quiet.id,
-    reservedInboundSlots: 1,
-    retry: { maxAttempts: 2, onReasons: ["busy", "no-answer", "failed"], delayMinutes: 0 },
-    contacts: [{ to: number.answer }],
-  });
-  expect(created.status).toBe(201);
-  const done = await finished(created.body.data.id);
-  expect(done.counts).toMatchObject({ total: 1, completed: 1 });
-  const [contact] = await contacts(done.id);
-  expect(contact).toMatchObject({ status: "completed", attempts: 1, lastEndedReason: "silence-timeout" });
-  expect((await uas.result).code).toBe(0);
-}, 90_000);
