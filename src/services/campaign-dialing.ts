@@ -87,8 +87,8 @@ async function reconcile(db: Db, campaign: Campaign) {
         case r.reason when 'busy' then 'busy' when 'no-answer' then 'no-answer' when 'voicemail' then 'voicemail'
           when 'canceled' then 'canceled' when 'declined' then 'failed' when 'unreachable' then 'failed'
           when 'failed' then 'failed' when 'bridge-lost' then 'failed'
-          -- answered, then the callee stayed quiet through the idle prompts: the call was made
-          when 'silence-timeout' then 'completed' else 'completed' end as outcome
+          -- every other end (hangup, silence-timeout after the idle prompts, …): the call was made
+          else 'completed' end as outcome
       from ${campaignContacts} c
       join agent_tasks t on t.id = c.agent_task_ids[cardinality(c.agent_task_ids)]
       cross join lateral (select coalesce(t.ended_reason, case when t.status = 'failed' then 'failed' else 'hangup' end) as reason) r
