@@ -91,6 +91,11 @@ export class CallMessages {
       .map((m) => (when(m) === m.timestamp ? m : { ...m, timestamp: when(m) }));
   }
 
+  /** The messages so far (the call goes on), in order. */
+  soFar(): CallMessage[] {
+    return [...this.messages].sort((a, b) => a.timestamp - b.timestamp);
+  }
+
   /** The text of the call so far (it goes on), in order. */
   transcriptSoFar(): TranscriptLine[] {
     return CallMessages.transcriptOf(this.messages);

@@ -13,7 +13,7 @@ import { createTurnQueue } from "../lib/turn-queue";
 import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
 import type { ToolCallEvent, TranscriptEvent, VoiceSession } from "../voice/engine";
-import { isTransferTool, type CallTool, type TransferTool } from "../voice/tools";
+import { isHandoffTool, isTransferTool, type CallTool, type HandoffTool, type TransferTool } from "../voice/tools";
 import type { KnowledgeSearch } from "./knowledge-tool";
 import { CallMessages } from "./call-messages";
 import type { BridgedCall, CallerTransport, EndReason } from "./caller-transport";
@@ -29,6 +29,14 @@ import type { CallLatency } from "../models/call-latency";
 import { TurnLatencyRecorder } from "./turn-latency";
 import { IdleWatch } from "../voice/turn-taking/idle";
 import { renderTemplate } from "./templates";
+import {
+  CallerAudioHold,
+  Handoffs,
+  type ConnectAssistant,
+  type ConnectedAssistant,
+  type HandoffRecord,
+  type Opening,
+} from "./handoff";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -42,6 +50,8 @@ export type CallOutcome = {
   recording: FinishedRecording | null;
   /** latency per turn, null when it never started */
   latency: CallLatency | null;
+  /** the assistants the caller was handed to, in order */
+  handoffs: HandoffRecord[];
 };
 
 export type CallSessionOptions = {
@@ -69,6 +79,8 @@ export type CallSessionOptions = {
   runTool?: ToolRunner;
   /** a warm transfer's brief for the human: a short summary of the call so far (null: none to be had) */
   summarize?: (transcript: TranscriptLine[]) => Promise<string | null>;
+  /** handoff tools: the assistant answering first (null: an agent) and how a destination is connected */
+  handoff?: { entryAssistantId: string | null; connect: ConnectAssistant };
 };
 
 const noSearch: KnowledgeSearch = () => Promise.reject(new Error("no knowledge base search in this call"));
@@ -103,6 +115,11 @@ export class CallSession {
   private readonly toolsInFlight = new Set<Promise<void>>();
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private voice: VoiceSession | null = null;
+  /** the tools of the assistant speaking (a handoff brings the destination's) */
+  private tools: CallTool[];
+  private readonly handoffs: Handoffs | null;
+  /** a handoff under way: the caller's audio waits here for the destination */
+  private held: CallerAudioHold | null = null;
   private recorder: CallRecorder | null = null;
   private startedAt: number | null = null;
   private hangupAfterTurn = false;
@@ -120,6 +137,11 @@ export class CallSession {
     this.callId = options.callId;
     this.turnTaking = options.turnTaking ?? turnTakingWithoutExtension;
     this.transport = options.transport;
+    this.tools = options.tools;
+    const { handoff } = options;
+    this.handoffs = handoff
+      ? new Handoffs(options.callId, handoff.entryAssistantId, handoff.connect, options.variables ?? {})
+      : null;
     this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.messages = new CallMessages(options.transport.sampleRate * maxUtteranceSeconds);
@@ -138,9 +160,16 @@ export class CallSession {
     this.timers.push(setTimeout(() => this.end("max-duration"), options.maxCallMs));
   }
 
-  /** The voice session is ready: the call can start once audio flows. */
-  attachVoice(voice: VoiceSession) {
+  /** The voice session is ready, with the tools it offers (default the options'): the call can start once audio flows. */
+  attachVoice(voice: VoiceSession, tools = this.options.tools) {
     if (this.ending) return voice.close();
+    this.tools = tools;
+    this.listen(voice);
+    this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
+    if (this.options.modality === "text") this.start();
+  }
+
+  private listen(voice: VoiceSession) {
     this.voice = voice;
     voice.on("audio", (samples) => {
       this.idle?.agentSpeaks();
@@ -168,8 +197,6 @@ export class CallSession {
     voice.on("replyStage", (event) => this.latency.replyStage(event));
     voice.on("error", (error) => log.warn("call voice error", { callId: this.callId, error: error.message }));
     voice.on("closed", ({ reason }) => this.end("provider-disconnected", `voice provider disconnected: ${reason}`));
-    this.transport.notify({ type: "ready", callId: this.callId, sampleRate: this.transport.sampleRate });
-    if (this.options.modality === "text") this.start();
   }
 
   /** The caller's turn as text: in the record and the transcript like speech, then to the agent. */
@@ -199,7 +226,8 @@ export class CallSession {
     if (this.startedAt === null) this.start();
     this.recorder?.add("caller", samples);
     this.messages.callerAudio(samples);
-    this.voice.sendAudio(samples, ulaw);
+    if (this.held) this.held.push(samples);
+    else this.voice.sendAudio(samples, ulaw);
   }
 
   /** Keypad digits: the LLM reads them as a user message, and they join the call's messages. */
@@ -254,6 +282,7 @@ export class CallSession {
         endedAt,
         messages: this.messages.finish(this.startedAt),
         transferredTo: this.transferredTo,
+        handoffs: this.handoffs?.records ?? [],
         recording: await recording,
         latency: this.startedAt === null ? null : this.latency.finish(),
       }),
@@ -386,16 +415,54 @@ export class CallSession {
     if (this.ending) return; // the transport's hang-up has ended the bridge
     this.bridged = true;
     this.idle?.close();
-    const voice = this.voice;
-    this.voice = null;
-    // let go of it: nothing it still sends (its audio, its "closed") belongs to the call any more
-    voice?.removeAllListeners();
-    voice?.on("error", () => {});
-    voice?.close();
+    this.leaveVoice();
     this.playout.stop();
     this.transport.clearAudio();
     this.recordDestination(bridged);
     void bridged.ended.then(() => this.end("transferred"));
+  }
+
+  /** Lets go of the voice: nothing it still sends (its audio, its "closed") belongs to the call any more. */
+  private leaveVoice() {
+    const voice = this.voice;
+    this.voice = null;
+    voice?.removeAllListeners();
+    voice?.on("error", () => {});
+    voice?.close();
+  }
+
+  /** A handoff tool (calls/handoff.ts): the destination assistant takes the call, or the LLM learns why not. */
+  private handOff(event: ToolCallEvent, tool: HandoffTool) {
+    if (!this.handoffs) return Promise.resolve({ output: "Handoffs are unavailable on this call.", durationMs: 0 });
+    return this.handoffs.run(event, tool, {
+      messages: () => this.messages.soFar(),
+      speak: (text) => this.speak(text),
+      holdCaller: () => {
+        this.held ??= new CallerAudioHold();
+      },
+      releaseCaller: () => this.releaseHeld(),
+      switchTo: (destination, opening) => this.switchTo(destination, opening),
+    });
+  }
+
+  /** What the caller said while held goes to the voice now speaking. */
+  private releaseHeld() {
+    const held = this.held;
+    this.held = null;
+    for (const samples of held?.drain() ?? []) this.voice?.sendAudio(samples);
+  }
+
+  /** The destination's voice replaces the assistant's; what the assistant still plays goes on first. */
+  private switchTo(destination: ConnectedAssistant, opening: Opening) {
+    if (this.ending) return destination.voice.close();
+    this.messages.agentDone();
+    this.leaveVoice();
+    this.tools = destination.tools;
+    this.listen(destination.voice);
+    this.releaseHeld();
+    if (opening === "respond") destination.voice.respond();
+    else if (opening === "wait") this.callerTurnFirst();
+    else destination.voice.greet(opening.greet);
   }
 
   /** The destination's voice goes into the recording on the agent's side (the assistant's place). */
@@ -481,7 +548,8 @@ export class CallSession {
       name: event.name,
       arguments: event.arguments,
     });
-    const { tools, toolTimeoutMs, toolGuard, knowledgeTimeoutMs = 3_000, knowledgeSearch = noSearch } = this.options;
+    const { toolTimeoutMs, toolGuard, knowledgeTimeoutMs = 3_000, knowledgeSearch = noSearch } = this.options;
+    const { tools } = this;
     const request = {
       callId: this.callId,
       event,
@@ -493,18 +561,24 @@ export class CallSession {
       guard: toolGuard,
       callEnded: this.endedSignal.signal,
     };
-    const transfer = tools.find((t) => t.tool.name === event.name);
-    // a test call's tools are its mocks (a mocked transfer transfers nothing)
-    const answer = this.options.runTool
-      ? this.options.runTool(request)
-      : transfer && isTransferTool(transfer)
-        ? this.transfer(event, transfer)
-        : runToolCall(request);
+    // the voice that asked gets the answer: after a handoff it has left the call
+    const voice = this.voice;
+    const tool = tools.find((t) => t.tool.name === event.name);
+    // a handoff is never mocked: a test run checks the squad; otherwise a test call's tools are its
+    // mocks (a mocked transfer transfers nothing)
+    const answer =
+      tool && isHandoffTool(tool)
+        ? this.handOff(event, tool)
+        : this.options.runTool
+          ? this.options.runTool(request)
+          : tool && isTransferTool(tool)
+            ? this.transfer(event, tool)
+            : runToolCall(request);
     const running = answer.then(({ output, durationMs }) => {
       this.messages.toolResult(event.callId, event.name, output, Date.now(), durationMs);
       if (!this.ending)
         this.transport.notify({ type: "tool_result", toolCallId: event.callId, name: event.name, output });
-      if (!this.ending) this.voice?.submitToolResult(event.callId, output);
+      if (!this.ending && this.voice === voice) voice?.submitToolResult(event.callId, output);
     });
     this.toolsInFlight.add(running);
     void running.finally(() => {

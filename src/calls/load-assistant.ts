@@ -54,3 +54,17 @@ async function readCallAssistant(db: Db, kind: AssistantKind, id: string) {
     strategy: strategyType === null ? null : { type: strategyType, parameters: strategyParameters ?? {} },
   };
 }
+
+/** The organization's assistants' names by id: what a handoff destination without a name of its own goes by. */
+export async function loadAssistantNames(db: Db, organizationId: string): Promise<ReadonlyMap<string, string>> {
+  const rows = await readModelOf(db).read(
+    `assistant-names:${organizationId}`,
+    () => [readTags.assistants(organizationId), readTags.org(organizationId)],
+    () =>
+      db
+        .select({ id: assistants.id, name: assistants.name })
+        .from(assistants)
+        .where(and(eq(assistants.organizationId, organizationId), eq(assistants.kind, "assistant"))),
+  );
+  return new Map((rows ?? []).map((row) => [row.id, row.name]));
+}

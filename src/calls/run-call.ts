@@ -10,17 +10,9 @@ import { describeError } from "../errors";
 import { log } from "../log";
 import { createOutboundGuard } from "../net/outbound-guard";
 import { recordCallActive, recordCallDuration, startCallSetup } from "../metrics/metrics";
-import { createVoiceSession } from "../voice/create-voice-session";
 import { summarizeCall } from "../voice/summarize";
-import {
-  knowledgeToolsFromExtensions,
-  toolWebhooksFromExtensions,
-  transferToolsFromExtensions,
-  type CallTool,
-} from "../voice/tools";
 import { analysisPlanOf, type AnalysisPlan } from "../voice/call-analysis";
 import { turnTakingOf } from "../voice/turn-taking/turn-taking";
-import { createSecretBox } from "../crypto/secrets";
 import { knowledgeSearchFor } from "../services/knowledge/knowledge-search";
 import type { CallConcludedPayload } from "../events/payloads";
 import { CallMessages } from "./call-messages";
@@ -38,7 +30,9 @@ import { runningCalls } from "./running-calls";
 import { callVariables, renderTemplate } from "./templates";
 import type { FrameTicker } from "./frame-ticker";
 import { testToolRunner, type TestCallSetup } from "./test-call-tools";
-import type { CallAssistant } from "./load-assistant";
+import { loadCallAssistant, type CallAssistant } from "./load-assistant";
+import { openAssistantVoice } from "./assistant-voice";
+import type { ConnectAssistant } from "./handoff";
 
 export type CallDeps = {
   db: Db;
@@ -104,17 +98,12 @@ export function startCall(
     variables,
     ...(start.test && { testRunId: start.test.runId, testResultId: start.test.resultId }),
   };
-  const secrets = createSecretBox(config.encryptionKey);
   const turnTaking = turnTakingOf(assistant.extensions, assistant.strategy);
-  const tools: CallTool[] = [
-    ...toolWebhooksFromExtensions(assistant.extensions),
-    ...knowledgeToolsFromExtensions(assistant.extensions, (sealed) => secrets.decrypt(sealed)),
-    ...transferToolsFromExtensions(assistant.extensions),
-  ];
+  const modality = start.modality ?? "audio";
   const session = new CallSession({
     callId: task.callId,
     transport,
-    tools,
+    tools: [], // the assistant's, once its voice is connected
     toolTimeoutMs: config.bridge.toolTimeoutMs,
     knowledgeTimeoutMs: config.bridge.knowledgeTimeoutMs,
     knowledgeSearch: (id, query, max) => knowledgeSearchFor(deps.db, config.knowledge).search(id, query, max),
@@ -128,6 +117,10 @@ export function startCall(
     runTool: start.test && testToolRunner(start.test),
     summarize: async (transcript) =>
       (await summarizeCall({ transcript, config, timeoutMs: config.voice.analysisTimeoutMs })).shortSummary,
+    handoff: {
+      entryAssistantId: assistant.kind === "assistant" ? assistant.id : null,
+      connect: connectDestination(deps, task, transport.sampleRate, modality),
+    },
   });
   const setupDone = startCallSetup(task.transport.type);
   log.info("call", {
@@ -150,13 +143,12 @@ export function startCall(
   const done = runCall(deps, {
     assistant,
     task,
-    tools,
     session,
     transport,
     sampleRate: transport.sampleRate,
     setupDone,
     reserved: start.reservedCallId !== undefined,
-    modality: start.modality ?? "audio",
+    modality,
     sipStatus: start.sipStatus ?? null,
     opening,
     screen,
@@ -185,7 +177,6 @@ export function startCall(
 type RunningCall = {
   assistant: CallAssistant;
   task: CallTask;
-  tools: CallTool[];
   session: CallSession;
   transport: CallerTransport;
   sampleRate: number;
@@ -251,29 +242,50 @@ async function runCall(deps: CallDeps, call: RunningCall) {
 
 /** Connects the voice provider and hands it to the session; a failure ends the call as voice-unavailable. */
 async function connectVoice(deps: CallDeps, call: RunningCall) {
-  const { assistant, tools, session, sampleRate, setupDone, opening, screen, task } = call;
+  const { assistant, session, sampleRate, setupDone, opening, screen, task } = call;
   try {
-    if (!assistant.strategy) throw new Error(`the ${assistant.kind} has no LLM generation strategy`);
-    const greeting = assistant.greeting ? renderTemplate(assistant.greeting, task.variables) : null;
-    const provider = await createVoiceSession(assistant.strategy, {
-      instructions: renderTemplate(assistant.systemPrompt ?? "", task.variables),
+    const {
+      voice: provider,
+      tools,
       greeting,
-      greetingWaitsForCallee: opening !== null,
-      tools: tools.map((w) => w.tool),
+    } = await openAssistantVoice(deps, assistant, {
+      variables: task.variables,
       sampleRate,
-      config: deps.config,
       modality: call.modality,
-      turnTaking: session.turnTaking,
+      greetAtOnce: true,
+      greetingWaitsForCallee: opening !== null,
     });
     setupDone();
     const voice = screen ? screen.gate(provider) : provider;
-    session.attachVoice(voice);
+    session.attachVoice(voice, tools);
     if (!greeting && !opening) session.callerTurnFirst();
     // the callee's first words get the greeting from the voice itself; silence gets it from here
     if (opening && greeting) opening.ready(() => voice.greetIfWaiting());
   } catch (error) {
     session.end("voice-unavailable", (error as Error).message);
   }
+}
+
+/** How a handoff's destination is connected: an assistant of the call's organization, with the call's variables. */
+function connectDestination(
+  deps: CallDeps,
+  task: CallTask,
+  sampleRate: number,
+  modality: "audio" | "text",
+): ConnectAssistant {
+  return async (assistantId, context) => {
+    const destination = await loadCallAssistant(deps.db, "assistant", assistantId);
+    // checked when the handoff was saved; the assistant may have gone since
+    if (destination?.organizationId !== task.organizationId) throw new Error("the assistant no longer exists");
+    const opened = await openAssistantVoice(deps, destination, {
+      variables: task.variables,
+      sampleRate,
+      modality,
+      greetAtOnce: false,
+      context,
+    });
+    return { assistantId, ...opened };
+  };
 }
 
 /** call_concluded without its recording: the writer adds it off the event loop. */

@@ -4,7 +4,14 @@ import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
 import { recordToolWebhook, recordUnknownTool } from "../metrics/metrics";
 import type { ToolCallEvent } from "../voice/engine";
-import { isKnowledgeTool, isTransferTool, type CallTool, type KnowledgeTool, type ToolWebhook } from "../voice/tools";
+import {
+  isHandoffTool,
+  isKnowledgeTool,
+  isTransferTool,
+  type CallTool,
+  type KnowledgeTool,
+  type ToolWebhook,
+} from "../voice/tools";
 import { runKnowledgeTool, type KnowledgeSearch } from "./knowledge-tool";
 import { callToolWebhook, toolFailureMessage, type ToolWebhookResult } from "./tool-webhook";
 
@@ -39,8 +46,10 @@ export async function runToolCall({
 }: ToolCallRequest): Promise<ToolCallOutcome> {
   const fields = { callId, tool: event.name, toolCallId: event.callId };
   log.info("call", { ...fields, event: "tool_call" });
-  // a transfer_call tool is the session's own (calls/transfer-call.ts)
-  const webhook = tools.find((w): w is ToolWebhook | KnowledgeTool => w.tool.name === event.name && !isTransferTool(w));
+  // transfer_call and handoff tools are the session's own (calls/transfer-call.ts, calls/handoff.ts)
+  const webhook = tools.find(
+    (w): w is ToolWebhook | KnowledgeTool => w.tool.name === event.name && !isTransferTool(w) && !isHandoffTool(w),
+  );
   if (!webhook) {
     log.warn("call", {
       ...fields,

@@ -30,6 +30,15 @@ export type ReplyStageEvent = { stage: "llm" | "tts"; startedAt: number; at: num
 /** A function the LLM may call, in OpenAI function format (JSON Schema parameters). */
 export type VoiceTool = ToolSpec;
 
+/**
+ * The conversation so far that a handoff's destination starts from (docs/handoff.md), in order; a
+ * tool_call is always followed by its tool_result.
+ */
+export type ContextItem =
+  | { type: "text"; role: TranscriptRole; text: string }
+  | { type: "tool_call"; callId: string; name: string; arguments: Record<string, unknown> }
+  | { type: "tool_result"; callId: string; output: string };
+
 export type VoiceSessionEvents = {
   /** Agent speech, PCM16 mono at the session's sampleRate, in provider-sized chunks. */
   audio: [samples: Int16Array];
@@ -77,6 +86,8 @@ export interface VoiceSession extends EventEmitter<VoiceSessionEvents> {
   greet(text: string): void;
   /** The greeting that waits for the callee is spoken now (they stayed silent); nothing once it was spoken. */
   greetIfWaiting(): void;
+  /** The agent answers the conversation as it stands (a handoff's destination, the caller's last words). */
+  respond(): void;
   close(): void;
 }
 
@@ -99,6 +110,8 @@ export type VoiceSessionOptions = {
   modality?: "audio" | "text";
   /** the assistant's turn_taking, resolved (src/voice/turn-taking/); default: as without the extension */
   turnTaking?: TurnTaking;
+  /** a handoff's destination: the conversation it is told of before anything else (default none) */
+  context?: ContextItem[];
 };
 
 /** The greeting that waits for the callee (an outbound call's, which has audio), or null: then any greeting is spoken at once. */

@@ -11,6 +11,7 @@ import { VoiceConnectError, waitingGreetingOf } from "./engine";
 import {
   audioFormats,
   buildSessionConfig,
+  contextItem,
   formatRate,
   greetingResponse,
   type RealtimeAudioFormat,
@@ -86,12 +87,8 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     this.send({ type: "input_audio_buffer.append", audio: base64(chunk) });
 
   sendText(text: string) {
-    this.answerRequested(performance.now());
-    this.send({
-      type: "conversation.item.create",
-      item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
-    });
-    this.send({ type: "response.create" });
+    this.send({ type: "conversation.item.create", item: contextItem({ type: "text", role: "USER", text }) });
+    this.respond();
   }
 
   submitToolResult(callId: string, output: string) {
@@ -105,6 +102,11 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
 
   greet(greeting: string) {
     this.send(greetingResponse(greeting));
+  }
+
+  respond() {
+    this.answerRequested(performance.now());
+    this.send({ type: "response.create" });
   }
 
   greetIfWaiting() {
@@ -353,6 +355,8 @@ export function connectOpenAiRealtime(
       }
       if (event.type === "session.updated") {
         cleanup();
+        for (const item of options.context ?? [])
+          session.send({ type: "conversation.item.create", item: contextItem(item) });
         if (options.greeting && !waitingGreeting) session.greet(options.greeting);
         resolve(session);
       } else if (event.type === "error") {

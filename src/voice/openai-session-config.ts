@@ -1,6 +1,6 @@
 // Maps an openai_realtime strategy's parameters onto the Realtime `session.update` payload.
 import { realtimeVoices } from "../models/strategies";
-import type { VoiceTool } from "./engine";
+import type { ContextItem, VoiceTool } from "./engine";
 import { endCallTool } from "./tools";
 import { realtimeTurnDetection } from "./turn-taking/endpointing";
 import { turnTakingWithoutExtension, type TurnTaking } from "./turn-taking/turn-taking";
@@ -119,4 +119,14 @@ export function realtimeUrl(parameters: Parameters, endpoint: string): string {
   const model = str(parameters.model);
   if (model || !url.searchParams.has("model")) url.searchParams.set("model", model ?? defaultModel);
   return url.toString();
+}
+
+/** One item of a handoff's conversation so far (or a caller's text) as a Realtime conversation item. */
+export function contextItem(item: ContextItem): object {
+  if (item.type === "tool_call")
+    return { type: "function_call", call_id: item.callId, name: item.name, arguments: JSON.stringify(item.arguments) };
+  if (item.type === "tool_result") return { type: "function_call_output", call_id: item.callId, output: item.output };
+  return item.role === "USER"
+    ? { type: "message", role: "user", content: [{ type: "input_text", text: item.text }] }
+    : { type: "message", role: "assistant", content: [{ type: "text", text: item.text }] };
 }

@@ -61,9 +61,10 @@ export type TransferTool = {
 };
 
 /** Every tool an extension gives the LLM. */
-export type CallTool = ToolWebhook | KnowledgeTool | TransferTool;
+export type CallTool = ToolWebhook | KnowledgeTool | TransferTool | HandoffTool;
 export const isKnowledgeTool = (tool: CallTool): tool is KnowledgeTool => "knowledge" in tool;
 export const isTransferTool = (tool: CallTool): tool is TransferTool => "transfer" in tool;
+export const isHandoffTool = (tool: CallTool): tool is HandoffTool => "handoff" in tool;
 
 export const KNOWLEDGE_TOOL_NAME = "search_knowledge_base";
 const DEFAULT_MAX_RESULTS = 3;

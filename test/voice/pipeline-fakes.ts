@@ -162,6 +162,7 @@ export async function startPipelineWorld(
 }
 
 export type PipelineAssistantSpec = {
+  name?: string;
   greeting?: string;
   systemPrompt?: string;
   /** the turn_taking extension's parameters (none: no extension) */
@@ -170,6 +171,8 @@ export type PipelineAssistantSpec = {
   extensions?: unknown[];
   /** the strategy's stt parameters */
   stt?: Record<string, unknown>;
+  /** more of the strategy's parameters (a voice) */
+  strategy?: Record<string, unknown>;
 };
 
 /** A pipeline assistant (VAD: 64 ms to start, 300 ms to stop) whose call_concluded goes to the world's receiver. */
@@ -178,11 +181,11 @@ export async function pipelineAssistant(world: World, spec: PipelineAssistantSpe
   const strategy = await org.post(`${P}/llm-generation-strategies`, {
     name: "pipeline",
     type: "pipeline",
-    parameters: { vad: { startDuration: 64, stopDuration: 300 }, stt: spec.stt ?? {} },
+    parameters: { vad: { startDuration: 64, stopDuration: 300 }, stt: spec.stt ?? {}, ...spec.strategy },
   });
   expect(strategy.status).toBe(201);
   const created = await org.post(`${P}/assistants`, {
-    name: "pipeline desk",
+    name: spec.name ?? "pipeline desk",
     systemPrompt: spec.systemPrompt ?? "You are the Acme front desk.",
     ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
     llmAudioContentGenerationStrategyId: strategy.body.data.id,

@@ -15,6 +15,7 @@ import {
 } from "../engine";
 import { endCallTool, endCallToolName, parseToolArguments } from "../tools";
 import { type ChatMessage, streamChat } from "./chat-stream";
+import { contextMessages } from "./context-messages";
 import type { DeepgramStt } from "./deepgram-stt";
 import type { SttEvents } from "./stt-socket";
 import type { TtsEvents, TtsOptions, TtsStream } from "./elevenlabs-tts";
@@ -105,7 +106,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     private readonly tts: TtsSource,
   ) {
     super();
-    this.history = [{ role: "system", content: options.instructions }];
+    this.history = [{ role: "system", content: options.instructions }, ...contextMessages(options.context ?? [])];
     this.waitingGreeting = waitingGreetingOf(options);
     this.fromTts = createResampler(settings.tts.outputRate, options.sampleRate);
     this.turnTaking = options.turnTaking ?? turnTakingWithoutExtension;
@@ -171,8 +172,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
   sendText(text: string) {
     if (this.closedReason) return;
     this.history.push({ role: "user", content: text });
-    if (this.reply) this.replyAgain = true;
-    else this.startReply();
+    this.respond();
   }
 
   submitToolResult(callId: string, output: string) {
@@ -195,6 +195,12 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     const greeting = this.waitingGreeting;
     this.waitingGreeting = null;
     if (greeting !== null) this.greet(greeting);
+  }
+
+  respond() {
+    if (this.closedReason) return;
+    if (this.reply) this.replyAgain = true;
+    else this.startReply();
   }
 
   /** The greeting (or a message) goes straight to TTS, word for word. */
