@@ -13,6 +13,8 @@ type Call = {
   socket: udp.Socket<"buffer">;
   ssrc: number;
   bridge: { port: number; address: string } | null;
+  /** a packet has come from the far end (until then a call sent to by `sendTo` is not up) */
+  heard: boolean;
   lastAt: number;
   lastSeq: number;
   lastTs: number;
@@ -49,10 +51,11 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     const packet = parseRtp(data);
     if (!packet) return;
     const now = performance.now();
-    if (!call.bridge) {
-      call.bridge = { port, address };
+    if (!call.heard) {
+      call.heard = true;
+      call.bridge ??= { port, address };
       call.ssrc = packet.ssrc;
-      call.started = now;
+      call.started ||= now;
       stats.calls++;
     } else {
       if (packet.ssrc !== call.ssrc) return; // not this call's stream
@@ -85,6 +88,7 @@ export async function startRtpCallers(question: Int16Array, n: number) {
       socket: null!,
       ssrc: 0,
       bridge: null,
+      heard: false,
       lastAt: 0,
       lastSeq: 0,
       lastTs: 0,
@@ -113,7 +117,7 @@ export async function startRtpCallers(question: Int16Array, n: number) {
     for (const watch of watches) watch.stats.clientLag.add(lag);
     lastLoop = now;
     for (const call of calls) {
-      if (!call.bridge || now - call.lastAt > 2000) continue; // not answered yet, or hung up
+      if (!call.bridge || (call.heard && now - call.lastAt > 2000)) continue; // not answered yet, or hung up
       while (call.sent * 20 <= now - call.started) {
         const i = call.sent % (frames.length + gap);
         const packet = buildRtp(
@@ -144,6 +148,17 @@ export async function startRtpCallers(question: Int16Array, n: number) {
   return {
     /** The calls' RTP ports, one per call in SIPp's order. */
     ports: calls.map((c) => c.socket.port),
+    /**
+     * Starts every call's media towards `ports` (one per call, in order) without waiting for a packet
+     * first, for a far end that only answers (the bare relay); the calls' 20 ms phases spread evenly.
+     */
+    sendTo(ports: number[], address = "127.0.0.1") {
+      const now = performance.now();
+      for (const [i, call] of calls.entries()) {
+        call.bridge = { port: ports[i]!, address };
+        call.started = now + (i / calls.length) * 20;
+      }
+    },
     /** Calls whose bridge packets are still arriving. */
     get live() {
       return up().length;

@@ -4,11 +4,19 @@
 // inter-packet jitter, loss counting skipped frames), call setup (INVITE to 200 OK, p50/p99), the CPU
 // and memory of the bridge's whole process tree (supervisor and workers) per call, and whether starting
 // calls moves the jitter of calls already up (measureRampEffect).
-//   bun bench/calls-sip/run.ts [--workers 1,2] [--steps 100,200,400] [--duration 60] [--cps 50] [--keep-going]
+//   bun bench/calls-sip/run.ts [--workers 1] [--steps 100,200,400] [--duration 60] [--cps 50] [--keep-going]
+//     [--sut-cpus 0 --load-cpus 1] [--floor-duration 20]
+// Cores (bench/lib/pinning.ts): the bridge (all its processes and threads) and this database's
+// Postgres backends on the SUT cores, everything else (this process's RTP callers, SIPp, the fake
+// provider, the API) on the load cores; each step prints where each ran, and is INVALID when the load
+// side saturated its cores. The floor: after each step the same N calls' RTP, from the same callers,
+// through a bare relay on the SUT cores (bare-relay.ts: every packet sent straight back), for
+// floor-duration s; its CPU per call beside ours.
 // The bridge (bun src/bridge/main.ts with BRIDGE_WORKERS) and the provider run as their own processes;
 // a scratch database is created and dropped. With W workers, one SIPp per worker sends N/W calls to
 // that worker's SIP port. Every call's media has its own socket in this process (rtp-callers.ts).
 import { spawn, type ChildProcess } from "node:child_process";
+import { loadavg } from "node:os";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,14 +30,18 @@ import { startFakeChatServer } from "../../test/fakes/chat-completions-server";
 import { createTenant } from "../../test/helpers/api";
 import { speech } from "../../test/helpers/speech";
 import { freePort } from "../../test/helpers/temporal";
-import { describeThreads, treeCpuByThread, treeCpuSeconds, treeRssMb } from "./proc-tree";
+import { describeThreads, processTree, treeCpuByThread, treeCpuSeconds, treeRssMb } from "./proc-tree";
 import { cpuByProcess, topCpu } from "../calls-ws/proc-stats";
 import { generatorsFirst } from "../lib/generator-priority";
+import { pinningFrom, pinningOptions, type CoreReport } from "../lib/pinning";
 import { startRtpCallers, type MediaStats, type RtpCallers, type WindowStats } from "./rtp-callers";
 
 const { values } = parseArgs({
   options: {
-    workers: { type: "string", default: "1,2" },
+    ...pinningOptions,
+    // calls per core: one worker on the SUT core(s)
+    workers: { type: "string", default: "1" },
+    "floor-duration": { type: "string", default: "20" },
     steps: { type: "string", default: "100,200,400" },
     duration: { type: "string", default: "60" },
     cps: { type: "string", default: "50" },
@@ -43,7 +55,9 @@ const durationS = Number(values.duration);
 const cps = Number(values.cps);
 const number = "+15550700001";
 
-const { say, databaseUrl, env, children, spawnBun, finish } = createBench("calls-sip");
+const pinning = pinningFrom(values);
+const floorS = Number(values["floor-duration"]);
+const { say, databaseUrl, env, children, spawnBun, watch, finish } = createBench("calls-sip", pinning);
 
 /** SIPp to completion: `ports.length` calls, each with its own RTP port; its exit code and every INVITE-to-200 time (ms). */
 async function runSipp(
@@ -158,6 +172,10 @@ type StepResult = {
   threads: string;
   rssBefore: number;
   peakRss: number;
+  /** where each process ran over the step, and whether the load side kept up */
+  cores: CoreReport;
+  floor: Floor;
+  load: string;
 };
 
 async function runStep(
@@ -171,6 +189,7 @@ async function runStep(
   const label = `W=${workers} N=${n}`;
   say(`${label}: binding ${n} RTP sockets, then SIPp at ${cps} calls/s, each call held ${durationS} s`);
   const restorePriority = generatorsFirst();
+  const cores = watch([{ label: "bridge (every process)", side: "sut", pids: () => processTree(bridgePid) }]);
   const readsBefore = await pacingSnapshot(metricsUrl);
   const media = await startRtpCallers(question, n);
   answeredInBridge.length = 0;
@@ -225,7 +244,13 @@ async function runStep(
   const effect = await rampEffect;
   const reads = describeReads(readsBefore, await pacingSnapshot(metricsUrl));
   media.stop();
+  const coreReport = cores.stop();
   restorePriority();
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+  await Bun.sleep(3000); // let the step's calls conclude
+  const floor = await runFloor(n, question, bridgePid);
   const code = results.every((r) => r.code === 0) ? 0 : (results.find((r) => r.code !== 0)?.code ?? null);
   return {
     workers,
@@ -240,6 +265,48 @@ async function runStep(
     threads,
     rssBefore,
     peakRss,
+    cores: coreReport,
+    floor,
+    load,
+  };
+}
+
+type Floor = { cpuPercent: number; jitter99: number; lost: number; calls: number; cores: CoreReport };
+
+/**
+ * The floor: `n` calls' RTP from the same callers through a bare relay on the SUT cores (every packet
+ * sent straight back, nothing else) for floor-duration s; its CPU from the second second on.
+ */
+async function runFloor(n: number, question: Int16Array, bridgePid: number): Promise<Floor> {
+  say(`N=${n}: the floor, a bare relay on the SUT cores, ${n} calls for ${floorS} s`);
+  const relay = await spawnBun(
+    "bench/calls-sip/bare-relay.ts",
+    { CALLS: String(n) },
+    (l) => l.includes('"ports"'),
+    undefined,
+    "sut",
+  );
+  const restorePriority = generatorsFirst();
+  const media = await startRtpCallers(question, n);
+  const cores = watch([
+    { label: "bare relay", side: "sut", pids: () => [relay.proc.pid!] },
+    { label: "bridge (idle meanwhile)", side: "sut", pids: () => processTree(bridgePid) },
+  ]);
+  media.sendTo(JSON.parse(relay.line).ports);
+  await Bun.sleep(2000);
+  const from = { at: performance.now(), cpu: treeCpuSeconds(relay.proc.pid!) };
+  await Bun.sleep(Math.max(1, floorS - 2) * 1000);
+  const cpuPercent = ((treeCpuSeconds(relay.proc.pid!) - from.cpu) / ((performance.now() - from.at) / 1000)) * 100;
+  media.stop();
+  const report = cores.stop();
+  restorePriority();
+  relay.proc.kill("SIGTERM");
+  return {
+    cpuPercent,
+    jitter99: media.stats.jitters.percentile(99),
+    lost: media.stats.lost,
+    calls: media.stats.calls,
+    cores: report,
   };
 }
 
@@ -257,6 +324,7 @@ function report(r: StepResult) {
   const jitter99 = r.media.jitters.percentile(99);
   const setup99 = pct(r.setups, 99);
   const ok =
+    r.cores.valid &&
     r.code === 0 &&
     r.setups.length === r.n &&
     r.media.calls === r.n &&
@@ -277,7 +345,9 @@ function report(r: StepResult) {
       `RSS ${r.peakRss.toFixed(0)} MB (${(((r.peakRss - r.rssBefore) * 1024) / r.n).toFixed(0)} KB/call)  ${ok ? "OK" : "FAIL"}\n` +
       (r.rampEffect
         ? `      the ${r.rampEffect.ramp.calls} calls up at half the ramp: while the rest start ${windowLine(r.rampEffect.ramp)}; after ${windowLine(r.rampEffect.steady)}`
-        : "      fewer than half the calls got media: no ramp window"),
+        : "      fewer than half the calls got media: no ramp window") +
+      `\n      floor (bare relay, ${r.floor.calls}/${r.n} calls for ${floorS} s): CPU ${r.floor.cpuPercent.toFixed(0)}% of a core (${(r.floor.cpuPercent / r.n).toFixed(3)}%/call; ours ${(r.cpuPercent / Math.max(r.floor.cpuPercent, 0.01)).toFixed(1)}x), jitter p99 ${r.floor.jitter99.toFixed(1)} ms, lost ${r.floor.lost}${r.floor.cores.valid ? "" : " INVALID (load side)"}` +
+      `\n      load average ${r.load} (a shared machine)\n${r.cores.text}\n      floor ${r.floor.cores.text}`,
   };
 }
 
@@ -312,6 +382,7 @@ async function startBridge(
       const { setupMs, routedMs, reservedMs } = JSON.parse(l);
       answeredInBridge.push({ setupMs, routedMs, reservedMs });
     },
+    "sut",
   );
   // the other workers listen within moments of the first; then each sync picks the credential up
   await Bun.sleep(3000);
@@ -375,16 +446,15 @@ try {
       say(result.line);
       if (!result.ok && !values["keep-going"]) break;
       if (result.ok && best.get(workers) === steps[steps.indexOf(n) - 1]) best.set(workers, n);
-      await Bun.sleep(3000); // let the previous step's calls conclude
     }
     await stopBridge(bridge.proc);
   }
   console.log(
-    `\nbench/calls-sip: ${durationS} s per step, PCMU, ${cps} calls/s ramp, CPU and RSS of the bridge's whole process tree\n${lines.join("\n")}\n` +
+    `\nbench/calls-sip: ${durationS} s per step, PCMU, ${cps} calls/s ramp, CPU and RSS of the bridge's whole process tree; SUT cores ${pinning.sut}, load cores ${pinning.load}\n${lines.join("\n")}\n` +
       workerCounts
         .map(
           (w) =>
-            `BRIDGE_WORKERS=${w}: largest N with every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms, and p99 jitter < 10 ms with no loss on the calls already up while the rest start: ${best.get(w) ?? "none"}`,
+            `BRIDGE_WORKERS=${w}: largest N with a valid core split, every call answered, p99 jitter < 10 ms, no loss, p99 setup < 100 ms, and p99 jitter < 10 ms with no loss on the calls already up while the rest start: ${best.get(w) ?? "none"}`,
         )
         .join("\n"),
   );

@@ -3,13 +3,24 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { dropDatabase } from "../../src/db/migrate";
+import { processTree } from "../calls-sip/proc-tree";
+import { onCpus, pin, type Pinning, postgresBackends, type Side, watchCores, type Watched } from "./pinning";
 
 export const percentile = (xs: number[], p: number) =>
   xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : 0;
 
-export function createBench(name: string) {
+/**
+ * With `pinning`, this process (its callers, SIPp and whatever else it starts) moves to the load
+ * cores at once, and `spawnBun(…, "sut")` starts the system under test on the SUT cores.
+ */
+export function createBench(name: string, pinning?: Pinning) {
   const say = (msg: string) => console.error(`[bench/${name}] ${msg}`);
-  const databaseUrl = `${process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432"}/vas_bench_${name.replace(/\W/g, "_")}_${process.pid}`;
+  const databaseName = `vas_bench_${name.replace(/\W/g, "_")}_${process.pid}`;
+  const databaseUrl = `${process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432"}/${databaseName}`;
+  if (pinning) {
+    pin(process.pid, pinning.load);
+    say(`cores: SUT ${pinning.sut}, load ${pinning.load} (this process and what it starts)`);
+  }
   const env: Record<string, string | undefined> = {
     ...process.env,
     DATABASE_URL: databaseUrl,
@@ -28,6 +39,7 @@ export function createBench(name: string) {
     extraEnv: Record<string, string>,
     ready: (line: string) => boolean,
     onLine?: (line: string) => void,
+    side: Side = "load",
   ): Promise<{ proc: ChildProcess; line: string }> {
     return new Promise((resolve, reject) => {
       // BENCH_PROFILE=<part of a script's path>: that child writes a CPU profile to BENCH_PROFILE_DIR on exit,
@@ -35,7 +47,9 @@ export function createBench(name: string) {
       const profile = process.env.BENCH_PROFILE && script.includes(process.env.BENCH_PROFILE);
       const format = process.env.BENCH_PROFILE_FORMAT === "cpuprofile" ? "--cpu-prof" : "--cpu-prof-md";
       const flags = profile ? [format, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? "bench-profiles"}`] : [];
-      const proc = spawn("bun", [...flags, script], {
+      const argv = ["bun", ...flags, script];
+      const [command, ...args] = pinning && side === "sut" ? onCpus(pinning.sut, argv) : argv;
+      const proc = spawn(command!, args, {
         env: { ...env, ...extraEnv },
         stdio: ["ignore", "pipe", "inherit"],
       });
@@ -75,5 +89,31 @@ export function createBench(name: string) {
     process.exit(0);
   }
 
-  return { say, databaseUrl, env, children, spawnBun, finish };
+  /**
+   * Watches where the processes ran: this one (load), `entries`, and this bench's Postgres backends,
+   * which are part of what is measured (call starts, reads) and so go to the SUT cores as they appear
+   * (Postgres's own processes serve every database on the machine and are left where they are).
+   */
+  function watch(entries: Watched[], benchThreads?: (name: string) => boolean) {
+    if (!pinning) throw new Error("createBench without pinning");
+    // every other process this one started (SIPp, wrk, the fakes): the load side
+    const others = () => {
+      const claimed = new Set(entries.flatMap((e) => e.pids()));
+      return processTree(process.pid).filter((pid) => pid !== process.pid && !claimed.has(pid));
+    };
+    return watchCores(pinning, [
+      { label: "bench process (generators)", side: "load", pids: () => [process.pid], threads: benchThreads },
+      ...entries,
+      { label: "bench's other children", side: "load", pids: others, optional: true },
+      {
+        label: "postgres (this database)",
+        side: "sut",
+        pids: () => postgresBackends(databaseName),
+        pinNew: true,
+        optional: true,
+      },
+    ]);
+  }
+
+  return { say, databaseUrl, databaseName, env, children, spawnBun, watch, finish };
 }
