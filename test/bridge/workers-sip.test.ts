@@ -3,7 +3,6 @@
 // credential's calls to the worker that holds it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
-import { createSocket } from "node:dgram";
 import { mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
@@ -47,26 +46,13 @@ afterAll(async () => {
   await close();
 }, 60_000);
 
-/** A port p with p and p + 1 free for UDP and TCP (the workers' SIP ports). */
-async function freePortPair(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    const socket = createSocket("udp4");
-    const free = await new Promise<boolean>((resolve) => {
-      socket.once("error", () => resolve(false));
-      socket.bind(port + 1, "127.0.0.1", () => resolve(true));
-    });
-    socket.close();
-    if (free) return port;
-  }
-}
-
 test("credentials spread over the workers, and a call through Kamailio reaches the worker holding its credential", async () => {
   const credentials: string[] = [];
   for (const [user, password] of Object.entries(users)) credentials.push(await world.createCredential(user, password));
   const numbers = await Promise.all(Object.keys(dids).map((did, i) => world.createNumber(credentials[i]!, did)));
 
-  const sipPort = await freePortPair();
+  // worker 0 listens on SIP port p, worker 1 on p + 1 (both UDP and TCP)
+  const sipPort = await freePort([1]);
   supervisor = spawn("bun", ["src/bridge/main.ts"], {
     env: {
       ...process.env,
@@ -83,6 +69,8 @@ test("credentials spread over the workers, and a call through Kamailio reaches t
       SIP_REGISTER_EXPIRES: "60",
       OPENAI_BASE_URL: world.chat.baseUrl,
       OPENAI_REALTIME_URL: world.realtime.url,
+      // lease and registration changes are info lines: the log below is for a failure's story
+      LOG_LEVEL: "info",
     },
     // its log (one line per call event and lease change) and its errors are kept for a failure or a slow run
     stdio: ["ignore", openSync(supervisorLog, "w"), openSync(`${supervisorLog}.stderr`, "w")],

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,13 +17,21 @@ let shared: Promise<{ address: string }> | null = null;
 // and two of our peers (SIPp's -p and -mp, a UAS port kept for a later test) must not both get it
 const handedOut = new Set<number>();
 
-/** A port free on 127.0.0.1 now, never one this process handed out before. */
-export async function freePort(): Promise<number> {
+/**
+ * A port p free on 127.0.0.1 now for both TCP and UDP, and so is p + each of `also` (SIPp's -mp p
+ * binds UDP p and p + 2; a two-worker bridge's SIP ports are p and p + 1); none handed out before.
+ * The OS offers a port free for TCP listeners; a UDP socket on it (a peer's RTP on a port the OS
+ * chose) or, for p + n, an outgoing connection's own port makes the peer fail at its bind: SIPp
+ * then exits within milliseconds, a bridge worker exits and is restarted on the same port forever.
+ */
+export async function freePort(also: number[] = []): Promise<number> {
   for (;;) {
     const port = await probePort();
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    return port;
+    const ports = [port, ...also.map((n) => port + n)];
+    if (ports.some((p) => handedOut.has(p) || p > 65535)) continue;
+    // taken before the check awaits, so no concurrent call gets them (a taken one is simply never offered)
+    for (const p of ports) handedOut.add(p);
+    if (await portsFree(ports)) return port;
   }
 }
 
@@ -33,6 +42,31 @@ function probePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
     srv.on("error", reject);
+  });
+}
+
+/** Whether each port binds on 127.0.0.1 for both UDP and TCP now. */
+export async function portsFree(ports: number[]): Promise<boolean> {
+  const results = await Promise.all(ports.flatMap((port) => [bindsUdp(port), bindsTcp(port)]));
+  return results.every(Boolean);
+}
+
+function bindsUdp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createSocket("udp4");
+    socket.once("error", () => {
+      socket.close();
+      resolve(false);
+    });
+    socket.bind(port, "127.0.0.1", () => socket.close(() => resolve(true)));
+  });
+}
+
+function bindsTcp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
 }
 

@@ -133,6 +133,7 @@ test("no final NOTIFY within the ring time-out: the transfer gives up and the as
     CALL_MS: 3000,
   });
   // the late final NOTIFY is still answered; the caller hangs up afterwards
+  expect(result.code, result.output).toBe(0);
   expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
   const { body } = await concludedFor(assistant.id);
   expect(body.endedReason).toBe("hangup");

@@ -97,7 +97,8 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
     "-mi",
     "127.0.0.1",
     "-mp",
-    String(await freePort()),
+    // SIPp binds its audio on this port and its video on port + 2, and exits at once if either is taken
+    String(await freePort([2])),
     "-m",
     String(calls),
     "-l",
