@@ -8167,6 +8167,20 @@ export interface operations {
                                     max: number;
                                 } | null;
                             } | null;
+                            /** @description the assistants the caller was handed to, in order (handoff extension); written when the call ends */
+                            handoffs: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the destination took the call
+                                 */
+                                at: string;
+                                /** @description the assistant that handed over; null on an agent's call's first handoff (an agent is no assistant) */
+                                fromAssistantId: string | null;
+                                /** Format: uuid */
+                                toAssistantId: string;
+                                /** @description the destination's name, as the LLM chose it */
+                                destination: string;
+                            }[];
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;
@@ -8380,6 +8394,20 @@ export interface operations {
                                     max: number;
                                 } | null;
                             } | null;
+                            /** @description the assistants the caller was handed to, in order (handoff extension); written when the call ends */
+                            handoffs: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the destination took the call
+                                 */
+                                at: string;
+                                /** @description the assistant that handed over; null on an agent's call's first handoff (an agent is no assistant) */
+                                fromAssistantId: string | null;
+                                /** Format: uuid */
+                                toAssistantId: string;
+                                /** @description the destination's name, as the LLM chose it */
+                                destination: string;
+                            }[];
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;
@@ -8612,6 +8640,20 @@ export interface operations {
                                     max: number;
                                 } | null;
                             } | null;
+                            /** @description the assistants the caller was handed to, in order (handoff extension); written when the call ends */
+                            handoffs: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the destination took the call
+                                 */
+                                at: string;
+                                /** @description the assistant that handed over; null on an agent's call's first handoff (an agent is no assistant) */
+                                fromAssistantId: string | null;
+                                /** Format: uuid */
+                                toAssistantId: string;
+                                /** @description the destination's name, as the LLM chose it */
+                                destination: string;
+                            }[];
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;
@@ -9152,6 +9194,20 @@ export interface operations {
                                     max: number;
                                 } | null;
                             } | null;
+                            /** @description the assistants the caller was handed to, in order (handoff extension); written when the call ends */
+                            handoffs: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the destination took the call
+                                 */
+                                at: string;
+                                /** @description the assistant that handed over; null on an agent's call's first handoff (an agent is no assistant) */
+                                fromAssistantId: string | null;
+                                /** Format: uuid */
+                                toAssistantId: string;
+                                /** @description the destination's name, as the LLM chose it */
+                                destination: string;
+                            }[];
                             error: string | null;
                             startedAt: string | null;
                             endedAt: string | null;

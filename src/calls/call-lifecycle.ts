@@ -16,6 +16,7 @@ import { emitCallEvent } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
 import type { CallLatency } from "../models/call-latency";
+import type { AgentTaskHandoff } from "../models/handoff";
 import { storeConcludedCall, type Recording } from "./call-records";
 
 export type CallTask = {
@@ -124,6 +125,8 @@ export type Conclusion = {
   event: CallConcludedPayload;
   /** latency per turn, for the task (the event carries only its voice-to-voice summary) */
   latency?: CallLatency | null;
+  /** the handoffs, as the task shows them (the event carries them in its own times) */
+  handoffs?: AgentTaskHandoff[];
   /** the event serialized with its recording (built off the event loop), and the recording itself */
   recorded?: { body: string; recording: Recording };
 };
@@ -134,7 +137,7 @@ export async function concludeCallTask(
   task: Pick<CallTask, "callId" | "organizationId" | "testRunId"> & { assistantId: string | null },
   conclusion: Conclusion,
 ) {
-  const { status, error, event, recorded, sipStatus, latency } = conclusion;
+  const { status, error, event, recorded, sipStatus, latency, handoffs } = conclusion;
   return db.transaction(async (tx) => {
     // the assistant before the task, in the order a DELETE of the assistant takes them (its row, then
     // its tasks' by the set-null cascade): the other way round the outbox insert below waited on the
@@ -151,6 +154,7 @@ export async function concludeCallTask(
         ...(event.transferredTo && { transferredTo: event.transferredTo }),
         ...(event.analysis && { analysis: event.analysis }),
         ...(latency && { latency }),
+        ...(handoffs?.length && { handoffs }),
         ...(sipStatus !== undefined && { sipStatus }),
       })
       .where(and(eq(agentTasks.callId, task.callId), inArray(agentTasks.status, openStatuses)))

@@ -8,7 +8,7 @@ import {
   type RecordingFormat,
 } from "../audio/call-recorder";
 import { describeError } from "../errors";
-import type { CallMessage } from "../events/payloads";
+import type { CallHandoff, CallMessage } from "../events/payloads";
 import { createTurnQueue } from "../lib/turn-queue";
 import { log } from "../log";
 import type { OutboundGuard } from "../net/outbound-guard";
@@ -29,14 +29,7 @@ import type { CallLatency } from "../models/call-latency";
 import { TurnLatencyRecorder } from "./turn-latency";
 import { IdleWatch } from "../voice/turn-taking/idle";
 import { renderTemplate } from "./templates";
-import {
-  CallerAudioHold,
-  Handoffs,
-  type ConnectAssistant,
-  type ConnectedAssistant,
-  type HandoffRecord,
-  type Opening,
-} from "./handoff";
+import { CallerAudioHold, Handoffs, type ConnectAssistant, type ConnectedAssistant, type Opening } from "./handoff";
 
 export type CallOutcome = {
   reason: EndReason;
@@ -51,7 +44,7 @@ export type CallOutcome = {
   /** latency per turn, null when it never started */
   latency: CallLatency | null;
   /** the assistants the caller was handed to, in order */
-  handoffs: HandoffRecord[];
+  handoffs: CallHandoff[];
 };
 
 export type CallSessionOptions = {

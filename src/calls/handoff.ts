@@ -3,7 +3,7 @@
 // conversation so far as its context, while the message is spoken by the assistant that hands over;
 // from the tool call on the caller's audio is held for the destination, which then takes the call
 // (same agent task, same playout) and speaks its greeting, answers the caller's last words, or waits.
-import type { CallMessage } from "../events/payloads";
+import type { CallHandoff, CallMessage } from "../events/payloads";
 import { describeError } from "../errors";
 import { log } from "../log";
 import type { ContextItem, ToolCallEvent, VoiceSession } from "../voice/engine";
@@ -13,9 +13,6 @@ import type { ToolCallOutcome } from "./run-tool-call";
 import { renderTemplate } from "./templates";
 
 export const maxHandoffsPerCall = 10;
-
-/** One handoff of the call, as the agent task and call_concluded keep it (`at` Unix ms). */
-export type HandoffRecord = { at: number; fromAssistantId: string | null; toAssistantId: string; destination: string };
 
 /** A destination assistant whose voice session is open but not yet heard. */
 export type ConnectedAssistant = {
@@ -49,7 +46,7 @@ export type HandoffSteps = {
 
 /** The call's handoffs: at most one at a time and `maxHandoffsPerCall` in all. */
 export class Handoffs {
-  readonly records: HandoffRecord[] = [];
+  readonly records: CallHandoff[] = [];
   private running = false;
 
   /** `current`: the assistant speaking (null: an agent, which is no assistant) */

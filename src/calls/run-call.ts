@@ -225,7 +225,13 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const landed = await writer.conclude({
     task,
     startedAt: outcome.startedAt,
-    conclusion: { status, error: outcome.error, event, latency: outcome.latency },
+    conclusion: {
+      status,
+      error: outcome.error,
+      event,
+      latency: outcome.latency,
+      handoffs: outcome.handoffs.map((h) => ({ ...h, at: new Date(h.at).toISOString() })),
+    },
     recording: outcome.recording,
   });
   const caller = call.transport.mediaQuality?.();
@@ -308,6 +314,7 @@ async function concludedEvent(
     summary,
     analysis: analysis ?? null,
     latency: outcome.latency?.voiceToVoiceMs ? { voiceToVoiceMs: outcome.latency.voiceToVoiceMs } : null,
+    ...(outcome.handoffs.length > 0 && { handoffs: outcome.handoffs }),
     messages: outcome.messages,
   };
 }

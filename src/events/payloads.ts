@@ -56,7 +56,12 @@ export type CallConcludedPayload = {
   analysis?: CallAnalysis | null;
   /** voice-to-voice over the call's turns (design.md, "Latency per turn"); omitted when no turn has it */
   latency?: { voiceToVoiceMs: VoiceToVoice } | null;
+  /** the assistants the caller was handed to, in order (`at` Unix ms); omitted when none */
+  handoffs?: CallHandoff[];
 };
+
+/** One handoff of a call (docs/handoff.md); an agent's call's first has fromAssistantId null. */
+export type CallHandoff = { at: number; fromAssistantId: string | null; toAssistantId: string; destination: string };
 
 export type CallEventPayload = CallStartedPayload | CallConcludedPayload;
 

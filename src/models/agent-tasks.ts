@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { DateTimeIn, Enum, Integer, Nullable, Strict, Uuid, pageQueryFields } from "./common";
 import { agentTaskStatuses, callDirections, endedReasons } from "../db/schema";
 import { CallLatencyModel } from "./call-latency";
+import { AgentTaskHandoffModel } from "./handoff";
 
 const transportTypes = ["sip", "websocket"] as const;
 
@@ -33,6 +34,9 @@ const task = {
       description: "latency per turn; null while the call runs and for a call that never started",
     }),
   ),
+  handoffs: t.Array(AgentTaskHandoffModel, {
+    description: "the assistants the caller was handed to, in order (handoff extension); written when the call ends",
+  }),
   error: Nullable(t.String()),
   startedAt: Nullable(t.Date()),
   endedAt: Nullable(t.Date()),

@@ -46,4 +46,15 @@ export const HandoffParameters = t.Object(
 );
 
 export type HandoffInput = typeof HandoffParameters.static;
+
+/** One handoff of a call on its agent task, stored as it is shown (`at` ISO 8601; call_concluded has Unix ms). */
+export const AgentTaskHandoffModel = t.Object({
+  at: t.String({ format: "date-time", description: "when the destination took the call" }),
+  fromAssistantId: t.Union([Uuid, t.Null()], {
+    description: "the assistant that handed over; null on an agent's call's first handoff (an agent is no assistant)",
+  }),
+  toAssistantId: Uuid,
+  destination: t.String({ description: "the destination's name, as the LLM chose it" }),
+});
+export type AgentTaskHandoff = typeof AgentTaskHandoffModel.static;
 export type HandoffContext = (typeof handoffContexts)[number];

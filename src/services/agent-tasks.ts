@@ -31,6 +31,7 @@ const columns = {
   testRunId: agentTasks.testRunId,
   analysis: agentTasks.analysis,
   latency: agentTasks.latency,
+  handoffs: agentTasks.handoffs,
   error: agentTasks.error,
   startedAt: agentTasks.startedAt,
   endedAt: agentTasks.endedAt,

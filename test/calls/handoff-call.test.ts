@@ -7,6 +7,7 @@ import type { StreamedReply } from "../fakes/chat-completions-server";
 import type { FakeDeepgramServer } from "../fakes/deepgram-server";
 import type { FakeElevenLabsServer } from "../fakes/elevenlabs-server";
 import { toolSchema } from "../helpers/api";
+import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
 import { agentTask, hookFor, type World } from "../bridge/fixtures";
@@ -16,12 +17,16 @@ let pipeline: PipelineWorld;
 let world: World;
 let stt: FakeDeepgramServer;
 let tts: FakeElevenLabsServer;
+let orders: Receiver;
 
 beforeAll(async () => {
-  pipeline = await startPipelineWorld();
+  [pipeline, orders] = await Promise.all([
+    startPipelineWorld(),
+    startReceiver(() => ({ status: 200, body: "Order 42 ships tomorrow." })),
+  ]);
   ({ world, stt, tts } = pipeline);
 }, 60_000);
-afterAll(() => pipeline?.stop());
+afterAll(() => Promise.all([pipeline?.stop(), orders?.close()]));
 
 const rate = 16000;
 const frontDeskPrompt = "You are the Acme front desk.";
@@ -31,6 +36,7 @@ const billingPrompt = "You are Acme billing on call {{call_id}}.";
 async function billingAssistant(spec: { greeting?: string } = {}) {
   return pipelineAssistant(world, {
     name: "billing",
+    hooksPath: "/billing-hooks",
     systemPrompt: billingPrompt,
     greeting: spec.greeting,
     strategy: { voice: { voiceId: "billing-voice" } },
@@ -47,12 +53,22 @@ async function billingAssistant(spec: { greeting?: string } = {}) {
   });
 }
 
-/** The front desk, handing over to `billingId` with `parameters` (context, maxMessages) and `message`. */
-function frontDesk(billingId: string, parameters: Record<string, unknown> = {}, message?: string) {
+/** The front desk (an assistant, or `kind` agents), handing over to `billingId` with `parameters` (context, maxMessages) and `message`. */
+function frontDesk(
+  billingId: string,
+  parameters: Record<string, unknown> = {},
+  message?: string,
+  spec: { kind?: "assistants" | "agents"; greeting?: string | null } = {},
+) {
   return pipelineAssistant(world, {
+    kind: spec.kind,
     systemPrompt: frontDeskPrompt,
-    greeting: "Hello, Acme here.",
+    greeting: spec.greeting === null ? undefined : (spec.greeting ?? "Hello, Acme here."),
     extensions: [
+      {
+        type: "tool_webhook",
+        parameters: { name: "lookup_order", serverUrl: `${orders.url}/orders`, schema: toolSchema("lookup_order") },
+      },
       {
         type: "handoff",
         parameters: {
@@ -75,9 +91,9 @@ function squadReplies(billing: (body: any) => StreamedReply): (body: any) => Str
 const agentFinals = (caller: WsCaller) =>
   caller.events.filter((e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final).map((e) => e.text);
 
-async function dial(assistantId: string) {
+async function dial(assistantId: string, kind: "assistantId" | "agentId" = "assistantId") {
   const caller = await dialNative(world.bridge.url, {
-    assistantId,
+    [kind]: assistantId,
     sampleRate: String(rate),
     token: world.tenant.orgToken,
   });
@@ -125,6 +141,7 @@ describe("a handoff on the pipeline", () => {
     const { messages, tools } = billing[0]!.body;
     expect(messages[0].content).toBe(`You are Acme billing on call ${callId}.`);
     expect(tools.map((t: any) => t.function.name)).toEqual(["lookup_invoice", "end_call"]);
+    expect(desk!.body.tools.map((t: any) => t.function.name)).toEqual(["lookup_order", "handoff", "end_call"]);
     expect(messages.slice(1)).toEqual([
       { role: "assistant", content: "Hello, Acme here." },
       { role: "user", content: "I have a question about my bill." },
@@ -145,6 +162,113 @@ describe("a handoff on the pipeline", () => {
     });
     const tasks = (await world.tenant.org.get(`${world.tenant.P}/agent-tasks?size=100`)).body.data as any[];
     expect(tasks.filter((t) => t.callId === callId)).toHaveLength(1);
-    expect(await agentTask(world, callId)).toMatchObject({ status: "completed", assistantId: deskId });
+    const task = await agentTask(world, callId);
+    expect(task).toMatchObject({ status: "completed", assistantId: deskId });
+    expect(task.handoffs).toEqual([
+      { at: expect.any(String), fromAssistantId: deskId, toAssistantId: billingId, destination: "billing" },
+    ]);
+    expect(concluded.handoffs).toEqual([{ ...task.handoffs[0], at: Date.parse(task.handoffs[0].at) }]);
+    // hooks stay the front desk's for the whole call
+    expect(world.hooks.requests.filter((r) => r.path === "/billing-hooks")).toHaveLength(0);
   }, 90_000);
+
+  test("lastMessages: billing, without a greeting, answers the last 2 messages it was given (a tool call and its result)", async () => {
+    const billingId = await billingAssistant();
+    const deskId = await frontDesk(billingId, { context: "lastMessages", maxMessages: 2 });
+    stt.transcripts.splice(0, stt.transcripts.length, "Where is my order 42?");
+    world.chat.reply = (body) => {
+      const [system, ...rest] = body.messages;
+      if (system.content !== frontDeskPrompt)
+        return { text: "Your order is paid too.", toolCalls: [{ name: "end_call", arguments: {} }] };
+      // the desk looks the order up, then hands over
+      return rest.at(-1).role === "tool"
+        ? { toolCalls: [{ name: "handoff", arguments: { destination: "billing" } }] }
+        : { text: "Let me check.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] };
+    };
+    const since = world.chat.requests.length;
+    const { caller, callId } = await dial(deskId);
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("Where is my order forty two?", rate));
+    expect((await caller.closed).code).toBe(1000);
+    expect(agentFinals(caller)).toEqual(["Hello, Acme here.", "Let me check.", "Your order is paid too."]);
+    const [billing] = llmRequests(since, "You are Acme billing");
+    const lookup = (await hookFor(world, callId, "call_concluded")).messages.find((m: any) => m.type === "tool_call");
+    expect(billing!.body.messages.slice(1)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: lookup.callId, type: "function", function: { name: "lookup_order", arguments: '{"orderId":"42"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: lookup.callId, content: "Order 42 ships tomorrow." },
+    ]);
+  }, 90_000);
+
+  test("none, from an agent: billing, without a greeting, hears nothing of before and waits for the caller", async () => {
+    const billingId = await billingAssistant();
+    const agentId = await frontDesk(billingId, { context: "none" }, "Billing takes over.", { kind: "agents" });
+    stt.transcripts.splice(0, stt.transcripts.length, "My bill please.", "Is my invoice paid?");
+    world.chat.reply = squadReplies(() => ({ text: "It is paid.", toolCalls: [{ name: "end_call", arguments: {} }] }));
+    const since = world.chat.requests.length;
+    const { caller, callId } = await dial(agentId, "agentId");
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("My bill please.", rate));
+    await caller.waitForAgentSaid("Billing takes over.");
+    await caller.waitFor((e) => e.type === "tool_result" && e.name === "handoff");
+    // billing waits: the caller is told it is their turn once the message has played
+    const message = caller.events.findIndex(
+      (e) => e.type === "transcript" && e.final && e.text === "Billing takes over.",
+    );
+    expect(caller.events.slice(message).some((e) => e.type === "turn_done")).toBe(true);
+    await caller.say(await speech("Is my invoice paid?", rate));
+    expect((await caller.closed).code).toBe(1000);
+    await hookFor(world, callId, "call_concluded");
+    // billing's first request came with the caller's words: it had not answered before
+    const billing = llmRequests(since, "You are Acme billing");
+    expect(billing).toHaveLength(1);
+    expect(billing[0]!.body.messages.slice(1)).toEqual([{ role: "user", content: "Is my invoice paid?" }]);
+    const task = await agentTask(world, callId);
+    expect(task).toMatchObject({ agentId, assistantId: null });
+    expect(task.handoffs).toEqual([
+      { at: expect.any(String), fromAssistantId: null, toAssistantId: billingId, destination: "billing" },
+    ]);
+  }, 90_000);
+
+  test("at most 10 handoffs a call: two assistants handing the caller back and forth; the 11th is refused to the LLM", async () => {
+    const billingId = await billingAssistant();
+    const deskId = await frontDesk(billingId, {}, undefined, { greeting: null });
+    // billing hands back to the desk: both answer the conversation they are given by handing over again
+    const billing = (await world.tenant.org.get(`${world.tenant.P}/assistants/${billingId}`)).body.data;
+    const back = {
+      type: "handoff",
+      parameters: { destinations: [{ assistantId: deskId, name: "desk", description: "anything else" }] },
+    };
+    const replaced = await world.tenant.org.put(`${world.tenant.P}/assistants/${billingId}`, {
+      ...billing,
+      extensions: [...billing.extensions, back],
+    });
+    expect(replaced.status).toBe(200);
+    stt.transcripts.splice(0, stt.transcripts.length, "Billing please.");
+    world.chat.reply = (body) => {
+      const last = body.messages.at(-1);
+      if (last.role === "tool" && last.content.startsWith("No more handoffs"))
+        return { text: "I will help you myself.", toolCalls: [{ name: "end_call", arguments: {} }] };
+      const destination = body.messages[0].content === frontDeskPrompt ? "billing" : "desk";
+      return { toolCalls: [{ name: "handoff", arguments: { destination } }] };
+    };
+    const { caller, callId } = await dial(deskId);
+    await caller.say(await speech("Billing please.", rate));
+    expect((await caller.closed).code).toBe(1000);
+    expect(agentFinals(caller)).toEqual(["I will help you myself."]);
+    const concluded = await hookFor(world, callId, "call_concluded");
+    const task = await agentTask(world, callId);
+    expect(task.handoffs.map((h: any) => h.destination)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? "desk" : "billing")),
+    );
+    expect(task.handoffs[1]).toMatchObject({ fromAssistantId: billingId, toAssistantId: deskId });
+    const results = concluded.messages.filter((m: any) => m.type === "tool_result").map((m: any) => m.text);
+    expect(results).toHaveLength(11);
+    expect(results.at(-1)).toStartWith("No more handoffs: a call makes at most 10.");
+  }, 120_000);
 });

@@ -173,6 +173,9 @@ export type PipelineAssistantSpec = {
   stt?: Record<string, unknown>;
   /** more of the strategy's parameters (a voice) */
   strategy?: Record<string, unknown>;
+  kind?: "assistants" | "agents";
+  /** where on the world's receiver its call_concluded goes (default /hooks) */
+  hooksPath?: string;
 };
 
 /** A pipeline assistant (VAD: 64 ms to start, 300 ms to stop) whose call_concluded goes to the world's receiver. */
@@ -184,7 +187,7 @@ export async function pipelineAssistant(world: World, spec: PipelineAssistantSpe
     parameters: { vad: { startDuration: 64, stopDuration: 300 }, stt: spec.stt ?? {}, ...spec.strategy },
   });
   expect(strategy.status).toBe(201);
-  const created = await org.post(`${P}/assistants`, {
+  const created = await org.post(`${P}/${spec.kind ?? "assistants"}`, {
     name: spec.name ?? "pipeline desk",
     systemPrompt: spec.systemPrompt ?? "You are the Acme front desk.",
     ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
@@ -193,7 +196,9 @@ export async function pipelineAssistant(world: World, spec: PipelineAssistantSpe
       ...(spec.turnTaking ? [{ type: "turn_taking", parameters: spec.turnTaking }] : []),
       ...(spec.extensions ?? []),
     ],
-    callEventHooks: [{ type: "call_concluded", parameters: { url: `${world.hooks.url}/hooks` } }],
+    callEventHooks: [
+      { type: "call_concluded", parameters: { url: `${world.hooks.url}${spec.hooksPath ?? "/hooks"}` } },
+    ],
   });
   expect(created.status).toBe(201);
   return created.body.data.id as string;

@@ -1,5 +1,6 @@
 import { index, integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { CallLatency } from "../../models/call-latency";
+import type { AgentTaskHandoff } from "../../models/handoff";
 import { assistants } from "./assistants";
 import { sipCredentials, sipPhoneNumbers } from "./sip";
 import { ownedByOrganization } from "./tenancy";
@@ -71,6 +72,8 @@ export const agentTasks = pgTable(
     analysis: jsonb("analysis").$type<Record<string, unknown>>(),
     // latency per turn, written with the conclusion (null while the call runs, and for calls that never started)
     latency: jsonb("latency").$type<CallLatency>(),
+    // the assistants the caller was handed to, in order (docs/handoff.md), written with the conclusion
+    handoffs: jsonb("handoffs").$type<AgentTaskHandoff[]>().notNull().default([]),
     // outbound only: what to dial, read by the bridge that places the call
     dial: jsonb("dial").$type<OutboundDial>(),
     // a test call's run (design.md, "How a test call runs"); null for real calls

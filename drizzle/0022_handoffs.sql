@@ -1,0 +1,1 @@
+ALTER TABLE "agent_tasks" ADD COLUMN "handoffs" jsonb DEFAULT '[]'::jsonb NOT NULL;
