@@ -11,6 +11,9 @@
 // process, from Postgres (cold) and from the read model (cached); and what Idempotency-Key adds to one
 // POST, from sequential POSTs without a key, with a new key and replayed, in turn. Targets (issue 28): by id >= 1.5x the
 // baseline with p99 < 5 ms, list >= 0.9x with p99 < 10 ms. The load average is printed with the table.
+// Cores (bench/lib/pinning.ts, --sut-cpus 0 --load-cpus 1 by default on 2 cores): the three servers and
+// this database's Postgres backends on the SUT cores, wrk (and this process) on the load cores; each
+// case's where-ran is checked, and a case whose load side saturated its cores is marked INVALID.
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
@@ -20,13 +23,23 @@ import { dropDatabase, migrateDatabase } from "../../src/db/migrate";
 import { createDb, readModelOf } from "../../src/db/client";
 import { loadCallAssistant } from "../../src/calls/load-assistant";
 import { freePort } from "../../test/helpers/temporal";
+import { processTree } from "../calls-sip/proc-tree";
+import { onCpus, pin, pinningFrom, pinningOptions, postgresBackends, watchCores } from "../lib/pinning";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } },
+  options: {
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+    ...pinningOptions,
+  },
 });
+const pinning = pinningFrom(values);
+// this process and what it starts (wrk) on the load cores
+pin(process.pid, pinning.load);
 const server = process.env.TEST_DATABASE_SERVER ?? "postgres://postgres@127.0.0.1:5432";
 // one database per run: benches of several worktrees may run on one machine
-const databaseUrl = `${server}/vas_bench_api_${process.pid}`;
+const databaseName = `vas_bench_api_${process.pid}`;
+const databaseUrl = `${server}/${databaseName}`;
 const admin = `admin_${randomBytes(8).toString("hex")}`;
 const say = (msg: string) => console.error(`[bench/api] ${msg}`);
 
@@ -64,7 +77,8 @@ const tokenProc = Bun.spawnSync(["bun", "src/cli/token-create.ts", "--vendor", v
 const token = tokenProc.stdout.toString().trim();
 
 async function startServer(args: string[], port: number, extra: Record<string, string> = {}) {
-  const proc = spawn("bun", args, {
+  const [command, ...rest] = onCpus(pinning.sut, ["bun", ...args]);
+  const proc = spawn(command!, rest, {
     env: { ...env, ...extra, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -126,8 +140,9 @@ end`,
 
 type Result = { rps: number; p50: number; p99: number; errors: number };
 type Mode = "one" | "etag" | "list" | "put" | "post" | "post-key" | "replay";
-function wrk(url: string, mode: Mode, prefix: string): Result {
-  const run = Bun.spawnSync(
+/** wrk to completion, without blocking this event loop (the core watch samples meanwhile). */
+async function wrk(url: string, mode: Mode, prefix: string): Promise<Result> {
+  const run = Bun.spawn(
     [
       "wrk",
       `-t${Math.min(2, Number(values.connections))}`,
@@ -140,12 +155,13 @@ function wrk(url: string, mode: Mode, prefix: string): Result {
     ],
     {
       env: { ...process.env, MODE: mode, PREFIX: prefix },
+      stderr: "pipe",
     },
   );
-  const out = run.stdout.toString();
+  const [out, stderr] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()]);
   const ms = (label: string) => {
     const m = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
-    if (!m) throw new Error(`wrk output without ${label}%:\n${out}${run.stderr}`);
+    if (!m) throw new Error(`wrk output without ${label}%:\n${out}${stderr}`);
     return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
   };
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
@@ -194,6 +210,7 @@ const plain = await startServer(["src/index.ts"], plainPort, { READ_MODEL: "fals
 const baseline = await startServer(["bench/api/baseline-server.ts"], basePort).catch((error) =>
   giveUp(error, ours, plain),
 );
+const servers = [ours.pid!, plain.pid!, baseline.pid!];
 const etags = await Promise.all(
   ids.map(async (id) => {
     const res = await fetch(`${oursUrl}${P}/${id}`, { headers: { authorization: `Bearer ${token}` } });
@@ -207,32 +224,50 @@ const rows: string[] = [];
 const cell = (r: Result) => `${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)}`;
 const ratio = (a: Result, b: Result) => `${(a.rps / b.rps).toFixed(2)}x`;
 const loads = [loadavg()];
+/** where each process ran during the measured runs: the servers and our Postgres backends (SUT), wrk (load) */
+const invalid: string[] = [];
+const watched = () =>
+  watchCores(pinning, [
+    { label: "bench and wrk", side: "load", pids: () => processTree(process.pid).filter((p) => !servers.includes(p)) },
+    { label: "servers (ours x2, baseline)", side: "sut", pids: () => servers },
+    {
+      label: "postgres (this database)",
+      side: "sut",
+      pids: () => postgresBackends(databaseName),
+      pinNew: true,
+      optional: true,
+    },
+  ]);
 /** a warm-up run, then the measured one */
-const measure = (url: string, mode: Mode, prefix: string, who: string, name: string) => {
+const measure = async (url: string, mode: Mode, prefix: string, who: string, name: string) => {
   say(`${name}: ${who}, ${values.seconds}s with ${values.connections} connections`);
-  wrk(url, mode, prefix);
-  const r = wrk(url, mode, prefix);
+  await wrk(url, mode, prefix);
+  const cores = watched();
+  const r = await wrk(url, mode, prefix);
+  const report = cores.stop();
+  if (!report.valid) invalid.push(`${name} (${who})`);
+  say(report.text);
   if (r.errors) say(`${name}: ${who}: ${r.errors} non-2xx/3xx answers`);
   return r;
 };
 try {
   for (const c of cases) {
-    const a = measure(oursUrl, c.mode, c.ours, "ours", c.name);
-    const p = measure(plainUrl, c.mode, c.ours, "ours, READ_MODEL=false", c.name);
-    const b = measure(baseUrl, c.mode, c.base, "baseline", c.name);
+    const a = await measure(oursUrl, c.mode, c.ours, "ours", c.name);
+    const p = await measure(plainUrl, c.mode, c.ours, "ours, READ_MODEL=false", c.name);
+    const b = await measure(baseUrl, c.mode, c.base, "baseline", c.name);
     rows.push(`| ${c.name} | ${cell(a)} | ${cell(p)} | ${cell(b)} | ${ratio(a, b)} | ${ratio(p, b)} |`);
   }
   for (const c of writes) {
-    const a = measure(oursUrl, c.mode, P, "ours", c.name);
-    const p = measure(plainUrl, c.mode, P, "ours, READ_MODEL=false", c.name);
+    const a = await measure(oursUrl, c.mode, P, "ours", c.name);
+    const p = await measure(plainUrl, c.mode, P, "ours, READ_MODEL=false", c.name);
     rows.push(`| ${c.name} | ${cell(a)} | ${cell(p)} | – | – | – | – | – |`);
   }
   loads.push(loadavg());
   for (const c of oursOnly) {
     say(`${c.name}: warming up`);
-    wrk(oursUrl, c.mode, P);
+    await wrk(oursUrl, c.mode, P);
     say(`${c.name}: ours, ${values.seconds}s with ${values.connections} connections`);
-    const a = wrk(oursUrl, c.mode, P);
+    const a = await wrk(oursUrl, c.mode, P);
     if (a.errors) say(`non-2xx/3xx answers: ${a.errors}`);
     rows.push(`| ${c.name} | ${cell(a)} | – | – | – | – | – | – | – | – |`);
   }
@@ -252,7 +287,7 @@ console.log(
   "ours: bun src/index.ts (auth, tenancy, validation, envelope, logging, the read model); ours, READ_MODEL=false: the same reading Postgres every time; baseline: bench/api/baseline-server.ts (Bun.serve + postgres.js, the same query, nothing else).",
 );
 console.log(
-  `load average (1 min) at the start, after the side-by-side cases, at the end: ${loads.map((l) => l[0]!.toFixed(2)).join(", ")} (${navigator.hardwareConcurrency} cores)\n`,
+  `load average (1 min) at the start, after the side-by-side cases, at the end: ${loads.map((l) => l[0]!.toFixed(2)).join(", ")} (${navigator.hardwareConcurrency} cores, a shared machine); servers and this database's Postgres backends on SUT cores ${pinning.sut}, wrk on ${pinning.load}; ${invalid.length ? `INVALID (load side saturated or misplaced): ${invalid.join(", ")}` : "every measured case valid"}\n`,
 );
 console.log(
   "| case | ours req/s | p50 ms | p99 ms | READ_MODEL=false req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | ours/baseline | READ_MODEL=false/baseline |",

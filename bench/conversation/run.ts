@@ -1,6 +1,9 @@
 // bench/conversation (by hand, not CI): voice-to-voice time per turn at the caller's socket, for each
 // endpointing mode of the turn_taking extension, with and without preemptiveGeneration, side by side.
-//   bun run bench conversation [--calls 50] [--turns 4] [--llm-delay 300] [--tts-delay 150]
+//   bun run bench conversation [--calls 50] [--turns 4] [--llm-delay 300] [--tts-delay 150] [--sut-cpus 0 --load-cpus 1]
+// Cores (bench/lib/pinning.ts): the bridge and this database's Postgres backends on the SUT cores,
+// the callers (this process), the fakes and the API on the load cores; each configuration says where
+// each ran and is INVALID when the load side saturated its cores.
 // The bridge runs as `bun src/bridge/main.ts` against the pipeline bench's fakes in their own process
 // (Deepgram, Flux's /v2/listen included, ElevenLabs, chat completions), answering after fixed delays.
 // Per configuration CALLS 8 kHz callers at once each ask TURNS questions (espeak "Tell me more.");
@@ -21,9 +24,12 @@ import { startPipelineBridge } from "../pipeline/pipeline-bridge";
 import { startConversations, type TurnTimes } from "./callers";
 import { bridgeLine, bridgeTurns } from "./bridge-latency";
 import type { TurnLatency } from "../../src/models/call-latency";
+import { pinningFrom, pinningOptions, type CoreReport } from "../lib/pinning";
+import { processTree } from "../calls-sip/proc-tree";
 
 const { values } = parseArgs({
   options: {
+    ...pinningOptions,
     calls: { type: "string", default: "50" },
     turns: { type: "string", default: "4" },
     "llm-delay": { type: "string", default: "300" },
@@ -64,7 +70,8 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(" ");
-const { say, databaseUrl, env, spawnBun, finish } = createBench("conversation");
+const pinning = pinningFrom(values);
+const { say, databaseUrl, env, spawnBun, watch, finish } = createBench("conversation", pinning);
 
 async function assistantFor(tenant: Tenant, mode: Mode, preemptive: boolean) {
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
@@ -97,6 +104,8 @@ type Result = {
   lost: number;
   failed: number;
   load: string;
+  /** where each process ran, and whether the load side kept up */
+  cores: CoreReport;
 };
 
 async function runConfiguration(
@@ -105,8 +114,10 @@ async function runConfiguration(
   question: Int16Array,
   mode: Mode,
   preemptive: boolean,
+  bridgePid: number,
 ) {
   const assistantId = await assistantFor(tenant, mode, preemptive);
+  const cores = watch([{ label: "bridge", side: "sut", pids: () => processTree(bridgePid) }]);
   const url = `${bridgeUrl}/v1/calls?assistantId=${assistantId}&sampleRate=${rate}&token=${tenant.orgToken}`;
   const conversations = startConversations({
     url,
@@ -143,6 +154,7 @@ async function runConfiguration(
     lost: conversations.lost,
     failed: conversations.failed,
     load: load(),
+    cores: cores.stop(),
   };
 }
 
@@ -245,7 +257,11 @@ try {
   await migrateDatabase(databaseUrl);
   const api = await startApi(loadConfig(env), { port: 0 });
   const tenant = await createTenant(api.url, "bench");
-  const { urls, url: bridgeUrl } = await startPipelineBridge(spawnBun, {
+  const {
+    urls,
+    url: bridgeUrl,
+    bridge,
+  } = await startPipelineBridge(spawnBun, {
     TAGGED_STREAMS: String(1e9),
     UNPUNCTUATED_ODD_TURNS: "1",
     LLM_DELAY_MS: String(llmMs),
@@ -255,7 +271,7 @@ try {
   const results: Result[] = [];
   for (const mode of modes)
     for (const preemptive of [false, true]) {
-      const result = await runConfiguration(tenant, bridgeUrl, question, mode, preemptive);
+      const result = await runConfiguration(tenant, bridgeUrl, question, mode, preemptive, bridge.proc.pid!);
       results.push(result);
       say(
         `${mode}, preemptive ${preemptive ? "on" : "off"}: ${result.turns.length} turns heard, ${result.lost} lost, ${result.failed} calls failed; load ${result.load}`,
@@ -293,6 +309,9 @@ try {
       "where the time goes, p50 / p99 ms: caller's end -> Finalize (VAD stop) | Finalize (model: caller's end) -> LLM request | LLM first token | caller's final transcript -> TTS text | LLM first token -> TTS text | TTS first audio | TTS first audio -> first frame at the caller | first frame -> first voiced frame (the audio's leading silence)",
       ...stages,
       `${heard} turns heard, ${results.reduce((n, r) => n + r.lost, 0)} lost, ${results.reduce((n, r) => n + r.failed, 0)} calls failed`,
+      "",
+      `cores per configuration (SUT ${pinning.sut}: the bridge; load ${pinning.load}: the rest; a shared machine):`,
+      ...results.map((r) => `${r.mode}, preemptive ${r.preemptive ? "on" : "off"}: ${r.cores.text}`),
     ].join("\n"),
   );
   await api.stop();

@@ -94,7 +94,7 @@ export function createBench(name: string, pinning?: Pinning) {
    * which are part of what is measured (call starts, reads) and so go to the SUT cores as they appear
    * (Postgres's own processes serve every database on the machine and are left where they are).
    */
-  function watch(entries: Watched[], benchThreads?: (name: string) => boolean) {
+  function watch(entries: Watched[], benchThreads?: Watched["threads"]) {
     if (!pinning) throw new Error("createBench without pinning");
     // every other process this one started (SIPp, wrk, the fakes): the load side
     const others = () => {

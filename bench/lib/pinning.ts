@@ -110,7 +110,7 @@ export type Watched = {
   label: string;
   side: Side;
   pids: () => number[];
-  threads?: (name: string) => boolean;
+  threads?: (thread: ThreadState) => boolean;
   /** pin every process not yet seen onto its side's cores (processes this bench did not start itself) */
   pinNew?: boolean;
   /** may have no process at all (else a missing process makes the run invalid) */
@@ -171,7 +171,7 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
   );
   const loadShares: number[] = [];
   const coresAtStart = coreTimes();
-  let lastAt = performance.now();
+  let lastAt = -Infinity;
   let lastLoadCpu: number | null = null;
 
   function sample() {
@@ -195,7 +195,7 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
           continue; // exited
         }
         for (const t of threads) {
-          if (w.threads && !w.threads(t.name)) continue;
+          if (w.threads && !w.threads(t)) continue;
           s.threads.add(t.tid);
           s.allowed.add(t.allowed);
           const before = s.cpu.get(t.tid);
@@ -209,6 +209,8 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
       if (w.side === "load") loadCpu += used(s);
     }
     const now = performance.now();
+    // a reading moments after the last (stop's) would divide a tick of CPU by almost nothing
+    if (now - lastAt < intervalMs / 2) return;
     if (lastLoadCpu !== null)
       loadShares.push((loadCpu - lastLoadCpu) / ((now - lastAt) / 1000) / pinning.loadCores.length);
     lastLoadCpu = loadCpu;

@@ -1,5 +1,6 @@
 // The pipeline benches' set-up: the fake providers in their own process (fake-providers.ts, told by
-// `providerEnv`) and one bridge process (`bun src/bridge/main.ts`) pointed at them.
+// `providerEnv`) and one bridge process (`bun src/bridge/main.ts`) pointed at them, on the SUT cores
+// when the bench splits them (bench/lib/pinning.ts).
 import { freePort } from "../../test/helpers/temporal";
 import type { createBench } from "../lib/harness";
 
@@ -20,6 +21,8 @@ export async function startPipelineBridge(
       LOG_LEVEL: "info",
     },
     (l) => l.includes("bridge listening"),
+    undefined,
+    "sut",
   );
   return { urls, bridge, url: `ws://127.0.0.1:${port}` };
 }
