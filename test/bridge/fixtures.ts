@@ -68,6 +68,8 @@ export async function startWorld(
 
 export type ToolSpec = { name: string; serverUrl: string; headers?: Record<string, string> };
 export type AssistantSpec = {
+  name?: string;
+  systemPrompt?: string;
   fake?: FakeRealtimeOptions;
   greeting?: string;
   tools?: ToolSpec[];
@@ -102,8 +104,8 @@ export async function createAssistant(
     if (type && !(strategyTypes as string[]).includes(type)) await setStrategyType(strategyId, type);
   }
   const created = await tenant.org.post(`${tenant.P}/${spec.kind ?? "assistants"}`, {
-    name: "front desk",
-    systemPrompt: "You are the Acme front desk.",
+    name: spec.name ?? "front desk",
+    systemPrompt: spec.systemPrompt ?? "You are the Acme front desk.",
     ...(spec.greeting && { systemPromptGreeting: spec.greeting }),
     ...(strategyId && { llmAudioContentGenerationStrategyId: strategyId }),
     extensions: [
@@ -152,12 +154,16 @@ export async function hookFor(world: World, callId: string, type: string, timeou
  */
 export function greetThenTransfer(greeting: string, tool: string, destination: string) {
   return (instructions: string) => {
-    const words = instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
+    const words = verbatimWords(instructions);
     return words === greeting
       ? { text: greeting, toolCalls: [{ name: tool, arguments: { destination } }] }
       : { text: words };
   };
 }
+
+/** The words the bridge asks a Realtime model to say verbatim ("…word for word, and nothing else: <words>"). */
+export const verbatimWords = (instructions: string) =>
+  instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
 
 /** A call to `assistantId` in our wire format at 16 kHz, streaming like a phone, once `greeting` has played. */
 export async function callPastGreeting(world: World, assistantId: string, greeting: string) {

@@ -10,7 +10,7 @@ import { toolSchema } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
-import { agentTask, hookFor, type World } from "../bridge/fixtures";
+import { agentTask, createAssistant, hookFor, verbatimWords, type World } from "../bridge/fixtures";
 import { pipelineAssistant, type PipelineWorld, startPipelineWorld } from "../voice/pipeline-fakes";
 
 let pipeline: PipelineWorld;
@@ -271,4 +271,144 @@ describe("a handoff on the pipeline", () => {
     expect(results).toHaveLength(11);
     expect(results.at(-1)).toStartWith("No more handoffs: a call makes at most 10.");
   }, 120_000);
+});
+
+// long enough that the caller's question, asked as it begins, is over before the switch
+const longMessage =
+  "One moment please. I am handing you over to our billing team now, and they will be with you right away to help with your bill.";
+
+/** Whether the agent's final transcript `text` has reached the caller yet. */
+const saidYet = (caller: WsCaller, text: string) => agentFinals(caller).includes(text);
+
+describe("a handoff between engines", () => {
+  test("openai_realtime to pipeline: the caller's question, asked while the message plays, reaches billing and is answered", async () => {
+    const billingId = await billingAssistant();
+    const desk = await createAssistant(world, {
+      greeting: "Hello, Acme here.",
+      fake: {
+        onInstructions: (instructions) => ({ text: verbatimWords(instructions) }),
+        turns: [
+          {
+            userSays: "My bill please.",
+            reply: { toolCalls: [{ name: "handoff", arguments: { destination: "billing" } }] },
+          },
+        ],
+      },
+      extensions: [
+        {
+          type: "handoff",
+          parameters: {
+            context: "none",
+            destinations: [{ assistantId: billingId, description: "bills", message: longMessage }],
+          },
+        },
+      ],
+    });
+    stt.transcripts.splice(0, stt.transcripts.length, "Is my invoice paid?");
+    world.chat.reply = () => ({ text: "It is paid.", toolCalls: [{ name: "end_call", arguments: {} }] });
+    const since = world.chat.requests.length;
+    const { caller, callId } = await dial(desk.id);
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("My bill please.", rate));
+    await caller.waitFor((e) => e.type === "tool_call" && e.name === "handoff");
+    const provider = desk.fake.sessions.at(-1)!;
+    const appendsBefore = provider.received.filter((e) => e.type === "input_audio_buffer.append").length;
+    await caller.say(await speech("Is my invoice paid?", rate));
+    // all of the question was said before the message ended: billing, which waits for the caller, can only hear it from the hold
+    expect(saidYet(caller, longMessage)).toBe(false);
+    expect((await caller.closed).code).toBe(1000);
+    expect(agentFinals(caller)).toEqual(["Hello, Acme here.", longMessage, "It is paid."]);
+    await hookFor(world, callId, "call_concluded");
+    const billing = llmRequests(since, "You are Acme billing");
+    expect(billing).toHaveLength(1);
+    expect(billing[0]!.body.messages.slice(1)).toEqual([{ role: "user", content: "Is my invoice paid?" }]);
+    // the front desk's provider heard none of it (at most the 100 ms chunk it was filling)
+    expect(provider.received.filter((e) => e.type === "input_audio_buffer.append").length).toBeLessThanOrEqual(
+      appendsBefore + 1,
+    );
+    expect((await agentTask(world, callId)).handoffs).toEqual([
+      { at: expect.any(String), fromAssistantId: desk.id, toAssistantId: billingId, destination: "billing" },
+    ]);
+  }, 90_000);
+
+  test("pipeline to openai_realtime: the question asked during the message is answered by billing's Realtime model", async () => {
+    const billing = await createAssistant(world, {
+      name: "billing",
+      systemPrompt: billingPrompt,
+      fake: {
+        turns: [
+          {
+            userSays: "Is my invoice paid?",
+            reply: { text: "It is paid.", toolCalls: [{ name: "end_call", arguments: {} }] },
+          },
+        ],
+      },
+      tools: [{ name: "lookup_invoice", serverUrl: "http://127.0.0.1:9/invoices" }],
+    });
+    const deskId = await frontDesk(billing.id, { context: "none" }, longMessage);
+    stt.transcripts.splice(0, stt.transcripts.length, "My bill please.");
+    world.chat.reply = squadReplies(() => ({ text: "Billing is not on the pipeline." }));
+    const { caller, callId } = await dial(deskId);
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("My bill please.", rate));
+    await caller.waitFor((e) => e.type === "tool_call" && e.name === "handoff");
+    await caller.say(await speech("Is my invoice paid?", rate));
+    expect(saidYet(caller, longMessage)).toBe(false);
+    expect((await caller.closed).code).toBe(1000);
+    expect(agentFinals(caller)).toEqual(["Hello, Acme here.", longMessage, "It is paid."]);
+    // billing's Realtime session: its prompt rendered, its tools, no context
+    const provider = billing.fake.sessions.at(-1)!;
+    const update = (await provider.waitFor("session.update")).session;
+    expect(update.instructions).toBe(`You are Acme billing on call ${callId}.`);
+    expect(update.tools.map((t: any) => t.name)).toEqual(["lookup_invoice", "end_call"]);
+    // no context: the only item is end_call's answer
+    const items = provider.received.filter((e) => e.type === "conversation.item.create").map((e) => e.item);
+    expect(items).toEqual([
+      { type: "function_call_output", call_id: expect.any(String), output: "The call is ending." },
+    ]);
+    await hookFor(world, callId, "call_concluded");
+    expect((await agentTask(world, callId)).handoffs).toEqual([
+      { at: expect.any(String), fromAssistantId: deskId, toAssistantId: billing.id, destination: "billing" },
+    ]);
+  }, 90_000);
+
+  test("pipeline to openai_realtime with all: the conversation goes in as Realtime items, then billing answers it", async () => {
+    const billing = await createAssistant(world, {
+      name: "billing",
+      systemPrompt: billingPrompt,
+      fake: {
+        turns: [
+          { userSays: "", reply: { text: "Order 42 is paid.", toolCalls: [{ name: "end_call", arguments: {} }] } },
+        ],
+      },
+    });
+    const deskId = await frontDesk(billing.id);
+    stt.transcripts.splice(0, stt.transcripts.length, "Where is my order 42?");
+    world.chat.reply = (body) =>
+      body.messages.at(-1).role === "tool"
+        ? { toolCalls: [{ name: "handoff", arguments: { destination: "billing" } }] }
+        : { text: "Let me check.", toolCalls: [{ name: "lookup_order", arguments: { orderId: "42" } }] };
+    const { caller, callId } = await dial(deskId);
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("Where is my order forty two?", rate));
+    expect((await caller.closed).code).toBe(1000);
+    expect(agentFinals(caller)).toEqual(["Hello, Acme here.", "Let me check.", "Order 42 is paid."]);
+    const provider = billing.fake.sessions.at(-1)!;
+    const items = provider.received.filter((e) => e.type === "conversation.item.create").map((e) => e.item);
+    const lookup = items.find((i) => i.type === "function_call");
+    expect(items).toEqual([
+      { type: "message", role: "assistant", content: [{ type: "text", text: "Hello, Acme here." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Where is my order 42?" }] },
+      { type: "message", role: "assistant", content: [{ type: "text", text: "Let me check." }] },
+      { type: "function_call", call_id: lookup.call_id, name: "lookup_order", arguments: '{"orderId":"42"}' },
+      { type: "function_call_output", call_id: lookup.call_id, output: "Order 42 ships tomorrow." },
+      // billing's own end_call, answered by the adapter
+      { type: "function_call_output", call_id: expect.any(String), output: "The call is ending." },
+    ]);
+    // the items before the answer asked for
+    const order = provider.received.map((e) => e.type);
+    const itemsAt = order.flatMap((type, i) => (type === "conversation.item.create" ? [i] : []));
+    expect(itemsAt[4]).toBeLessThan(order.indexOf("response.create"));
+    await hookFor(world, callId, "call_concluded");
+  }, 90_000);
 });

@@ -214,7 +214,8 @@ export class FakeRealtimeSession {
 
   private onItem(item: Record<string, any>) {
     const id = item.id ?? newId("item");
-    if (item.type === "function_call_output") {
+    // an output for a call this fake never made is context (a handoff's conversation so far), not an answer
+    if (item.type === "function_call_output" && this.calls.has(item.call_id)) {
       const output = { callId: item.call_id, name: this.calls.get(item.call_id) ?? "unknown", output: item.output };
       this.toolOutputs.push(output);
       this.pendingOutputs.push(output);
