@@ -6,6 +6,8 @@ import { Enum, HttpUrl, Integer, NonEmpty, Nullable, OptionalNullable, Strict, S
 import { DOCUMENTED_AS, oneShapePer } from "./documented-as";
 import { TURN_TAKING, TurnTakingParameters } from "./turn-taking";
 import { HANDOFF, HandoffParameters } from "./handoff";
+import { jsonContent, ObjectJsonSchema } from "./json-content";
+import { TOOL_ARGUMENT_TYPES, ToolSpecSchema } from "./tool-schema";
 
 const FreeForm = t.Record(t.String(), t.Unknown(), { description: "type-specific parameters" });
 
@@ -14,7 +16,11 @@ export const ToolWebhookParameters = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 64, pattern: "^[a-zA-Z0-9_-]+$", description: "tool name the LLM sees" }),
     serverUrl: HttpUrl,
-    schema: t.String({ minLength: 2, description: "tool specification as a JSON string in OpenAI function format" }),
+    schema: t.String({
+      minLength: 2,
+      description: "tool specification as a JSON string in OpenAI function format",
+      ...jsonContent(ToolSpecSchema),
+    }),
     headers: t.Optional(StringMap),
   },
   Strict,
@@ -40,6 +46,7 @@ export const KnowledgeBaseParameters = t.Object(
         minLength: 1,
         maxLength: 2000,
         description: "write-only, only with url: sent as a bearer token; omit to keep, null to remove",
+        writeOnly: true,
       }),
     ),
   },
@@ -92,7 +99,12 @@ export const CallContextParameters = t.Object(
 /** parameters of a `call_analysis` extension (docs/context.md): what the post-call request fills. */
 export const CallAnalysisParameters = t.Object(
   {
-    schema: t.String({ minLength: 2, maxLength: 20_000, description: "a JSON Schema, as a string, for analysis.data" }),
+    schema: t.String({
+      minLength: 2,
+      maxLength: 20_000,
+      description: "a JSON Schema, as a string, for analysis.data",
+      ...jsonContent(ObjectJsonSchema(TOOL_ARGUMENT_TYPES, "field")),
+    }),
     prompt: t.Optional(t.String({ maxLength: 4000, description: "how to fill the data" })),
     successCriteria: t.Optional(t.String({ maxLength: 4000, description: "when the call counts as a success" })),
   },
@@ -110,6 +122,7 @@ export const CallHookParameters = t.Object(
         minLength: 1,
         maxLength: 500,
         description: "write-only; signs deliveries (Standard Webhooks); omit to keep, null to remove",
+        writeOnly: true,
       }),
     ),
   },

@@ -22,7 +22,7 @@ const credentialWrite = t.Object(
     hostname: Hostname,
     port: Integer({ minimum: 1, maximum: 65535 }),
     username: t.String({ minLength: 1, maxLength: 200 }),
-    password: t.String({ minLength: 1, maxLength: 500, description: "write-only; never returned" }),
+    password: t.String({ minLength: 1, maxLength: 500, description: "write-only; never returned", writeOnly: true }),
     maxAgentTasks: t.Optional(Integer({ minimum: 1, maximum: 100_000, default: 10 })),
   },
   Strict,

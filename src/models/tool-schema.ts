@@ -1,8 +1,17 @@
 // The one reader of a tool_webhook `schema` string (the spec's OpenAI function format), shared by the API,
 // which refuses a bad one with a 400, and the call, which turns a stored one into the tool the LLM sees.
+import { t } from "elysia";
 import { isObject } from "../lib/is-object";
+import { ObjectJsonSchema } from "./json-content";
 
 export const TOOL_ARGUMENT_TYPES = ["string", "integer", "number", "boolean", "object", "array"] as const;
+
+/** What parseToolSchema accepts, for the document (the extension's own name is the one the LLM sees). */
+export const ToolSpecSchema = t.Object({
+  name: t.String({ minLength: 1, description: "required by the format; the LLM sees the extension's parameters.name" }),
+  description: t.Optional(t.String({ description: "what the tool does, for the LLM" })),
+  parameters: ObjectJsonSchema(TOOL_ARGUMENT_TYPES, "argument"),
+});
 
 /** A function the LLM may call, in OpenAI function format (JSON Schema parameters). */
 export type ToolSpec = { name: string; description?: string; parameters: Record<string, unknown> };

@@ -107,12 +107,15 @@ describe("the console", () => {
 
     // edit the greeting and add a hook through the public API
     await page.click(`#assistants-list a[href="#/assistants/${assistant.id}"]`);
-    await page.waitForSelector("#systemPromptGreeting");
-    await page.fill("#systemPromptGreeting", "Hello from the console.");
-    const hooks = JSON.parse(await page.locator("#callEventHooks").inputValue());
-    expect(hooks).toHaveLength(2);
-    hooks.push({ type: "call_concluded", parameters: { url: "http://127.0.0.2:9/refused" } });
-    await page.fill("#callEventHooks", JSON.stringify(hooks));
+    await page.waitForSelector('[data-field="systemPromptGreeting"]');
+    await page.fill('[data-field="systemPromptGreeting"]', "Hello from the console.");
+    // the two hooks are rows of the form (test/console/builder.test.ts builds every kind); a third is added
+    expect(await page.locator('[data-field="callEventHooks[1].parameters.url"]').inputValue()).toBe(
+      `${world.hooks.url}/hooks`,
+    );
+    await page.click('[data-add="callEventHooks"]');
+    await page.selectOption('[data-field="callEventHooks[2].type"]', "call_concluded");
+    await page.fill('[data-field="callEventHooks[2].parameters.url"]', "http://127.0.0.2:9/refused");
     await page.click("#save");
     await page.waitForSelector("#save-result:has-text('Saved.')");
     await shot("assistant");

@@ -1,6 +1,6 @@
 // The console's knowledge pages in Chromium (playwright-core, test/helpers/chromium.ts): a knowledge
 // base is created, a Markdown file and pasted HTML are uploaded and chunked, the search box shows what
-// the tool would hand the LLM, the base is attached to an assistant through the knowledge tool form
+// the tool would hand the LLM, the base is attached to an assistant through its form (a knowledge_base extension)
 // (then switched to url mode with a write-only token, then removed), a document is deleted, and
 // deleting a base in use shows the 409 as a clear message. Screenshots go to test-artifacts/console/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -69,6 +69,8 @@ const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.
 const documentRow = (title: string) =>
   page.locator("#documents tr", { has: page.locator(`.doc-title:text-is("${title}")`) });
 const storedAssistant = async () => (await tenant.org.get(`${tenant.P}/assistants/${assistantId}`)).body.data;
+/** An input of the assistant's form: extensions[i]'s `name` (its full path is data-field). */
+const tool = (name: string, i = 0) => page.locator(`[data-field="extensions[${i}].${name}"]`);
 const knowledgeExtensions = async () =>
   ((await storedAssistant()).extensions as any[]).filter((e) => e.type === "knowledge_base");
 
@@ -152,14 +154,14 @@ describe("the console's knowledge pages", () => {
 
     // attach the base to the assistant through the form; the other extension stays as it was
     await page.goto(`${api.url}/console#/assistants/${assistantId}`);
-    await page.waitForSelector("#add-knowledge-tool");
-    expect(JSON.parse(await page.locator("#extensions").inputValue())).toHaveLength(1);
-    await page.click("#add-knowledge-tool");
-    const tool = page.locator("fieldset.knowledge-tool");
-    await tool.locator(".kt-base").selectOption(kbId);
-    await tool.locator(".kt-name").fill("search_help");
-    await tool.locator(".kt-description").fill("Parking, refunds and opening hours");
-    await tool.locator(".kt-max").fill("5");
+    await page.waitForSelector('[data-add="extensions"]');
+    expect(await tool("type").inputValue()).toBe("call_analysis");
+    await page.click('[data-add="extensions"]');
+    await tool("type", 1).selectOption("knowledge_base");
+    await tool("parameters.knowledgeBaseId", 1).selectOption(kbId);
+    await tool("parameters.name", 1).fill("search_help");
+    await tool("parameters.description", 1).fill("Parking, refunds and opening hours");
+    await tool("parameters.maxResults", 1).fill("5");
     await page.click("#save");
     await page.waitForSelector("#save-result:has-text('Saved.')");
     await shot("assistant-knowledge-tool");
@@ -204,15 +206,16 @@ describe("the console's knowledge pages", () => {
     expect(stored.parameters.knowledgeBaseId).toBe(kbId); // left by the first test
     await page.goto(`${api.url}/console#/assistants/${assistantId}`);
     await page.reload();
-    const tool = page.locator("fieldset.knowledge-tool");
-    await tool.waitFor();
-    expect(await tool.locator(".kt-base").inputValue()).toBe(kbId);
-    expect(await tool.locator(".kt-max").inputValue()).toBe("5");
-    expect(await tool.locator(".kt-url").isVisible()).toBe(false);
+    const kt = (name: string) => tool(`parameters.${name}`, 1);
+    await kt("knowledgeBaseId").waitFor();
+    expect(await kt("knowledgeBaseId").inputValue()).toBe(kbId);
+    expect(await kt("maxResults").inputValue()).toBe("5");
+    expect(await kt("url").inputValue()).toBe("");
 
-    await tool.locator(".kt-mode").selectOption("url");
-    await tool.locator(".kt-url").fill("http://127.0.0.1:9/search");
-    await tool.locator(".kt-token").fill("kb-s3cret-token");
+    // url mode: no base, a url and its token
+    await kt("knowledgeBaseId").selectOption("");
+    await kt("url").fill("http://127.0.0.1:9/search");
+    await kt("authToken").fill("kb-s3cret-token");
     await page.click("#save");
     await page.waitForSelector("#save-result:has-text('Saved.')");
     const read = await tenant.org.get(`${tenant.P}/assistants/${assistantId}`);
@@ -232,25 +235,28 @@ describe("the console's knowledge pages", () => {
 
     // never shown back; saved again with the field empty, the token is kept
     await page.reload();
-    await tool.waitFor();
-    expect(await tool.locator(".kt-token").inputValue()).toBe("");
+    await kt("authToken").waitFor();
+    expect(await kt("authToken").inputValue()).toBe("");
     expect(await page.content()).not.toContain("kb-s3cret-token");
-    await tool.locator(".kt-max").fill("4");
+    await kt("maxResults").fill("4");
     await page.click("#save");
     await page.waitForSelector("#save-result:has-text('Saved.')");
     expect((await knowledgeExtensions())[0].parameters.maxResults).toBe(4);
     expect(await sealed()).toBe(secret);
 
     // a maxResults out of 1..20 is refused by the browser before anything is sent
-    await tool.locator(".kt-max").fill("21");
+    await kt("maxResults").fill("21");
     await page.click("#save");
-    expect(await page.evaluate<boolean>(`document.querySelector(".kt-max").validity.rangeOverflow`)).toBe(true);
+    expect(
+      await kt("maxResults").evaluate(
+        (input) => (input as unknown as { validity: { rangeOverflow: boolean } }).validity.rangeOverflow,
+      ),
+    ).toBe(true);
     expect(await page.evaluate<boolean>(`document.querySelector("#save").form.checkValidity()`)).toBe(false);
 
     // remove it: only the other extension is left, and the base is no longer in use
     await page.reload();
-    await tool.waitFor();
-    await tool.locator(".kt-remove").click();
+    await page.locator('[data-field="extensions[1]"] + button.remove').click();
     await page.click("#save");
     await page.waitForSelector("#save-result:has-text('Saved.')");
     expect((await storedAssistant()).extensions.map((e: any) => e.type)).toEqual(["call_analysis"]);

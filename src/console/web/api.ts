@@ -1,5 +1,7 @@
 // The console talks to the public API only, with the token the user signed in with. The token and the
 // organization stay in this tab's sessionStorage (gone when the tab closes; never in localStorage).
+import type { paths } from "../../../clients/typescript/schema";
+
 export type Session = { token: string; vendorId: string; organizationId: string };
 
 const key = "vas-console";
@@ -75,6 +77,59 @@ export type Paged<T> = { data: T[]; page: number; size: number; totalElements: n
 /** A whole page of a list under the organization's path: its rows and where it is in the list. */
 export async function apiPage<T = Json>(path: string): Promise<Paged<T>> {
   return (await request("GET", orgPath() + path)).json();
+}
+
+// ---- typed calls: paths, bodies and answers from the typed client's types (clients/typescript) -------
+
+type Prefix = "/api/v1/vendors/{vendorId}/organizations/{organizationId}";
+/** The organization's operations by their path under P (`/assistants/{assistantId}`). */
+type OrgPaths = { [K in keyof paths as K extends `${Prefix}${infer Rest}` ? Rest : never]: paths[K] };
+export type OrgPath = keyof OrgPaths;
+type Method = "get" | "post" | "put" | "delete";
+type Operation<P extends OrgPath, M extends Method> = OrgPaths[P][M];
+type JsonContent<T> = T extends { content: { "application/json": infer B } } ? B : never;
+type Success<R> = R extends { 200: infer A }
+  ? A
+  : R extends { 201: infer A }
+    ? A
+    : R extends { 202: infer A }
+      ? A
+      : never;
+/** The JSON body an operation takes. */
+export type BodyOf<P extends OrgPath, M extends Method> =
+  Operation<P, M> extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
+/** The `data` of an operation's successful answer. */
+export type DataOf<P extends OrgPath, M extends Method> =
+  Operation<P, M> extends { responses: infer R }
+    ? JsonContent<Success<R>> extends { data: infer D }
+      ? D
+      : never
+    : never;
+/** The parameters a path names in braces. */
+type ParamsIn<S extends string> = S extends `${string}{${infer Name}}${infer Rest}`
+  ? { [K in Name]: string } & ParamsIn<Rest>
+  : unknown;
+
+/**
+ * A call under the organization's path, typed by the API's OpenAPI document: `path` is one of its paths
+ * (`/assistants/{assistantId}`), `params` fills the braces, `body` and the answer's `data` have the
+ * operation's types, so that a change of the API's shapes fails the console's type check.
+ */
+export async function call<P extends OrgPath, M extends Method>(
+  method: M,
+  path: P,
+  params: ParamsIn<P>,
+  options: { body?: BodyOf<P, M>; query?: string } = {},
+): Promise<DataOf<P, M>> {
+  const filled = (path as string).replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent((params as Record<string, string>)[name]!),
+  );
+  const res = await request(
+    method.toUpperCase(),
+    orgPath() + filled + (options.query ? `?${options.query}` : ""),
+    options.body,
+  );
+  return res.status === 204 ? (null as DataOf<P, M>) : ((await res.json()).data as DataOf<P, M>);
 }
 
 /** JSON `data` of an envelope at an absolute API path, as `token` (before signing in). */

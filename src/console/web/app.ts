@@ -3,25 +3,26 @@ import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
 import { campaignPage, campaignsPage, newCampaignPage } from "./campaigns";
-import { dialer } from "./dialer";
-import { knowledgeBasePage, knowledgeBasesPage, knowledgeTools } from "./knowledge";
+import { knowledgeBasePage, knowledgeBasesPage } from "./knowledge";
 import { startTalk } from "./talk";
 import { transferFacts } from "./transfer-view";
 import { messageLine } from "./messages";
 import { latencyBars, latencyP50 } from "./latency-view";
 import { testsRoutes } from "./tests";
+import { assistantRoutes, type Kind } from "./assistants";
+import { strategyRoutes } from "./strategies";
+import { sipRoutes } from "./sip";
 
 const main = document.getElementById("main")!;
 const nav = document.getElementById("nav")!;
-type Kind = "assistants" | "agents";
 
 const pages: [RegExp, (...args: string[]) => Promise<Node>][] = [
-  [/^#\/assistants$/, assistantsPage],
-  [/^#\/(assistants|agents)\/([\w-]+)$/, (kind, id) => assistantPage(kind as Kind, id!)],
+  ...assistantRoutes,
+  ...strategyRoutes,
   [/^#\/talk\/(assistants|agents)\/([\w-]+)$/, (kind, id) => talkPage(kind as Kind, id!)],
   [/^#\/calls(?:\?.*)?$/, callsPage],
   [/^#\/calls\/([\w-]+)$/, (id) => callPage(id!)],
-  [/^#\/sip$/, sipPage],
+  ...sipRoutes,
   [/^#\/knowledge$/, knowledgeBasesPage],
   [/^#\/knowledge\/([\w-]+)(?:\?(.*))?$/, (id, query) => knowledgeBasePage(id!, query)],
   ...testsRoutes,
@@ -39,6 +40,7 @@ async function render() {
   nav.replaceChildren(
     ...[
       ["#/assistants", "Assistants"],
+      ["#/strategies", "Strategies"],
       ["#/calls", "Calls"],
       ["#/campaigns", "Campaigns"],
       ["#/sip", "SIP"],
@@ -66,97 +68,6 @@ function signOutAndRender() {
 
 function show(node: Node) {
   main.replaceChildren(node);
-}
-
-async function assistantsPage() {
-  const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
-  const table = (kind: Kind, rows: Json[]) =>
-    h(
-      "table",
-      { id: `${kind}-list` },
-      h("tr", {}, h("th", {}, "Name"), h("th", {}, "Greeting"), h("th", {}, "")),
-      rows.map((a) =>
-        h(
-          "tr",
-          {},
-          h("td", {}, h("a", { href: `#/${kind}/${a.id}` }, a.name)),
-          h("td", {}, a.systemPromptGreeting ?? ""),
-          h("td", {}, h("a", { href: `#/talk/${kind}/${a.id}` }, "Talk")),
-        ),
-      ),
-    );
-  return h(
-    "div",
-    {},
-    h("h2", {}, "Assistants"),
-    table("assistants", assistants),
-    h("h2", {}, "Agents"),
-    table("agents", agents),
-  );
-}
-
-async function assistantPage(kind: Kind, id: string) {
-  const [a, strategies, bases] = await Promise.all([
-    api("GET", `/${kind}/${id}`),
-    api("GET", "/llm-generation-strategies?size=100"),
-    api("GET", "/knowledge-bases?size=100&sort=name,asc"),
-  ]);
-  const field = (name: string, el: HTMLElement) => [h("label", { htmlFor: name }, name), el];
-  const name = h("input", { id: "name", value: a.name, size: 60 });
-  const prompt = h("textarea", { id: "systemPrompt", rows: 8 }, a.systemPrompt ?? "");
-  const greeting = h("textarea", { id: "systemPromptGreeting", rows: 2 }, a.systemPromptGreeting ?? "");
-  const strategy = h(
-    "select",
-    { id: "strategy" },
-    h("option", { value: "" }, "(none)"),
-    strategies.map((s: Json) =>
-      h("option", { value: s.id, selected: s.id === a.llmAudioContentGenerationStrategyId }, `${s.name} (${s.type})`),
-    ),
-  );
-  const knowledge = knowledgeTools(a.extensions, bases);
-  const tools = h("textarea", { id: "extensions", rows: 10 }, JSON.stringify(knowledge.others, null, 2));
-  const hooks = h("textarea", { id: "callEventHooks", rows: 8 }, JSON.stringify(a.callEventHooks, null, 2));
-  const result = h("p", { id: "save-result" });
-  async function save(event: Event) {
-    event.preventDefault();
-    result.className = "";
-    try {
-      // PUT replaces the whole object: everything the page shows goes back, edited or not
-      await api("PUT", `/${kind}/${id}`, {
-        name: name.value,
-        systemPrompt: prompt.value || null,
-        systemPromptGreeting: greeting.value || null,
-        llmAudioContentGenerationStrategyId: strategy.value || null,
-        telephoneNumberId: a.telephoneNumberId ?? null,
-        extensions: [...JSON.parse(tools.value), ...knowledge.value()],
-        callEventHooks: JSON.parse(hooks.value),
-      });
-      result.textContent = "Saved.";
-    } catch (e) {
-      result.className = "error";
-      result.textContent = (e as Error).message;
-    }
-  }
-  const edit = h(
-    "form",
-    { onsubmit: save },
-    h("h2", {}, a.name, " ", h("a", { href: `#/talk/${kind}/${id}` }, "Talk")),
-    field("name", name),
-    field("systemPrompt", prompt),
-    field("systemPromptGreeting", greeting),
-    field("strategy", strategy),
-    h(
-      "p",
-      { className: "note" },
-      "Tools and other extensions (all but knowledge tools, which have their form below) and call event hooks, as JSON. Hook secrets are write-only: leave them out to keep them.",
-    ),
-    field("extensions", tools),
-    field("callEventHooks", hooks),
-    knowledge.element,
-    h("button", { type: "submit", id: "save" }, "Save"),
-    result,
-  );
-  return h("div", {}, edit, dialer(kind, id));
 }
 
 async function talkPage(kind: Kind, id: string) {
@@ -433,47 +344,6 @@ function deliveryRow(d: Json) {
       ),
     ),
     h("td", {}, d.status === "FAILED" ? retry : ""),
-  );
-}
-
-async function sipPage() {
-  const credentials: Json[] = await api("GET", "/sip/credentials?size=100");
-  const numbers = await Promise.all(
-    credentials.map((c) => api("GET", `/sip/credentials/${c.id}/phone-numbers?size=100`)),
-  );
-  return h(
-    "div",
-    {},
-    h("h2", {}, "SIP credentials"),
-    h(
-      "table",
-      { id: "sip-credentials" },
-      h(
-        "tr",
-        {},
-        ["Account", "Registration", "Calls now / maxAgentTasks", "Phone numbers"].map((c) => h("th", {}, c)),
-      ),
-      credentials.map((c, i) =>
-        h(
-          "tr",
-          {},
-          h("td", {}, `${c.username}@${c.hostname}:${c.port}`),
-          h(
-            "td",
-            { className: `state-${c.registration?.state ?? "none"}` },
-            c.registration
-              ? `${c.registration.state}${c.registration.lastStatus ? ` (${c.registration.lastStatus})` : ""}${c.registration.lastError ? `: ${c.registration.lastError}` : ""}`
-              : "not taken by a bridge yet",
-          ),
-          h("td", {}, `${c.activeAgentTasks ?? "?"} / ${c.maxAgentTasks}`),
-          h(
-            "td",
-            {},
-            (numbers[i] as Json[]).map((n) => h("div", {}, n.phoneNumber, n.fallback ? " (fallback)" : "")),
-          ),
-        ),
-      ),
-    ),
   );
 }
 

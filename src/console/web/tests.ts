@@ -4,6 +4,7 @@
 import { api, ApiError, type Json } from "./api";
 import { h, poll, when } from "./dom";
 import { messageLine } from "./messages";
+import { asText, jsonOrText, mark } from "./schema-form";
 
 type Page = [RegExp, (...args: string[]) => Promise<Node>];
 export const testsRoutes: Page[] = [
@@ -155,24 +156,9 @@ async function testsPage() {
  */
 type Part = { el: HTMLElement; read: (field: string) => unknown };
 
-const mark = <E extends HTMLElement>(el: E, field: string) => {
-  el.dataset.field = field;
-  return el;
-};
 /** An input's text, the input marked as `field`. */
 const valueAt = (el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, field: string) =>
   mark(el, field).value;
-
-/** JSON when it parses (2, true, {"ok":true}), else the text itself. */
-function jsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-const asText = (value: unknown) =>
-  value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
 
 /** An editable list of rows (turns, mocks, criteria), each removable; reads as an array. */
 function rows<T>(className: string, items: T[], row: (item?: T) => Part, addLabel: string): Part {
