@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 
 BUN_VERSION=1.4.4
 TEMPORAL_CLI_VERSION=v1.5.1
+SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6
 step() { printf '[bootstrap] %s\n' "$*" >&2; }
 
 if ! command -v bun >/dev/null 2>&1 || [ "$(bun --version)" != "$BUN_VERSION" ]; then
@@ -15,12 +16,52 @@ fi
 step "installing dependencies"
 bun install --frozen-lockfile >&2
 
-# The Temporal dev server, built from the Go module proxy (later tags cannot be go-installed).
-if [ ! -x .tools/bin/temporal ]; then
-  step "building the Temporal CLI $TEMPORAL_CLI_VERSION into .tools/bin (a few minutes, once per clone)"
+# Go tools are built once per machine under the user's cache, keyed by version, and linked into the
+# clone's .tools/bin: a fresh clone (CI's) links them in a moment instead of building them again.
+TOOL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/voice-assistant"
+# go_tool NAME VERSION BUILD: BUILD writes the binary to the path it is given. A binary in .tools/bin
+# that is not a link into the cache (built there by an earlier bootstrap, or linked by hand) is kept.
+go_tool() {
+  local name=$1 version=$2 build=$3 out="$TOOL_CACHE/$1-$2/$1" link=".tools/bin/$1"
+  if [ -x "$link" ] && [[ "$(readlink "$link")" != "$TOOL_CACHE/"* ]]; then return; fi
+  if [ ! -x "$out" ]; then
+    step "building $name $version into $out (minutes, once per machine)"
+    mkdir -p "$(dirname "$out")"
+    local started=$SECONDS
+    "$build" "$out.partial" >&2
+    mv "$out.partial" "$out"
+    step "built $name in $((SECONDS - started)) s"
+  fi
   mkdir -p .tools/bin
-  GOBIN="$PWD/.tools/bin" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2
-fi
+  ln -sfn "$out" "$link"
+}
+
+# The Temporal dev server (later tags cannot be go-installed).
+build_temporal() {
+  local bin; bin=$(mktemp -d)
+  GOBIN="$bin" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION"
+  mv "$bin/temporal" "$1" && rm -rf "$bin"
+}
+go_tool temporal "$TEMPORAL_CLI_VERSION" build_temporal
+
+# SeaweedFS, the S3 server of the object-store tests and of `make start` with RECORDING_STORE=s3.
+# `go install` refuses its module (its go.mod has replace directives): it is built as the dependency of
+# a throw-away main module that copies those directives.
+build_weed() {
+  local module=github.com/seaweedfs/seaweedfs dir gomod
+  dir=$(mktemp -d)
+  gomod=$(cd "$dir" && go mod download -json "$module@$SEAWEEDFS_VERSION" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
+  {
+    echo "module weed-build"
+    grep -m1 '^go ' "$gomod"
+    echo "require $module $SEAWEEDFS_VERSION"
+    # single-line and block replace directives alike
+    awk '/^replace \(/ { block = 1 } block || /^replace / { print } block && /^\)/ { block = 0 }' "$gomod"
+  } >"$dir/go.mod"
+  (cd "$dir" && GOFLAGS=-mod=mod go build -o "$1" "$module/weed")
+  rm -rf "$dir"
+}
+go_tool weed "$SEAWEEDFS_VERSION" build_weed
 
 # Real peers the tests talk to: speech for calls, and the SIP trunk, callers and phone.
 missing=()

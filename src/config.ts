@@ -62,6 +62,37 @@ function recordingConfig(env: Env) {
   };
 }
 
+/** Where finished calls' recordings are kept (design.md, "Recordings in object storage"). */
+function recordingStoreConfig(env: Env) {
+  const store = str(env, "RECORDING_STORE", "postgres");
+  if (store !== "postgres" && store !== "s3") throw new Error(`RECORDING_STORE must be postgres or s3, got "${store}"`);
+  const bucket = env.S3_BUCKET || null;
+  const accessKeyId = env.S3_ACCESS_KEY_ID || null;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || null;
+  if (store === "s3" && !(bucket && accessKeyId && secretAccessKey))
+    throw new Error("RECORDING_STORE=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
+  return {
+    // where new recordings go; objects written before stay readable while the S3_* settings are there
+    kind: store as "postgres" | "s3",
+    s3:
+      bucket && accessKeyId && secretAccessKey
+        ? {
+            // unset: AWS S3 of the region
+            endpoint: env.S3_ENDPOINT || null,
+            region: str(env, "S3_REGION", "us-east-1"),
+            bucket,
+            accessKeyId,
+            secretAccessKey,
+            prefix: str(env, "S3_PREFIX", "recordings/"),
+          }
+        : null,
+    // the API's presigned URL lives this long, the hook's twelve times as long (it may be retried for a while)
+    urlTtlSeconds: Math.max(1, int(env, "RECORDING_URL_TTL_SECONDS", 300)),
+    // false: call_concluded carries recordingUrl alone, not the base64 audio (s3 only)
+    inHooks: str(env, "RECORDING_IN_HOOKS", "true") !== "false",
+  };
+}
+
 function bridgeConfig(env: Env) {
   const port = int(env, "BRIDGE_PORT", DEFAULT_BRIDGE_PORT);
   return {
@@ -220,6 +251,7 @@ export function loadConfig(env: Env = process.env) {
     },
     // how long a finished call's recording and messages stay readable through the API
     recordingRetentionDays: int(env, "RECORDING_RETENTION_DAYS", 30),
+    recordingStore: recordingStoreConfig(env),
     // testing an assistant (docs/testing-assistants.md): where the worker places test calls, and its models
     testing: {
       bridgeUrl: str(env, "BRIDGE_URL", `ws://127.0.0.1:${int(env, "BRIDGE_PORT", DEFAULT_BRIDGE_PORT)}`),

@@ -13,6 +13,8 @@ import { log, setLogLevel } from "./log";
 import { exposeCredentialGauges } from "./metrics/db-gauges";
 import { useTenantLabels } from "./metrics/metrics";
 import { startMetricsServer } from "./metrics/serve";
+import { startCallRecordCleanup } from "./calls/call-records";
+import { recordingObjectsOf } from "./storage/recording-objects";
 
 /** /readyz answers within this, whatever the database does (an orchestrator's probe times out at 1 s). */
 const readyCheckMs = 900;
@@ -39,8 +41,11 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
   const metricsServer = config.metrics.port === null ? null : await startMetricsServer(config.metrics.port);
   if (metricsServer) log.info("api metrics listening", { port: metricsServer.port });
   let started = options.started === undefined;
+  let stopCleanup = () => {};
   void (options.started ?? Promise.resolve()).then(() => {
     started = true;
+    // retention runs here, in a Bun process: its recordings in the bucket are deleted with Bun's S3 client
+    stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays, recordingObjectsOf(config));
     // says what searches use; embeds the chunks stored before embeddings were configured or while
     // the provider was down (the API does, a bridge only searches)
     void knowledgeSearchFor(db, config.knowledge).indexNew();
@@ -72,6 +77,7 @@ export async function startApi(config: Config, options: ApiOptions = {}) {
     url: `http://127.0.0.1:${port}`,
     metricsPort: metricsServer?.port ?? null,
     async stop() {
+      stopCleanup();
       await app.stop();
       await metricsServer?.stop();
       releaseGauges();

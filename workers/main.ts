@@ -11,7 +11,6 @@ import { log, setLogLevel } from "../src/log";
 import { logUnhandledRejections } from "../src/unhandled-rejections";
 import { exposeHookDeliveryStates } from "../src/metrics/db-gauges";
 import { startMetricsServer } from "../src/metrics/serve";
-import { startCallRecordCleanup } from "../src/calls/call-records";
 import { startIdempotencyKeyCleanup } from "../src/services/idempotency";
 import { createActivities } from "./activities";
 import { startCampaignCallEnds } from "./campaign-call-ends";
@@ -69,7 +68,6 @@ const campaignSweep = startCampaignSweep(db, config);
 const campaignCallEnds = startCampaignCallEnds(sql);
 const campaignSignals = startCampaignSignals({ db, sql, config });
 exposeHookDeliveryStates(db);
-const stopCleanup = startCallRecordCleanup(db, config.recordingRetentionDays);
 const stopKeyCleanup = startIdempotencyKeyCleanup(db);
 
 let stopping = false;
@@ -137,7 +135,6 @@ await Promise.all([
   campaignSignals.stop(),
 ]);
 await metrics.stop();
-stopCleanup();
 stopKeyCleanup();
 campaignSweep.stop();
 await closeDb();

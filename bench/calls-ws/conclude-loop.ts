@@ -5,22 +5,20 @@
 //   inline: writeCallEnd on the event loop (what the bridge did before),
 //   thread: the same through conclusion-thread.ts, as the bridge does now.
 //   bun bench/calls-ws/conclude-loop.ts [--calls 50] [--minutes 30] [--format ulaw|pcm16] [--rate 16000]
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { randomUUID } from "node:crypto";
 import { wavHeader } from "../../src/audio/wav";
-import { bareConcludedEvent, type CallTask } from "../../src/calls/call-lifecycle";
 import type { PendingEnd } from "../../src/calls/conclusion-spool";
 import { writeRecordedCallEnd } from "../../src/calls/conclusion-thread";
 import { writeCallEnd } from "../../src/calls/write-call-end";
 import { createDb } from "../../src/db/client";
 import { migrateDatabase } from "../../src/db/migrate";
-import { agentTasks } from "../../src/db/schema";
 import { createLimiter } from "../../src/lib/limiter";
 import { createAssistantWithHooks } from "../../test/hooks/fixtures";
 import { createBench, percentile as pct } from "../lib/harness";
+import { openRecordedEnd } from "../lib/recorded-end";
 
 const { values } = parseArgs({
   options: {
@@ -58,53 +56,30 @@ async function measure(work: () => Promise<unknown>) {
 try {
   await migrateDatabase(databaseUrl);
   const { db, close } = createDb(databaseUrl, { max: 4 });
-  const { organizationId, assistantId } = await createAssistantWithHooks(db, [{ url: "http://127.0.0.1:9/hook" }]);
+  const owner = await createAssistantWithHooks(db, [{ url: "http://127.0.0.1:9/hook" }]);
   const audio = Buffer.alloc(dataBytes);
   for (let i = 0; i < audio.length; i++) audio[i] = (i * 31) & 0xff; // not all zeros: base64 has real work
   const wav = Buffer.concat([wavHeader(ulaw ? "ulaw" : "pcm16", fileRate, dataBytes), audio]);
   say(`${calls} calls of ${values.minutes} min: recordings of ${(wav.length / 1e6).toFixed(1)} MB`);
 
   /** `n` open calls with their recordings on disk, as they are when they end. */
-  const openCalls = async (n: number): Promise<PendingEnd[]> =>
-    Promise.all(
-      Array.from({ length: n }, async () => {
-        const task: CallTask = {
-          callId: randomUUID(),
-          organizationId,
-          assistantId,
-          transport: { type: "websocket" },
-          bridgeId: "bench",
-          direction: "inbound",
-          variables: {},
-        };
-        await db.insert(agentTasks).values({ ...task, status: "active" });
-        const path = join(dir, `${task.callId}.wav`);
-        writeFileSync(path, wav);
-        const event = {
-          ...bareConcludedEvent(task, 1, "hangup"),
-          messages: Array.from({ length: 40 }, (_, k) => ({
-            type: "text" as const,
-            role: "USER" as const,
-            timestamp: k,
-            text: "a sentence of the call ".repeat(4),
-          })),
-        };
-        return {
-          task,
-          startedAt: 1,
-          conclusion: { status: "completed" as const, error: null, event },
-          recording: { path, contentType: "audio/wav" as const, bytes: wav.length, truncated: false },
-        };
-      }),
-    );
+  const messages = Array.from({ length: 40 }, (_, k) => ({
+    type: "text" as const,
+    role: "USER" as const,
+    timestamp: k,
+    text: "a sentence of the call ".repeat(4),
+  }));
+  const openCalls = (n: number): Promise<PendingEnd[]> =>
+    Promise.all(Array.from({ length: n }, () => openRecordedEnd(db, owner, dir, wav, messages)));
   // as the conclusion writer does: a few at a time (each is tens of MB until written)
   const run = async (write: (pending: PendingEnd) => Promise<void>, n = calls) => {
     const ends = await openCalls(n);
     const limited = createLimiter(4);
     return measure(() => Promise.all(ends.map((end) => limited(() => write(end)))));
   };
-  const inline = (end: PendingEnd) => writeCallEnd(db, end);
-  const thread = (end: PendingEnd) => writeRecordedCallEnd(databaseUrl, end);
+  const fileOf = (end: PendingEnd) => ({ store: "postgres" as const, ...end.recording! });
+  const inline = (end: PendingEnd) => writeCallEnd(db, end, fileOf(end));
+  const thread = (end: PendingEnd) => writeRecordedCallEnd(databaseUrl, end, fileOf(end));
 
   say("warming both paths");
   await run(thread, 2);

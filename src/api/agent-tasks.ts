@@ -5,13 +5,17 @@ import { errorResponsesOf } from "./openapi-parts";
 import { AgentTaskModel } from "../models/agent-tasks";
 import { t } from "elysia";
 import { Envelope, errorResponses } from "../models/common";
+import { AppError } from "../errors";
 import { ok } from "../models/envelope";
 import * as tasks from "../services/agent-tasks";
 import { ScenarioModel } from "../models/testing";
 import { scenarioFromCall } from "../services/testing/scenario-from-call";
+import { recordingObjectsOf } from "../storage/recording-objects";
 
 export const agentTasksRoutes = (deps: Deps) => {
   const retentionDays = deps.config.recordingRetentionDays;
+  const objects = recordingObjectsOf(deps.config);
+  const urlTtlSeconds = deps.config.recordingStore.urlTtlSeconds;
   return resourceRoutes({
     prefix: `${ORG_PREFIX}/agent-tasks`,
     access: organizationAccess(deps),
@@ -65,18 +69,30 @@ export const agentTasksRoutes = (deps: Deps) => {
       "/:agentTaskId/recording",
       async ({ access, params }) => {
         const id = assertUuid(params.agentTaskId, "agent task");
-        const { contentType, audio } = await tasks.getAgentTaskRecording(deps.db, access.scope, id, retentionDays);
-        // a recording is personal data: no shared cache keeps it
-        return new Response(audio, { headers: { "content-type": contentType, "cache-control": "private, no-store" } });
+        const recording = await tasks.getAgentTaskRecording(deps.db, access.scope, id, retentionDays);
+        // a recording is personal data: no shared cache keeps it (nor the URL that reads it)
+        const headers = { "cache-control": "private, no-store" };
+        if (recording.audio)
+          return new Response(recording.audio, { headers: { ...headers, "content-type": recording.contentType } });
+        if (!objects)
+          throw new AppError("UNAVAILABLE", "the recording is in object storage, and no S3 settings are configured");
+        const location = objects.presign(recording.objectKey!, urlTtlSeconds);
+        return new Response(null, { status: 302, headers: { ...headers, location } });
       },
       {
         response: errorResponses,
         detail: {
           tags: ["Agent tasks"],
           summary: "The call's recording (audio/wav), while the retention period keeps it",
+          description:
+            "200 with the audio when it is kept in Postgres; 302 to a presigned URL of the object (valid RECORDING_URL_TTL_SECONDS) when it is in object storage (RECORDING_STORE=s3).",
           responses: {
             200: { description: "the audio", content: { "audio/wav": {} } },
-            ...errorResponsesOf("401", "403", "404"),
+            302: {
+              description: "the recording is in object storage: its presigned URL, in Location",
+              headers: { Location: { schema: { type: "string", format: "uri" } } },
+            },
+            ...errorResponsesOf("401", "403", "404", "503"),
           },
         },
       },

@@ -8,6 +8,7 @@ import { PageQuery } from "../models/common";
 import { ApiTokenModel, OrganizationModel, VendorModel } from "../models/tenancy";
 import { requireAdmin, requireVendor, type Principal } from "../services/auth";
 import * as tenancy from "../services/tenancy";
+import { recordingObjectsOf } from "../storage/recording-objects";
 
 /** The path's vendor, once the principal may act for it. */
 function vendorOf(principal: Principal, params: Record<string, string>): string {
@@ -77,7 +78,7 @@ const organizationsRoutes = (deps: Deps) =>
       remove: async (principal, params, organizationId) => {
         const vendorId = vendorOf(principal, params);
         // its tokens and its kept scope die with it (the read model: src/services/auth.ts)
-        await tenancy.deleteOrganization(deps.db, vendorId, organizationId);
+        await tenancy.deleteOrganization(deps.db, vendorId, organizationId, recordingObjectsOf(deps.config));
       },
     },
   });

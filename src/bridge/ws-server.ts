@@ -19,7 +19,7 @@ import { BridgeReaper } from "../calls/bridge-reaper";
 import { recoverOrphanedTasks } from "../calls/call-lifecycle";
 import { hearHangups } from "../calls/running-calls";
 import { ConclusionSpool } from "../calls/conclusion-spool";
-import { ConclusionWriter, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
+import { ConclusionWriter, objectStoreOf, recordingDirOf, spoolDirOf } from "../calls/conclusion-writer";
 import type { CallDeps } from "../calls/run-call";
 import { startInboundCall } from "../calls/start-inbound-call";
 import { startBudget, type StartBudget } from "../calls/start-budget";
@@ -69,7 +69,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}) {
   const tokens = createTokenResolver(db, config.adminToken);
   // a token revoked through the API is refused here once its answer is out (the read model)
   const hangups = hearHangups(client);
-  const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
+  const conclusions = new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)), {
+    objectStore: objectStoreOf(config),
+  });
   const deps: CallDeps = { db, availability, config, conclusions };
   const calls = new Set<CallHandle>();
   const reaper = new BridgeReaper(db, availability, config.bridge.instanceId, {

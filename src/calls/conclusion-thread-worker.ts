@@ -5,10 +5,9 @@ import { loadConfig } from "../config";
 import { createDb, type Db } from "../db/client";
 import { describeError } from "../errors";
 import { lowerThreadPriority, nameThisThread } from "../lib/thread-priority";
-import type { PendingEnd } from "./conclusion-spool";
-import { writeCallEnd } from "./write-call-end";
+import { writeCallEnd, type CallEnd, type EndRecording } from "./write-call-end";
 
-export type EndJob = { id: number; databaseUrl: string; pending: PendingEnd };
+export type EndJob = { id: number; databaseUrl: string; end: CallEnd; recording: EndRecording };
 export type EndResult = { id: number; error: string | null };
 
 declare const self: Worker;
@@ -31,7 +30,7 @@ const dbOf = (url: string) => {
 self.onmessage = async ({ data: job }: MessageEvent<EndJob>) => {
   let error: string | null = null;
   try {
-    await writeCallEnd(dbOf(job.databaseUrl), job.pending);
+    await writeCallEnd(dbOf(job.databaseUrl), job.end, job.recording);
   } catch (failure) {
     error = describeError(failure);
   }

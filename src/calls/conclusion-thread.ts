@@ -1,8 +1,8 @@
 // The end of a call with a recording is megabytes of base64 and JSON: it is built and written by one
 // worker thread per process (conclusion-thread-worker.ts), so concluding many calls at once does not
 // stall the audio of the calls still running. Only the call's small description crosses threads.
-import type { PendingEnd } from "./conclusion-spool";
 import type { EndJob, EndResult } from "./conclusion-thread-worker";
+import type { CallEnd, EndRecording } from "./write-call-end";
 
 let worker: Worker | null = null;
 let nextId = 0;
@@ -28,11 +28,11 @@ function endWorker(): Worker {
   return started;
 }
 
-/** One write of `pending` (see writeCallEnd), done in the conclusion thread. */
-export function writeRecordedCallEnd(databaseUrl: string, pending: PendingEnd): Promise<void> {
+/** One write of `end` with its recording (see writeCallEnd), done in the conclusion thread. */
+export function writeRecordedCallEnd(databaseUrl: string, end: CallEnd, recording: EndRecording): Promise<void> {
   return new Promise((resolve, reject) => {
     const id = ++nextId;
     waiting.set(id, { resolve, reject });
-    endWorker().postMessage({ id, databaseUrl, pending } satisfies EndJob);
+    endWorker().postMessage({ id, databaseUrl, end, recording } satisfies EndJob);
   });
 }

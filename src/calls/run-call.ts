@@ -21,7 +21,7 @@ import { activateCallTask, bareConcludedEvent, markCallStarted, openCallTask, ty
 import { ConclusionSpool } from "./conclusion-spool";
 import { startBudget, type StartBudget } from "./start-budget";
 import { isDatabaseUnavailable } from "../db/unavailable";
-import { ConclusionWriter, recordingDirOf, spoolDirOf } from "./conclusion-writer";
+import { ConclusionWriter, objectStoreOf, recordingDirOf, spoolDirOf } from "./conclusion-writer";
 import { failedReasons, type CallerTransport, type CallHandle } from "./caller-transport";
 import { endedReasonOf } from "./ended-reason";
 import { GreetOnSilence } from "./greet-on-silence";
@@ -220,20 +220,26 @@ async function runCall(deps: CallDeps, call: RunningCall) {
   const outcome = await session.ended;
   const status = failedReasons.has(outcome.reason) ? "failed" : "completed";
   recordCallDuration(task.transport.type, status, outcome.startedAt, outcome.endedAt);
-  const event = await concludedEvent(config, task, outcome, analysisPlanOf(call.assistant.extensions));
   const writer = conclusionWriterOf(deps);
-  const landed = await writer.conclude({
-    task,
-    startedAt: outcome.startedAt,
-    conclusion: {
-      status,
-      error: outcome.error,
-      event,
-      latency: outcome.latency,
-      handoffs: outcome.handoffs.map((h) => ({ ...h, at: new Date(h.at).toISOString() })),
+  // s3: the recording's upload runs beside the summary; call_concluded waits for it no longer than it
+  // may wait for the summary (ANALYSIS_TIMEOUT_MS from now), and goes without it after that
+  const { recording, upload } = await writer.beginUpload(task, outcome.recording, config.voice.analysisTimeoutMs);
+  const event = await concludedEvent(config, task, outcome, analysisPlanOf(call.assistant.extensions));
+  const landed = await writer.conclude(
+    {
+      task,
+      startedAt: outcome.startedAt,
+      conclusion: {
+        status,
+        error: outcome.error,
+        event,
+        latency: outcome.latency,
+        handoffs: outcome.handoffs.map((h) => ({ ...h, at: new Date(h.at).toISOString() })),
+      },
+      recording,
     },
-    recording: outcome.recording,
-  });
+    upload,
+  );
   const caller = call.transport.mediaQuality?.();
   log.info("call", {
     callId: task.callId,
@@ -334,7 +340,10 @@ const writers = new WeakMap<Db, ConclusionWriter>();
 export function conclusionWriterOf({ db, config, conclusions }: CallDeps) {
   if (conclusions) return conclusions;
   const writer =
-    writers.get(db) ?? new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)));
+    writers.get(db) ??
+    new ConclusionWriter(db, config.databaseUrl, new ConclusionSpool(spoolDirOf(config)), {
+      objectStore: objectStoreOf(config),
+    });
   writers.set(db, writer);
   return writer;
 }

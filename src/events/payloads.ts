@@ -44,6 +44,8 @@ export type CallConcludedPayload = {
   shortSummary: string | null;
   summary: string | null;
   callRecording: string | null;
+  /** RECORDING_STORE=s3: a presigned GET URL of the recording (design.md, "Recordings in object storage") */
+  recordingUrl?: string | null;
   transport: Transport | null;
   messages: CallMessage[];
   direction: CallDirection;

@@ -89,7 +89,9 @@ export async function getAgentTaskDetail(db: DbOrTx, scope: OrgScope, id: string
         shortSummary: callRecords.shortSummary,
         summary: callRecords.summary,
         recordingType: callRecordings.contentType,
-        recordingBytes: sql<number | null>`octet_length(${callRecordings.audio})`,
+        recordingBytes: sql<
+          number | null
+        >`coalesce(octet_length(${callRecordings.audio}), ${callRecordings.objectBytes})`,
       })
       .from(agentTasks)
       .leftJoin(assistants, eq(assistants.id, agentTasks.assistantId))
@@ -106,11 +108,18 @@ export async function getAgentTaskDetail(db: DbOrTx, scope: OrgScope, id: string
   return { ...task, messages: hasRecord ? (task.messages as CallMessage[]) : null, recording };
 }
 
-/** The recording's bytes and content type; 404 when the task has none (or it expired). */
+/**
+ * The recording's content type and its bytes (kept in Postgres) or its object's key (in the bucket);
+ * 404 when the task has none (or it expired).
+ */
 export async function getAgentTaskRecording(db: DbOrTx, scope: OrgScope, id: string, retentionDays: number) {
   return single(
     db
-      .select({ contentType: callRecordings.contentType, audio: callRecordings.audio })
+      .select({
+        contentType: callRecordings.contentType,
+        audio: callRecordings.audio,
+        objectKey: callRecordings.objectKey,
+      })
       .from(agentTasks)
       .innerJoin(callRecordings, eq(callRecordings.callId, agentTasks.callId))
       .where(and(byId(scope, id), kept(callRecordings.createdAt, retentionDays))),

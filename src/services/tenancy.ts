@@ -5,7 +5,9 @@ import { readModelOf, type Db, type DbOrTx } from "../db/client";
 import { readTags } from "../db/read-model";
 import type { PageRequest } from "../models/common";
 import { generateToken } from "../crypto/tokens";
-import { badRequest, notFound } from "../errors";
+import { badRequest, describeError, notFound } from "../errors";
+import { log } from "../log";
+import type { RecordingObjects } from "../storage/recording-objects";
 import { parsePaging, selectPage, type SortableColumns } from "./paging";
 
 const vendorColumns = {
@@ -106,8 +108,17 @@ export async function updateOrganization(
   return row;
 }
 
-/** Deleting an organization deletes everything in it (its tokens included): it is the tenant boundary. */
-export async function deleteOrganization(db: Db, vendorId: string, organizationId: string) {
+/**
+ * Deleting an organization deletes everything in it (its tokens included): it is the tenant boundary.
+ * Its recordings in the bucket go after the answer (a listing and a request per object); what a failure
+ * leaves there is logged, and the bucket's lifecycle rule (docs/operations.md) ends it.
+ */
+export async function deleteOrganization(
+  db: Db,
+  vendorId: string,
+  organizationId: string,
+  objects: RecordingObjects | null = null,
+) {
   await readModelOf(db).write(async (tx, touch) => {
     const rows = await tx
       .delete(organizations)
@@ -117,6 +128,10 @@ export async function deleteOrganization(db: Db, vendorId: string, organizationI
     // its assistants and strategies went with it (cascade)
     touch(readTags.org(organizationId));
   });
+  void objects
+    ?.removeOrganization(organizationId)
+    .then((removed) => removed > 0 && log.info("organization recordings deleted", { organizationId, removed }))
+    .catch((error) => log.warn("organization recordings not deleted", { organizationId, error: describeError(error) }));
 }
 
 export async function createApiToken(

@@ -19,7 +19,8 @@ test("the conclusion thread runs at nice 10, the event loop at 0", async () => {
   const before = threadNices();
   // nothing listens on port 1: the write fails, but the thread has started and lowered itself first
   const pending = { task: { callId: "thread-priority" } } as unknown as PendingEnd;
-  await expect(writeRecordedCallEnd("postgres://127.0.0.1:1/none", pending)).rejects.toThrow();
+  const recording = { store: "postgres", path: "/nonexistent.wav", contentType: "audio/wav" } as const;
+  await expect(writeRecordedCallEnd("postgres://127.0.0.1:1/none", pending, recording)).rejects.toThrow();
   const after = threadNices();
   // the thread (and the helper threads it started after lowering itself, which inherit its value); in
   // a whole-suite run an earlier test file may have started it already

@@ -1,6 +1,7 @@
 // What a finished call leaves to read through the API: its messages and summary, and its recording.
 // Both are kept for RECORDING_RETENTION_DAYS (a cleanup deletes older rows) and go with the task.
-import { customType, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { check, customType, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { agentTasks } from "./calls";
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
@@ -20,7 +21,8 @@ export const callRecords = pgTable(
   (t) => [index("call_records_created_idx").on(t.createdAt)],
 );
 
-// kept apart from the messages: its bytes may come from elsewhere (a file written as the call runs)
+// kept apart from the messages: its bytes may come from elsewhere (a file written as the call runs).
+// RECORDING_STORE=postgres keeps the audio here; s3 keeps the object's key and size, the audio in the bucket.
 export const callRecordings = pgTable(
   "call_recordings",
   {
@@ -28,8 +30,13 @@ export const callRecordings = pgTable(
       .primaryKey()
       .references(() => agentTasks.callId, { onDelete: "cascade" }),
     contentType: text("content_type").notNull(),
-    audio: bytea("audio").notNull(),
+    audio: bytea("audio"),
+    objectKey: text("object_key"),
+    objectBytes: integer("object_bytes"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("call_recordings_created_idx").on(t.createdAt)],
+  (t) => [
+    index("call_recordings_created_idx").on(t.createdAt),
+    check("call_recordings_audio_or_object", sql`(${t.audio} is null) <> (${t.objectKey} is null)`),
+  ],
 );
