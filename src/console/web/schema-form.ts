@@ -143,8 +143,16 @@ function leaf(schema: Schema, input: HTMLElement, value: () => unknown, extra?: 
   };
 }
 
-/** The form part for `schema` holding `value`. */
+/** The form part for `schema` holding `value`; a field's inputs are named `key` (scripts find them by it). */
 export function part(ctx: FormContext, schema: Schema, value: unknown, required: boolean, key = ""): Part {
+  const built = anyPart(ctx, schema, value, required, key);
+  if (key && built.el.matches("label.field"))
+    for (const input of built.el.querySelectorAll("input:not(.remove-secret), select, textarea"))
+      input.setAttribute("name", key);
+  return built;
+}
+
+function anyPart(ctx: FormContext, schema: Schema, value: unknown, required: boolean, key: string): Part {
   const { schema: s, nullable } = nonNull(ctx, schema);
   // an optional field left empty is left out; a required nullable one is sent as null
   const empty = () => (required && nullable ? null : undefined);
@@ -180,7 +188,7 @@ export function part(ctx: FormContext, schema: Schema, value: unknown, required:
   const choices = s.format === "uuid" ? ctx.choices(key) : undefined;
   if (choices) return choicePart(s, choices, value, required, empty);
   const input =
-    (s.maxLength ?? 0) > 300 && !s.pattern
+    (s.maxLength ?? 0) >= 2000 && !s.pattern
       ? h("textarea", { rows: (s.maxLength ?? 0) >= 10_000 ? 6 : 2 }, asText(value))
       : h("input", { size: 50, value: asText(value) });
   // suggested values (merged shapes): a datalist beside the input
@@ -269,36 +277,44 @@ function objectPart(ctx: FormContext, s: Schema, value: unknown, required: boole
   };
 }
 
-/** A map by name: name/value rows when its values are strings (headers), else its JSON. */
+/** A map by name (headers, a tool's arguments): name/value rows; values JSON or text unless they are strings. */
 function mapPart(ctx: FormContext, s: Schema, given: Record<string, unknown>, required: boolean): Part {
   const values = [s.additionalProperties, ...Object.values(s.patternProperties ?? {})].find(
     (v): v is Schema => typeof v === "object",
   );
-  if (values && resolve(ctx, values).type === "string") {
-    const rowsPart = rows<[string, unknown]>(
-      Object.entries(given),
-      ([k, v] = ["", ""]) => {
-        const name = h("input", { className: "pair-key", placeholder: "name", value: k });
-        const text = h("input", { className: "pair-value", placeholder: "value", value: String(v) });
-        return {
-          el: h("span", { className: "pair" }, name, " = ", text),
-          read: (field) => [name.value.trim(), mark(text, join(field, name.value.trim())).value],
-        };
-      },
-      s,
-    );
-    return {
-      el: rowsPart.el,
-      read(field, base) {
-        const entries = (rowsPart.read(field, base) as [string, string][]).filter(([k]) => k);
-        return entries.length || required ? Object.fromEntries(entries) : undefined;
-      },
-    };
-  }
-  const text = h("textarea", { rows: 4 }, Object.keys(given).length ? JSON.stringify(given, null, 2) : "");
-  return leaf({ ...s, description: `${s.description ?? "an object"}, as JSON` }, text, () =>
-    text.value.trim() === "" ? (required ? {} : undefined) : jsonOrText(text.value),
+  return pairs(given, { json: !values || resolve(ctx, values).type !== "string", required, schema: s });
+}
+
+/** Name/value rows read as an object (left out when empty, unless `required`); each value marked by its name. */
+export function pairs(
+  value: Record<string, unknown> | undefined,
+  options: { json: boolean; required?: boolean; schema?: Schema },
+): Part {
+  const { json } = options;
+  const list = rows<[string, unknown]>(
+    Object.entries(value ?? {}),
+    ([k, v] = ["", ""]) => {
+      const name = h("input", { className: "pair-key", placeholder: "name", value: k });
+      const text = h("input", { className: "pair-value", placeholder: json ? "value (JSON or text)" : "value" });
+      text.value = json ? asText(v) : String(v);
+      return {
+        el: h("span", { className: "pair" }, name, " = ", text),
+        read(field) {
+          const key = name.value.trim();
+          mark(text, join(field.replace(/\[\d+\]$/, ""), key));
+          return [key, json ? jsonOrText(text.value) : text.value];
+        },
+      };
+    },
+    { schema: options.schema, className: "pairs", addLabel: "Add a name and value" },
   );
+  return {
+    el: list.el,
+    read(field, base) {
+      const entries = (list.read(field, base) as [string, unknown][]).filter(([k]) => k);
+      return entries.length || options.required ? Object.fromEntries(entries) : undefined;
+    },
+  };
 }
 
 function arrayPart(ctx: FormContext, s: Schema, value: unknown, required: boolean): Part {
@@ -308,16 +324,16 @@ function arrayPart(ctx: FormContext, s: Schema, value: unknown, required: boolea
   if (values) {
     const chosen = new Set(given.map((v) => JSON.stringify(v)));
     const boxes = values.map((v) =>
-      h("input", { type: "checkbox", value: JSON.stringify(v), checked: chosen.has(JSON.stringify(v)) }),
+      h("input", { type: "checkbox", value: String(v), checked: chosen.has(JSON.stringify(v)) }),
     );
     const el = h(
       "span",
       { className: "choices" },
-      boxes.map((b, i) => h("label", {}, b, " ", String(values[i]))),
+      boxes.map((b) => h("label", {}, b, " ", b.value)),
     );
-    return leaf(s, el, () => boxes.filter((b) => b.checked).map((b) => JSON.parse(b.value)));
+    return leaf(s, el, () => values.filter((_, i) => boxes[i]!.checked));
   }
-  const list = rows(given, (item) => part(ctx, items, item, true), s);
+  const list = rows(given, (item) => part(ctx, items, item, true), { schema: s });
   return {
     el: list.el,
     read(field, base) {
@@ -332,8 +348,13 @@ function arrayPart(ctx: FormContext, s: Schema, value: unknown, required: boolea
  * Removable rows of `row`, with an "Add" button (data-add is the list's path); reads as an array.
  * Adding or removing a row names the rows again (their paths' indices move).
  */
-export function rows<T>(items: T[], row: (item?: T) => Part, s: Schema = {}): Part {
-  const list = h("div", { className: "rows" });
+export function rows<T>(
+  items: T[],
+  row: (item?: T) => Part,
+  options: { schema?: Schema; className?: string; addLabel?: string } = {},
+): Part {
+  const { className = "rows", schema: s = {} } = options;
+  const list = h("div", { className });
   const name = h("span", { className: "field-name" });
   const parts: Part[] = [];
   let named: [string, string | undefined] | null = null;
@@ -351,7 +372,7 @@ export function rows<T>(items: T[], row: (item?: T) => Part, s: Schema = {}): Pa
     list.append(wrapper);
   };
   for (const item of items) add(item);
-  const more = h("button", { type: "button", className: "add" }, "Add");
+  const more = h("button", { type: "button", className: `add ${className}-add` }, options.addLabel ?? "Add");
   more.onclick = () => {
     add();
     rename();
@@ -409,7 +430,7 @@ function fieldsPart(ctx: FormContext, s: Schema, given: Record<string, unknown>)
         },
       };
     },
-    s.properties!.properties,
+    { schema: s.properties!.properties },
   );
   const el = h("div", { className: "schema-fields" }, list.el);
   return {

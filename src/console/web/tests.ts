@@ -1,10 +1,21 @@
 // The Tests page (docs/console.md, "Tests"): test scenarios as forms, a run of chosen scenarios
 // against an assistant or agent (text or audio), and the run's results as they come in, each with its
 // verdicts per criterion, its transcript and a link to its call.
-import { api, ApiError, type Json } from "./api";
+import { api, type Json } from "./api";
 import { h, poll, when } from "./dom";
 import { messageLine } from "./messages";
-import { asText, jsonOrText, mark } from "./schema-form";
+import {
+  asText,
+  type FormContext,
+  jsonOrText,
+  mark,
+  pairs,
+  type Part,
+  part,
+  rows,
+  type Schema,
+  showErrors,
+} from "./schema-form";
 
 type Page = [RegExp, (...args: string[]) => Promise<Node>];
 export const testsRoutes: Page[] = [
@@ -150,63 +161,9 @@ async function testsPage() {
 
 // ---- the scenario form ------------------------------------------------------------------------------
 
-/**
- * A part of the form: its element and how to read its value. `read` also writes the API's name for
- * each input into data-field (`criteria[1].pattern`), so that a 400's fields can be marked.
- */
-type Part = { el: HTMLElement; read: (field: string) => unknown };
-
 /** An input's text, the input marked as `field`. */
 const valueAt = (el: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, field: string) =>
   mark(el, field).value;
-
-/** An editable list of rows (turns, mocks, criteria), each removable; reads as an array. */
-function rows<T>(className: string, items: T[], row: (item?: T) => Part, addLabel: string): Part {
-  const list = h("div", { className });
-  const parts: Part[] = [];
-  const add = (item?: T) => {
-    const part = row(item);
-    const remove = h("button", { type: "button", className: "remove" }, "Remove");
-    remove.onclick = () => {
-      parts.splice(parts.indexOf(part), 1);
-      wrapper.remove();
-    };
-    const wrapper = h("div", { className: "row" }, part.el, remove);
-    parts.push(part);
-    list.append(wrapper);
-  };
-  for (const item of items) add(item);
-  const more = h("button", { type: "button", className: `add ${className}-add` }, addLabel);
-  more.onclick = () => add();
-  return { el: h("div", {}, list, more), read: (field) => parts.map((p, i) => p.read(`${field}[${i}]`)) };
-}
-
-/** Name/value pairs (variables, facts, tool arguments); values as text, or as JSON when `json`. */
-function pairs(value: Record<string, unknown> | undefined, json: boolean): Part {
-  const entries = Object.entries(value ?? {});
-  const list = rows<[string, unknown]>(
-    "pairs",
-    entries,
-    ([k, v] = ["", ""]) => {
-      const key = h("input", { className: "pair-key", placeholder: "name", value: k });
-      const val = h("input", { className: "pair-value", placeholder: json ? "value (JSON or text)" : "value" });
-      val.value = json ? asText(v) : String(v);
-      return {
-        el: h("span", { className: "pair" }, key, " = ", val),
-        read: () => [key.value.trim(), json ? jsonOrText(val.value) : val.value],
-      };
-    },
-    "Add a name and value",
-  );
-  return {
-    el: list.el,
-    read: (field) => {
-      mark(list.el, field);
-      const read = (list.read(field) as [string, unknown][]).filter(([k]) => k);
-      return read.length ? Object.fromEntries(read) : undefined;
-    },
-  };
-}
 
 function labelled(text: string, el: HTMLElement, title?: string) {
   return h("label", { title }, text, " ", el);
@@ -231,7 +188,7 @@ function turnRow(turn: Json = { say: "" }): Part {
 
 function mockRow(mock: Json = {}): Part {
   const tool = h("input", { className: "mock-tool", placeholder: "tool name", value: mock.tool ?? "" });
-  const args = pairs(mock.arguments, true);
+  const args = pairs(mock.arguments, { json: true });
   const output = h("textarea", { className: "mock-output", rows: 2 }, asText(mock.output));
   const delay = h("input", { className: "mock-delay", type: "number", min: 0, value: mock.delayMs ?? "" });
   return {
@@ -259,75 +216,12 @@ function mockRow(mock: Json = {}): Part {
 }
 
 // The criteria's JSON Schemas come from the server (src/models/testing.ts): each type's own fields are
-// built from its schema, so the form cannot drift from what the API accepts.
-type Schema = {
-  type?: string;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  anyOf?: { const?: string }[];
-  items?: Schema;
-  description?: string;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-};
+// built from its schema by the console's form builder, so the form cannot drift from what the API accepts.
 let criterionSchemas: Promise<Record<string, Schema>> | null = null;
 const loadCriterionSchemas = () =>
   (criterionSchemas ??= fetch("/console/criteria.json").then((r) => r.json() as Promise<Record<string, Schema>>));
 const common = new Set(["name", "type", "required"]);
-
-/** One field of a criterion, its input chosen by its schema. Empty optional fields are left out. */
-function fieldInput(name: string, schema: Schema, value: unknown, required: boolean): Part {
-  const values = schema.anyOf?.map((s) => s.const).filter((v): v is string => v !== undefined);
-  const itemValues = schema.items?.anyOf?.map((s) => s.const).filter((v): v is string => v !== undefined);
-  const optional = (v: unknown) => (v === "" && !required ? undefined : v);
-  if (values?.length) {
-    const select = h(
-      "select",
-      { name },
-      values.map((v) => h("option", { value: v, selected: v === value }, v)),
-    );
-    return { el: select, read: (field) => valueAt(select, field) };
-  }
-  if (schema.type === "array" && itemValues?.length) {
-    const chosen = new Set(Array.isArray(value) ? value : []);
-    const boxes = itemValues.map((v) => h("input", { type: "checkbox", name, value: v, checked: chosen.has(v) }));
-    const el = h(
-      "span",
-      { className: "choices" },
-      boxes.map((b) => h("label", {}, b, " ", b.value)),
-    );
-    return {
-      el,
-      read: (field) => {
-        mark(el, field);
-        return boxes.filter((b) => b.checked).map((b) => b.value);
-      },
-    };
-  }
-  if (schema.type === "object") {
-    const part = pairs(value as Record<string, unknown> | undefined, true);
-    part.el.setAttribute("name", name);
-    return part;
-  }
-  if (schema.type === "integer") {
-    const input = h("input", { name, type: "number", min: schema.minimum, max: schema.maximum });
-    input.value = value === undefined ? "" : String(value);
-    return {
-      el: input,
-      read: (field) => (valueAt(input, field) === "" ? optional("") : Number(input.value)),
-    };
-  }
-  const long = (schema.maxLength ?? 0) >= 2000;
-  const input = long
-    ? h("textarea", { name, rows: 2 }, asText(value))
-    : h("input", { name, size: 50, value: asText(value) });
-  // a field of no type (analysis' `equals`) takes any JSON value, or text
-  return {
-    el: input,
-    read: (field) => optional(schema.type ? valueAt(input, field) : jsonOrText(valueAt(input, field))),
-  };
-}
+const noReferences: FormContext = { schemas: {}, choices: () => undefined };
 
 function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type: "said", name: "" }): Part {
   const name = h("input", { className: "criterion-name", placeholder: "name", value: criterion.name ?? "" });
@@ -347,10 +241,10 @@ function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type:
     const schema = schemas[type.value]!;
     inputs = Object.entries(schema.properties ?? {})
       .filter(([key]) => !common.has(key))
-      .map(([key, s]) => [key, fieldInput(key, s, values[key], schema.required?.includes(key) ?? false)]);
-    fields.replaceChildren(
-      ...inputs.map(([key, part]) => labelled(key, part.el, schema.properties![key]!.description)),
-    );
+      .map(([key, s]) => [key, part(noReferences, s, values[key], schema.required?.includes(key) ?? false, key)]);
+    fields.replaceChildren(...inputs.map(([, p]) => p.el));
+    // names the inputs (the labels are the fields' own names)
+    for (const [key, p] of inputs) p.read(key);
   };
   build(criterion);
   type.onchange = () => build({});
@@ -364,7 +258,7 @@ function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type:
     el,
     read: (field) => {
       mark(el, field);
-      const own = Object.fromEntries(inputs.map(([key, part]) => [key, part.read(`${field}.${key}`)]));
+      const own = Object.fromEntries(inputs.map(([key, p]) => [key, p.read(`${field}.${key}`, `${field}.`)]));
       return { name: valueAt(name, `${field}.name`), type: type.value, required: required.checked, ...own };
     },
   };
@@ -392,12 +286,12 @@ async function scenarioPage(id: string | null) {
     { id: "scenario-kind" },
     ["scripted", "simulated"].map((k) => h("option", { value: k, selected: k === s.kind }, k)),
   );
-  const turns = rows("turns", s.turns ?? [{ say: "" }], turnRow, "Add a turn");
+  const turns = rows(s.turns ?? [{ say: "" }], turnRow, { className: "turns", addLabel: "Add a turn" });
   const persona = h("textarea", { id: "scenario-persona", rows: 3 }, s.persona ?? "");
   const goal = h("textarea", { id: "scenario-goal", rows: 2 }, s.goal ?? "");
-  const facts = pairs(s.facts, false);
+  const facts = pairs(s.facts, { json: false });
   const maxTurns = h("input", { id: "scenario-max-turns", type: "number", min: 1, max: 50, value: s.maxTurns ?? 12 });
-  const variables = pairs(s.variables, false);
+  const variables = pairs(s.variables, { json: false });
   const maxDuration = h("input", {
     id: "scenario-max-duration",
     type: "number",
@@ -411,8 +305,11 @@ async function scenarioPage(id: string | null) {
     h("option", { value: "mock", selected: s.toolPolicy !== "live" }, "mock: unmocked tools get an error"),
     h("option", { value: "live", selected: s.toolPolicy === "live" }, "live: unmocked tools reach their webhook"),
   );
-  const mocks = rows("mocks", s.toolMocks ?? [], mockRow, "Add a tool mock");
-  const criteria = rows("criteria", s.criteria, (c) => criterionRow(schemas, c), "Add a criterion");
+  const mocks = rows(s.toolMocks ?? [], mockRow, { className: "mocks", addLabel: "Add a tool mock" });
+  const criteria = rows(s.criteria, (c) => criterionRow(schemas, c), {
+    className: "criteria",
+    addLabel: "Add a criterion",
+  });
   const scripted = h("fieldset", { id: "scripted" }, h("legend", {}, "What the caller says, in order"), turns.el);
   const simulated = h(
     "fieldset",
@@ -482,7 +379,7 @@ async function scenarioPage(id: string | null) {
     event.preventDefault();
     result.className = "";
     result.textContent = "";
-    for (const el of form.querySelectorAll(".invalid")) el.classList.remove("invalid");
+    showErrors(form, null);
     try {
       const saved = await api(id ? "PUT" : "POST", id ? `/test-scenarios/${id}` : "/test-scenarios", body());
       if (!id) location.hash = `#/tests/scenarios/${saved.id}`;
@@ -490,9 +387,8 @@ async function scenarioPage(id: string | null) {
     } catch (e) {
       result.className = "error";
       result.textContent = (e as Error).message;
-      // mark the inputs the API names, or their nearest part (a criterion for `criteria[0]`)
-      for (const { field } of e instanceof ApiError ? e.errors : [])
-        form.querySelector(`[data-field="${CSS.escape(field)}"]`)?.classList.add("invalid");
+      // the inputs the API names, or their nearest part (a criterion for `criteria[0]`), with its message
+      showErrors(form, e);
     }
   }
   return form;
