@@ -4,6 +4,7 @@ import {
   assistantCounts,
   assistants,
   callEventHooks,
+  campaigns,
   extensions,
   knowledgeBases,
   llmStrategies,
@@ -206,9 +207,19 @@ export async function updateAssistant(
   });
 }
 
-/** 409 while a handoff extension names it (the lock orders this against a write adding such a handoff). */
+/**
+ * 409 while a handoff extension names it (the lock orders this against a write adding such a handoff).
+ * Its campaigns, which the delete takes with it, are locked before the assistant: a campaign step
+ * locks its campaign and then its call's insert key-shares the assistant, and locking the other way
+ * round deadlocked with a step dialling (Postgres then failed the delete or the dial).
+ */
 export async function deleteAssistant(db: Db, scope: OrgScope, kind: AssistantKind, id: string) {
   await readModelOf(db).write(async (tx, touch) => {
+    await tx
+      .select({ id: campaigns.id })
+      .from(campaigns)
+      .where(and(eq(campaigns.assistantId, id), eq(campaigns.organizationId, scope.organizationId)))
+      .for("update");
     const [row] = await tx
       .select({ id: assistants.id })
       .from(assistants)

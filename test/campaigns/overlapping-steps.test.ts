@@ -7,18 +7,26 @@ import { createDb } from "../../src/db/client";
 import { agentTasks, campaignContacts, campaigns, sipRegistrations } from "../../src/db/schema";
 import { advanceCampaign } from "../../src/services/campaign-dialing";
 import { credentialLock } from "../../src/sip/reserve-task";
-import { createBookingAssistant, createCallerNumber, createTenant, startTestApi, type TestApi } from "../helpers/api";
+import {
+  createBookingAssistant,
+  createCallerNumber,
+  createTenant,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+} from "../helpers/api";
 import { insertCampaign } from "../helpers/campaigns";
 import { eventually } from "../sip/helpers/eventually";
 
 const database = createDb(process.env.DATABASE_URL!, { max: 6 });
 const { db } = database;
 let api: TestApi;
+let tenant: Tenant;
 let origin: { organizationId: string; assistantId: string; phoneNumberId: string; credentialId: string };
 
 beforeAll(async () => {
   api = await startTestApi();
-  const tenant = await createTenant(api.url, "overlap");
+  tenant = await createTenant(api.url, "overlap");
   const { credentialId, phoneNumberId } = await createCallerNumber(tenant, "+15550420000", 10);
   origin = {
     organizationId: tenant.organizationId,
@@ -84,4 +92,23 @@ test("a pause committed while a step waits for the campaign's lock: the step dia
   });
   expect((await step[0]!).dialed).toBe(0);
   expect(await callsOf(id)).toHaveLength(0);
+}, 60_000);
+
+test("an assistant deleted while a step of its campaign dials: the dial, then the delete (no deadlock)", async () => {
+  const assistantId = await createBookingAssistant(tenant);
+  const id = await insertCampaign(db, { ...origin, assistantId }, "running", ["pending"]);
+  const [step, deleted] = await db.transaction(async (tx) => {
+    // the step holds its campaign's lock while it waits for the credential's
+    await tx.execute(credentialLock(origin.credentialId));
+    const pending = advanceCampaign(db, id, 60_000);
+    await waitingOnLocks(1);
+    // the delete takes the campaign with it: it waits for the step; before, it had locked the
+    // assistant first, which the step's insert of its call then waited for (a deadlock)
+    const deleting = tenant.org.delete(`${tenant.P}/assistants/${assistantId}`);
+    await waitingOnLocks(2);
+    return [pending, deleting] as const; // in an array: the transaction must not wait for them
+  });
+  expect((await step).dialed).toBe(1);
+  expect((await deleted).status).toBe(200);
+  expect(await db.select().from(campaigns).where(eq(campaigns.id, id))).toEqual([]);
 }, 60_000);

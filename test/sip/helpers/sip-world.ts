@@ -119,7 +119,11 @@ export async function startSipWorld(trunkUsers: Record<string, string>, dids: Re
       /** An assistant on the number (taking it from the previous one), with its own fake provider and hooks. */
       async createAssistant(spec: SipAssistantSpec) {
         const previous = onNumber.get(spec.numberId);
-        if (previous) await org.delete(`${P}/assistants/${previous}`);
+        if (previous) {
+          // a failed delete would otherwise show up as the number still serving it (409 below)
+          const deleted = await org.delete(`${P}/assistants/${previous}`);
+          if (deleted.status !== 200) throw new Error(`assistant not deleted: ${JSON.stringify(deleted.body)}`);
+        }
         const fake = realtime.add(spec.fake ?? {});
         const strategy = await org.post(`${P}/llm-generation-strategies`, {
           name: "fake",
