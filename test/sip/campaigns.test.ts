@@ -277,3 +277,43 @@ test("contacts as CSV; bad CSV and bad fields are 400s naming the field; Idempot
   const named = (await org().get(`${P()}/campaigns?size=100`)).body.data.filter((c: any) => c.name === "once");
   expect(named).toHaveLength(1);
 }, 90_000);
+
+// last: the number's assistant is replaced (one per number)
+test("a callee who stays quiet through the idle prompts: the call ends silence-timeout, the contact completed, not retried", async () => {
+  const quiet = await world.createAssistant({
+    numberId,
+    greeting: "Hi.",
+    extensions: [
+      { type: "turn_taking", parameters: { idle: { timeoutMs: 1000, maxPrompts: 0, hangupAfterMs: 1000 } } },
+    ],
+  });
+  // a callee's media of its own: the shared peer sends only to the bridge port it latched in the first
+  // test, so this call would hear no RTP and end media-timeout at RTP_TIMEOUT_MS (4 s) before its idle
+  // hang-up (the greeting's 2 s wait for the callee, "Hi.", 1 s idle, 1 s hangupAfterMs); the other
+  // tests' callees hang up within that. It then went "failed", was retried, and that second call
+  // reached no UAS (it takes one call): no-answer
+  const quietPeer = await startRtpPeer("PCMU");
+  const uas = await startSippUas(
+    "uas-answer.xml",
+    { RTP_PORT: quietPeer.port, RING_MS: 100, ENDING: uasEnding.awaitBye },
+    port.answer,
+    1,
+  );
+  const created = await org().post(`${P()}/campaigns`, {
+    name: "quiet",
+    assistantId: quiet.id,
+    reservedInboundSlots: 1,
+    retry: { maxAttempts: 2, onReasons: ["busy", "no-answer", "failed"], delayMinutes: 0 },
+    contacts: [{ to: number.answer }],
+  });
+  expect(created.status).toBe(201);
+  const done = await finished(created.body.data.id);
+  quietPeer.stop();
+  expect(done.counts).toMatchObject({ total: 1, completed: 1 });
+  const [contact] = await contacts(done.id);
+  expect(contact).toMatchObject({ status: "completed", attempts: 1, lastEndedReason: "silence-timeout" });
+  expect((await campaignTasks(done.id)).map((t) => [t.status, t.endedReason])).toEqual([
+    ["completed", "silence-timeout"],
+  ]);
+  expect((await uas.result).code).toBe(0);
+}, 90_000);
