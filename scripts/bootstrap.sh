@@ -66,10 +66,11 @@ go_tool weed "$SEAWEEDFS_VERSION" build_weed
 # Real peers the tests talk to: speech for calls, and the SIP trunk, callers and phone.
 missing=()
 # chromium: the console's browser tests (driven by playwright-core, which downloads no browser);
-# pgbouncer: the DATABASE_PREPARE=false test (test/api/pgbouncer.test.ts); wrk: bench/api
+# pgbouncer: the DATABASE_PREPARE=false test (test/api/pgbouncer.test.ts); wrk: bench/api;
+# rtpengine: bench transfer's reference relay (started by the bench only, userspace forwarding)
 # (/usr/sbin is searched too: pgbouncer lives there and a non-root PATH may lack it)
 for pair in espeak-ng:espeak-ng sox:sox sipp:sip-tester kamailio:kamailio baresip:baresip chromium:chromium \
-  pgbouncer:pgbouncer wrk:wrk; do
+  pgbouncer:pgbouncer wrk:wrk rtpengine:rtpengine-daemon; do
   PATH="$PATH:/usr/sbin" command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
