@@ -165,6 +165,12 @@ export function greetThenTransfer(greeting: string, tool: string, destination: s
 export const verbatimWords = (instructions: string) =>
   instructions.slice(instructions.indexOf("nothing else: ") + "nothing else: ".length);
 
+/** A Realtime model that says verbatim what it is asked to, and hands the caller to `destination` on their first words, `userSays`. */
+export const handsOverOn = (userSays: string, destination: string): FakeRealtimeOptions => ({
+  onInstructions: (instructions) => ({ text: verbatimWords(instructions) }),
+  turns: [{ userSays, reply: { toolCalls: [{ name: "handoff", arguments: { destination } }] } }],
+});
+
 /** A call to `assistantId` in our wire format at 16 kHz, streaming like a phone, once `greeting` has played. */
 export async function callPastGreeting(world: World, assistantId: string, greeting: string) {
   const caller = await dialNative(world.bridge.url, { assistantId, sampleRate: "16000", token: world.tenant.orgToken });

@@ -10,7 +10,7 @@ import { toolSchema } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
 import { dialNative, type WsCaller } from "../helpers/ws-caller";
-import { agentTask, createAssistant, hookFor, verbatimWords, type World } from "../bridge/fixtures";
+import { agentTask, createAssistant, hookFor, handsOverOn, type World } from "../bridge/fixtures";
 import { pipelineAssistant, type PipelineWorld, startPipelineWorld } from "../voice/pipeline-fakes";
 
 let pipeline: PipelineWorld;
@@ -285,15 +285,7 @@ describe("a handoff between engines", () => {
     const billingId = await billingAssistant();
     const desk = await createAssistant(world, {
       greeting: "Hello, Acme here.",
-      fake: {
-        onInstructions: (instructions) => ({ text: verbatimWords(instructions) }),
-        turns: [
-          {
-            userSays: "My bill please.",
-            reply: { toolCalls: [{ name: "handoff", arguments: { destination: "billing" } }] },
-          },
-        ],
-      },
+      fake: handsOverOn("My bill please.", "billing"),
       extensions: [
         {
           type: "handoff",

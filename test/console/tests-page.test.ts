@@ -11,8 +11,9 @@ import type { BrowserContext, Page } from "playwright-core";
 import { scriptedReplies } from "../fakes/chat-completions-server";
 import { createBookingAssistant } from "../helpers/api";
 import { launchChromium } from "../helpers/chromium";
-import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
-import { startWorld, type World } from "../bridge/fixtures";
+import type { TestWorker } from "../helpers/temporal";
+import type { World } from "../bridge/fixtures";
+import { startRunWorld } from "../testing/run-world";
 
 const artifacts = join(import.meta.dir, "../../test-artifacts/console");
 let world: World;
@@ -24,14 +25,8 @@ let assistantId: string;
 
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
-  const { address } = await ensureTemporal();
-  world = await startWorld();
   // the worker runs the test-run workflow and places its calls through this world's bridge
-  worker = await startWorker({
-    address,
-    backoffBaseMs: 1_000,
-    env: { BRIDGE_URL: world.bridge.url, OPENAI_BASE_URL: world.chat.baseUrl },
-  });
+  ({ world, worker } = await startRunWorld());
   const { tenant } = world;
   assistantId = await createBookingAssistant(tenant, { systemPromptGreeting: "Luigi's, how can I help?" });
   profile = mkdtempSync(join(tmpdir(), "vas-tests-page-chromium-"));

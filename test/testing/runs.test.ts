@@ -10,6 +10,7 @@ import { startWorld, type World } from "../bridge/fixtures";
 import { callConcluded, createAssistantWithHooks, emitOne, openDb } from "../hooks/fixtures";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { eventually } from "../sip/helpers/eventually";
+import { untilRunEnded } from "./run-world";
 
 let world: World;
 let worker: TestWorker;
@@ -41,21 +42,7 @@ afterAll(async () => {
   await database.close();
 });
 
-async function untilEnded(runId: string, timeoutMs = 60_000) {
-  const { tenant } = world;
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const run = (await tenant.org.get(`${tenant.P}/test-runs/${runId}`)).body.data;
-    if (run.status === "completed" || run.status === "canceled") return run;
-    if (Date.now() > until) {
-      const said = worker.lines.filter((l) => String(l.msg ?? "").includes("test") || l.level === "error");
-      throw new Error(
-        `run still ${run.status}: ${JSON.stringify(run.counts)} ${JSON.stringify(said.slice(-5))} ${worker.stderr().slice(-600)}`,
-      );
-    }
-    await Bun.sleep(250);
-  }
-}
+const untilEnded = (runId: string, timeoutMs?: number) => untilRunEnded(world, worker, runId, timeoutMs);
 
 /** A run of one scripted caller who says "Hello?". */
 const helloRun = (scenario: { name: string; criteria: unknown[] }) =>
