@@ -63,22 +63,6 @@ async function request(method: string, path: string, body?: unknown, token = ses
   return res;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: API JSON as the page reads it (its shapes: the OpenAPI document)
-export type Json = any;
-
-/** JSON `data` of an envelope under the organization's path. */
-export async function api<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await request(method, orgPath() + path, body);
-  return (await res.json()).data as T;
-}
-
-export type Paged<T> = { data: T[]; page: number; size: number; totalElements: number; totalPages: number };
-
-/** A whole page of a list under the organization's path: its rows and where it is in the list. */
-export async function apiPage<T = Json>(path: string): Promise<Paged<T>> {
-  return (await request("GET", orgPath() + path)).json();
-}
-
 // ---- typed calls: paths, bodies and answers from the typed client's types (clients/typescript) -------
 
 type Prefix = "/api/v1/vendors/{vendorId}/organizations/{organizationId}";
@@ -98,17 +82,39 @@ type Success<R> = R extends { 200: infer A }
 /** The JSON body an operation takes. */
 export type BodyOf<P extends OrgPath, M extends Method> =
   Operation<P, M> extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
-/** The `data` of an operation's successful answer. */
-export type DataOf<P extends OrgPath, M extends Method> =
-  Operation<P, M> extends { responses: infer R }
-    ? JsonContent<Success<R>> extends { data: infer D }
-      ? D
-      : never
-    : never;
+/** The successful answer's envelope of an operation, and its `data`. */
+type EnvelopeIn<O> = O extends { responses: infer R } ? JsonContent<Success<R>> : never;
+type DataIn<O> = EnvelopeIn<O> extends { data: infer D } ? D : never;
+export type EnvelopeOf<P extends OrgPath, M extends Method> = EnvelopeIn<Operation<P, M>>;
+export type DataOf<P extends OrgPath, M extends Method> = DataIn<Operation<P, M>>;
+export type AgentTask = DataOf<"/agent-tasks/{agentTaskId}", "get">;
+export type Message = NonNullable<AgentTask["messages"]>[number];
+export type Assistant = DataOf<"/assistants/{assistantId}", "get">;
 /** The parameters a path names in braces. */
 type ParamsIn<S extends string> = S extends `${string}{${infer Name}}${infer Rest}`
   ? { [K in Name]: string } & ParamsIn<Rest>
   : unknown;
+
+const fill = (path: string, params: unknown) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]!));
+type Options<P extends OrgPath, M extends Method> = {
+  body?: BodyOf<P, M>;
+  /** a body sent as it is (an upload, CSV), for operations that take one besides JSON */
+  raw?: RawBody;
+  /** the query string, without `?` */
+  query?: string;
+};
+
+/** The whole answer to a call under the organization's path. */
+async function send<P extends OrgPath, M extends Method>(
+  method: M,
+  path: P,
+  params: ParamsIn<P>,
+  options: Options<P, M>,
+) {
+  const query = options.query ? `?${options.query}` : "";
+  return request(method.toUpperCase(), orgPath() + fill(path, params) + query, options.raw ?? options.body);
+}
 
 /**
  * A call under the organization's path, typed by the API's OpenAPI document: `path` is one of its paths
@@ -119,28 +125,25 @@ export async function call<P extends OrgPath, M extends Method>(
   method: M,
   path: P,
   params: ParamsIn<P>,
-  options: { body?: BodyOf<P, M>; query?: string } = {},
+  options: Options<P, M> = {},
 ): Promise<DataOf<P, M>> {
-  const filled = (path as string).replace(/\{(\w+)\}/g, (_, name: string) =>
-    encodeURIComponent((params as Record<string, string>)[name]!),
-  );
-  const res = await request(
-    method.toUpperCase(),
-    orgPath() + filled + (options.query ? `?${options.query}` : ""),
-    options.body,
-  );
-  return res.status === 204 ? (null as DataOf<P, M>) : ((await res.json()).data as DataOf<P, M>);
+  return ((await (await send(method, path, params, options)).json()) as { data: DataOf<P, M> }).data;
 }
 
-/** JSON `data` of an envelope at an absolute API path, as `token` (before signing in). */
-export async function apiAs<T = Json>(token: string, path: string): Promise<T> {
-  const res = await request("GET", path, undefined, token);
-  return (await res.json()).data as T;
+/** A whole page of a list: its rows and where it is in the list (`totalElements`, `totalPages`). */
+export async function callPaged<P extends OrgPath>(path: P, params: ParamsIn<P>, query: string) {
+  return (await (await send("get", path, params, { query })).json()) as EnvelopeOf<P, "get">;
+}
+
+/** `data` of a GET at an absolute API path, as `token` (before signing in: which organizations it reaches). */
+export async function getAs<P extends keyof paths & string>(token: string, path: P, params: ParamsIn<P>, query = "") {
+  const res = await request("GET", fill(path, params) + (query ? `?${query}` : ""), undefined, token);
+  return ((await res.json()) as { data: DataIn<paths[P]["get"]> }).data;
 }
 
 /** A binary sub-resource (a recording) as a blob: media elements cannot send the token themselves. */
-export async function blob(path: string): Promise<Blob> {
-  return (await request("GET", orgPath() + path)).blob();
+export async function blob<P extends OrgPath>(path: P, params: ParamsIn<P>): Promise<Blob> {
+  return (await send("get", path, params, {})).blob();
 }
 
 export type ConsoleConfig = { bridgeUrl: string };

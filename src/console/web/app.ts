@@ -1,5 +1,5 @@
 // The console: a hash-routed single page on the public API (see docs/console.md).
-import { api, blob, consoleConfig, type Json, session, signOut } from "./api";
+import { type AgentTask, blob, call, consoleConfig, type DataOf, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
 import { campaignPage, campaignsPage, newCampaignPage } from "./campaigns";
@@ -9,7 +9,7 @@ import { transferFacts } from "./transfer-view";
 import { messageLine } from "./messages";
 import { latencyBars, latencyP50 } from "./latency-view";
 import { testsRoutes } from "./tests";
-import { assistantRoutes, type Kind } from "./assistants";
+import { assistantRoutes, assistantsApi, type Kind } from "./assistants";
 import { strategyRoutes } from "./strategies";
 import { sipRoutes } from "./sip";
 
@@ -71,7 +71,7 @@ function show(node: Node) {
 }
 
 async function talkPage(kind: Kind, id: string) {
-  const [a, config] = await Promise.all([api("GET", `/${kind}/${id}`), consoleConfig()]);
+  const [a, config] = await Promise.all([assistantsApi.get(kind, id), consoleConfig()]);
   const transcript = h("div", { className: "transcript", id: "transcript" });
   const status = h("p", { id: "talk-status" }, "Not connected.");
   const level = h("meter", { id: "agent-level", min: 0, max: 0.3, value: 0 });
@@ -135,7 +135,7 @@ type Owner = { kind: Kind; name: string };
 
 /** Assistants and agents by id, to show names instead of ids. */
 async function owners(): Promise<Map<string, Owner>> {
-  const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
+  const [assistants, agents] = await Promise.all([assistantsApi.list("assistants"), assistantsApi.list("agents")]);
   const byId = new Map<string, Owner>();
   for (const a of assistants) byId.set(a.id, { kind: "assistants", name: a.name });
   for (const a of agents) byId.set(a.id, { kind: "agents", name: a.name });
@@ -187,7 +187,7 @@ async function callsPage() {
     if (key === "owner") query.set(value.split(":")[0]!, value.split(":")[1]!);
     else query.set(key, key.startsWith("created") ? new Date(value).toISOString() : value);
   }
-  const tasks: Json[] = await api("GET", `/agent-tasks?${query}`);
+  const tasks = await call("get", "/agent-tasks", {}, { query: query.toString() });
   const apply = (event: Event) => {
     event.preventDefault();
     const next = new URLSearchParams();
@@ -244,7 +244,7 @@ const transportText = (t: { type: string; callingNumber?: string; calledNumber?:
     .join(" ");
 
 /** call_analysis' result: success and why, then the data (or why there is none). */
-const analysisText = (a: Json | null) =>
+const analysisText = (a: AgentTask["analysis"]) =>
   !a
     ? ""
     : [
@@ -256,15 +256,24 @@ const analysisText = (a: Json | null) =>
         .join(" · ");
 
 async function callPage(id: string) {
-  const [task, byId] = await Promise.all([api("GET", `/agent-tasks/${id}`), owners()]);
+  const [task, byId] = await Promise.all([call("get", "/agent-tasks/{agentTaskId}", { agentTaskId: id }), owners()]);
   // the transfer tool's settings say how a transfer went out
-  const owner = task.assistantId ? `/assistants/${task.assistantId}` : task.agentId ? `/agents/${task.agentId}` : null;
-  const extensions = owner ? ((await api("GET", owner).catch(() => null))?.extensions ?? []) : [];
-  const deliveries: Json[] = await api("GET", `/hook-deliveries?callId=${task.callId}&size=100`);
-  const details = await Promise.all(deliveries.map((d) => api("GET", `/hook-deliveries/${d.id}`)));
+  const owner = task.assistantId
+    ? assistantsApi.get("assistants", task.assistantId)
+    : task.agentId
+      ? assistantsApi.get("agents", task.agentId)
+      : null;
+  const extensions = (await owner?.catch(() => null))?.extensions ?? [];
+  const deliveries = await call("get", "/hook-deliveries", {}, { query: `callId=${task.callId}&size=100` });
+  const details = await Promise.all(
+    deliveries.map((d) => call("get", "/hook-deliveries/{deliveryId}", { deliveryId: d.id })),
+  );
   const audio = h("audio", { id: "recording", controls: true });
-  if (task.recording) void blob(`/agent-tasks/${id}/recording`).then((b) => (audio.src = URL.createObjectURL(b)));
-  const messages = (task.messages ?? []) as Json[];
+  if (task.recording)
+    void blob("/agent-tasks/{agentTaskId}/recording", { agentTaskId: id }).then(
+      (b) => (audio.src = URL.createObjectURL(b)),
+    );
+  const messages = task.messages ?? [];
   return h(
     "div",
     {},
@@ -315,12 +324,12 @@ async function callPage(id: string) {
   );
 }
 
-function deliveryRow(d: Json) {
+function deliveryRow(d: DataOf<"/hook-deliveries/{deliveryId}", "get">) {
   const retry = h("button", { className: "retry" }, "Retry");
   retry.onclick = async () => {
     retry.disabled = true;
     try {
-      await api("POST", `/hook-deliveries/${d.id}/retry`);
+      await call("post", "/hook-deliveries/{deliveryId}/retry", { deliveryId: d.id });
       await render();
     } catch (e) {
       retry.replaceWith(h("span", { className: "error" }, (e as Error).message));
@@ -335,7 +344,7 @@ function deliveryRow(d: Json) {
     h(
       "td",
       {},
-      (d.attempts as Json[]).map((a) =>
+      d.attempts.map((a) =>
         h(
           "div",
           {},

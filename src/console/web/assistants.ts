@@ -1,7 +1,7 @@
 // Assistants and agents (docs/console.md, "Assistants"): the lists with the first-run guide, and each
 // one's page: every field, extension and hook as a form generated from the API's schema for the body
 // (schema-form.ts), saved as one PUT; Delete; and the dialer.
-import { type BodyOf, call, type DataOf } from "./api";
+import { type Assistant, type BodyOf, call } from "./api";
 import { h } from "./dom";
 import { dialer } from "./dialer";
 import { deleteButton, formPage, referenceChoices } from "./resource-page";
@@ -14,12 +14,11 @@ export const assistantRoutes: Page[] = [
   [/^#\/(assistants|agents)\/([\w-]+)$/, (kind, id) => assistantPage(kind as Kind, id!)],
 ];
 
-type Assistant = DataOf<"/assistants/{assistantId}", "get">;
 type AssistantBody = BodyOf<"/assistants", "post">;
 const one = { assistants: "assistant", agents: "agent" } as const;
 
 // the two resources have the same shapes under their own paths
-const api = {
+export const assistantsApi = {
   list: (kind: Kind) =>
     kind === "assistants"
       ? call("get", "/assistants", {}, { query: "size=100" })
@@ -69,8 +68,8 @@ function firstRun(strategies: number) {
 
 async function assistantsPage() {
   const [assistants, agents, strategies] = await Promise.all([
-    api.list("assistants"),
-    api.list("agents"),
+    assistantsApi.list("assistants"),
+    assistantsApi.list("agents"),
     call("get", "/llm-generation-strategies", {}, { query: "size=1" }),
   ]);
   const table = (kind: Kind, rows: Assistant[]) =>
@@ -109,14 +108,14 @@ async function newAssistantPage(kind: Kind, query?: string) {
     value: { name: "" },
     choices: await referenceChoices(),
     async save(body: AssistantBody) {
-      const created = await api.create(kind, body);
+      const created = await assistantsApi.create(kind, body);
       location.hash = talk ? `#/talk/${kind}/${created.id}` : `#/${kind}/${created.id}`;
     },
   });
 }
 
 async function assistantPage(kind: Kind, id: string) {
-  const [a, choices] = await Promise.all([api.get(kind, id), referenceChoices()]);
+  const [a, choices] = await Promise.all([assistantsApi.get(kind, id), referenceChoices()]);
   const form = await formPage({
     title: h("span", {}, a.name, " ", h("a", { href: `#/talk/${kind}/${id}`, id: "talk-link" }, "Talk")),
     method: "put",
@@ -124,11 +123,11 @@ async function assistantPage(kind: Kind, id: string) {
     value: a,
     choices,
     async save(body: BodyOf<"/assistants/{assistantId}", "put">) {
-      await api.replace(kind, id, body);
+      await assistantsApi.replace(kind, id, body);
       return "Saved.";
     },
     more: (result) => [
-      deleteButton(`the ${one[kind]} “${a.name}”`, [id], () => api.remove(kind, id), `#/assistants`, result),
+      deleteButton(`the ${one[kind]} “${a.name}”`, [id], () => assistantsApi.remove(kind, id), `#/assistants`, result),
     ],
   });
   return h(

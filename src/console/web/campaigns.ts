@@ -2,7 +2,8 @@
 // resume / cancel buttons, and the form that creates one (contacts as CSV, sent as text/csv so the
 // API's own CSV reader and its 400s naming the field apply). Counts and contacts refresh by polling
 // while the page is shown.
-import { api, apiPage, type Json, RawBody } from "./api";
+import { call, callPaged, type DataOf, RawBody } from "./api";
+import { assistantsApi } from "./assistants";
 import { contactStatuses } from "../../db/schema/campaign-values";
 import { h, poll, when } from "./dom";
 
@@ -11,7 +12,9 @@ const pollMs = 2000;
 const countNames = ["total", ...contactStatuses.map((s) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase()))];
 const weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
-const countCells = (c: Json) => countNames.map((n) => h("td", { className: `count-${n}` }, String(c.counts[n])));
+type Campaign = DataOf<"/campaigns/{campaignId}", "get">;
+const countCells = (c: Pick<Campaign, "counts">) =>
+  countNames.map((n) => h("td", { className: `count-${n}` }, String(c.counts[n as keyof Campaign["counts"]])));
 
 export async function campaignsPage() {
   const list = h(
@@ -23,7 +26,7 @@ export async function campaignsPage() {
       ["Name", "Status", ...countNames, "Created"].map((c) => h("th", {}, c)),
     ),
   );
-  const fill = (rows: Json[]) =>
+  const fill = (rows: DataOf<"/campaigns", "get">) =>
     list.replaceChildren(
       list.firstChild!,
       ...rows.map((c) =>
@@ -37,7 +40,7 @@ export async function campaignsPage() {
         ),
       ),
     );
-  const load = async () => fill(await api("GET", "/campaigns?size=100&sort=createdAt,desc"));
+  const load = async () => fill(await call("get", "/campaigns", {}, { query: "size=100&sort=createdAt,desc" }));
   await load();
   const page = h(
     "div",
@@ -72,7 +75,7 @@ export async function campaignPage(id: string) {
     ["", ...contactStatuses].map((s) => h("option", { value: s, selected: s === filter }, s || "any")),
   );
 
-  function showCampaign(c: Json) {
+  function showCampaign(c: Pick<Campaign, "status" | "counts">) {
     status.textContent = c.status;
     status.className = `state-${c.status}`;
     buttons.pause.disabled = c.status !== "running";
@@ -89,7 +92,7 @@ export async function campaignPage(id: string) {
   }
   async function showContacts() {
     const query = new URLSearchParams({ page: String(pageNo), size: "50", ...(filter && { status: filter }) });
-    const page = await apiPage(`/campaigns/${id}/contacts?${query}`);
+    const page = await callPaged("/campaigns/{campaignId}/contacts", { campaignId: id }, query.toString());
     contacts.replaceChildren(
       h(
         "tr",
@@ -107,7 +110,7 @@ export async function campaignPage(id: string) {
           h(
             "td",
             {},
-            (c.agentTaskIds as string[]).map((t, i) => [i ? " " : "", h("a", { href: `#/calls/${t}` }, `#${i + 1}`)]),
+            c.agentTaskIds.map((t, i) => [i ? " " : "", h("a", { href: `#/calls/${t}` }, `#${i + 1}`)]),
           ),
           h("td", {}, h("code", {}, JSON.stringify(c.variables))),
         ),
@@ -122,13 +125,20 @@ export async function campaignPage(id: string) {
   async function act(action: "pause" | "resume" | "cancel") {
     error.textContent = "";
     try {
-      showCampaign(await api("POST", `/campaigns/${id}/${action}`));
+      const params = { campaignId: id };
+      showCampaign(
+        await (action === "pause"
+          ? call("post", "/campaigns/{campaignId}/pause", params)
+          : action === "resume"
+            ? call("post", "/campaigns/{campaignId}/resume", params)
+            : call("post", "/campaigns/{campaignId}/cancel", params)),
+      );
     } catch (e) {
       error.textContent = (e as Error).message;
     }
   }
 
-  const c = await api("GET", `/campaigns/${id}`);
+  const c = await call("get", "/campaigns/{campaignId}", { campaignId: id });
   showCampaign(c);
   await showContacts();
   const owner = c.assistantId ? `assistants/${c.assistantId}` : `agents/${c.agentId}`;
@@ -160,7 +170,7 @@ export async function campaignPage(id: string) {
     pager,
   );
   poll(page, pollMs, async () => {
-    showCampaign(await api("GET", `/campaigns/${id}`));
+    showCampaign(await call("get", "/campaigns/{campaignId}", { campaignId: id }));
     await showContacts();
   });
   return page;
@@ -169,9 +179,9 @@ export async function campaignPage(id: string) {
 /** The create form: every field of the campaign, the contacts as CSV (pasted, or read from a file). */
 export async function newCampaignPage() {
   const [assistants, agents, credentials] = await Promise.all([
-    api("GET", "/assistants?size=100"),
-    api("GET", "/agents?size=100"),
-    api("GET", "/sip/credentials?size=100"),
+    assistantsApi.list("assistants"),
+    assistantsApi.list("agents"),
+    call("get", "/sip/credentials", {}, { query: "size=100" }),
   ]);
   const input = (id: string, props: Record<string, unknown> = {}) => h("input", { id, ...props });
   const field = (label: string, el: HTMLElement) => [h("label", { htmlFor: el.id }, label), el];
@@ -179,20 +189,25 @@ export async function newCampaignPage() {
   const owner = h(
     "select",
     { id: "campaign-owner" },
-    assistants.map((a: Json) => h("option", { value: `assistantId:${a.id}` }, `${a.name} (assistant)`)),
-    agents.map((a: Json) => h("option", { value: `agentId:${a.id}` }, `${a.name} (agent)`)),
+    assistants.map((a) => h("option", { value: `assistantId:${a.id}` }, `${a.name} (assistant)`)),
+    agents.map((a) => h("option", { value: `agentId:${a.id}` }, `${a.name} (agent)`)),
   );
   const credential = h(
     "select",
     { id: "campaign-credential", onchange: () => void loadNumbers() },
-    credentials.map((c: Json) => h("option", { value: c.id }, `${c.username}@${c.hostname}:${c.port}`)),
+    credentials.map((c) => h("option", { value: c.id }, `${c.username}@${c.hostname}:${c.port}`)),
   );
   const number = h("select", { id: "campaign-number" });
   async function loadNumbers() {
     const numbers = credential.value
-      ? await api("GET", `/sip/credentials/${credential.value}/phone-numbers?size=100`)
+      ? await call(
+          "get",
+          "/sip/credentials/{sipCredentialsId}/phone-numbers",
+          { sipCredentialsId: credential.value },
+          { query: "size=100" },
+        )
       : [];
-    number.replaceChildren(...numbers.map((n: Json) => h("option", { value: n.id }, n.phoneNumber)));
+    number.replaceChildren(...numbers.map((n) => h("option", { value: n.id }, n.phoneNumber)));
   }
   await loadNumbers();
   const contacts = h("textarea", { id: "campaign-contacts", rows: 6, placeholder: "to,first_name\n+15551230000,Ada" });
@@ -252,7 +267,8 @@ export async function newCampaignPage() {
         }),
       );
     try {
-      const campaign = await api("POST", `/campaigns?${query}`, new RawBody(contacts.value, "text/csv"));
+      const raw = new RawBody(contacts.value, "text/csv");
+      const campaign = await call("post", "/campaigns", {}, { raw, query: query.toString() });
       location.hash = `#/campaigns/${campaign.id}`;
     } catch (e) {
       error.textContent = (e as Error).message;

@@ -1,14 +1,16 @@
 // An assistant's page: place an outbound call (POST P/calls) and follow it live by polling its agent
 // task once a second: ringing (offered), answered (active), ended and why (endedReason, sipStatus).
-import { api, type Json } from "./api";
+import { type AgentTask, call } from "./api";
 import { h, poll } from "./dom";
 
 type Kind = "assistants" | "agents";
 
 const pollMs = 1000;
+/** What the dialer shows of a task (POST P/calls answers less than a read of the task). */
+type TaskState = Pick<AgentTask, "id" | "status" | "endedReason" | "sipStatus">;
 
 /** What a task's state means to the person who placed the call. */
-export function callState(task: Json): string {
+export function callState(task: TaskState): string {
   if (task.status === "offered") return "ringing…";
   if (task.status === "active") return "answered: in the call";
   const sip = task.sipStatus ? ` (SIP ${task.sipStatus})` : "";
@@ -35,7 +37,8 @@ export function dialer(kind: Kind, id: string): HTMLElement {
   );
   let taskId: string | null = null;
   hangUp.addEventListener("click", async () => {
-    if (taskId) await api("POST", `/agent-tasks/${taskId}/hangup`).catch(() => {}); // 409: it already ended
+    // 409: it already ended
+    if (taskId) await call("post", "/agent-tasks/{agentTaskId}/hangup", { agentTaskId: taskId }).catch(() => {});
   });
 
   async function place(event: Event) {
@@ -43,11 +46,14 @@ export function dialer(kind: Kind, id: string): HTMLElement {
     status.className = "";
     try {
       const owner = kind === "agents" ? { agentId: id } : { assistantId: id };
-      const task = await api("POST", "/calls", {
-        ...owner,
-        to: to.value.trim(),
-        variables: JSON.parse(variables.value || "{}"),
-      });
+      const task = await call(
+        "post",
+        "/calls",
+        {},
+        {
+          body: { ...owner, to: to.value.trim(), variables: JSON.parse(variables.value || "{}") },
+        },
+      );
       taskId = task.id;
       follow(task);
     } catch (e) {
@@ -57,7 +63,7 @@ export function dialer(kind: Kind, id: string): HTMLElement {
   }
 
   /** Shows the task's state; true once the call has ended. */
-  function show(task: Json) {
+  function show(task: TaskState) {
     status.textContent = callState(task);
     const ended = task.status === "completed" || task.status === "failed";
     hangUp.disabled = ended;
@@ -65,11 +71,11 @@ export function dialer(kind: Kind, id: string): HTMLElement {
   }
 
   // until the call has ended or the page was left
-  function follow(task: Json) {
+  function follow(task: TaskState) {
     if (show(task)) return;
     poll(section, pollMs, async () => {
       try {
-        task = await api("GET", `/agent-tasks/${task.id}`);
+        task = await call("get", "/agent-tasks/{agentTaskId}", { agentTaskId: task.id });
         return show(task);
       } catch (e) {
         status.textContent = `${callState(task)} (${(e as Error).message})`;

@@ -1,7 +1,8 @@
 // Knowledge in the console (docs/console.md, docs/knowledge.md): the organization's knowledge bases,
 // a base's documents (upload, delete) and a search box that shows what the knowledge_base tool hands
 // the LLM. (A knowledge_base extension is a form on its assistant's page like every other type.)
-import { api, ApiError, apiPage, type Json, RawBody } from "./api";
+import { ApiError, call, callPaged, type DataOf, RawBody } from "./api";
+import { assistantsApi } from "./assistants";
 import { h, when } from "./dom";
 
 const docsPerPage = 20;
@@ -21,12 +22,9 @@ async function report(target: HTMLElement, work: () => Promise<string>, conflict
 
 /** The assistants and agents whose knowledge tools search a base (the first 100 of each, as the lists show). */
 async function usersOf(kbId: string): Promise<string[]> {
-  const [assistants, agents] = await Promise.all([
-    api<Json[]>("GET", "/assistants?size=100"),
-    api<Json[]>("GET", "/agents?size=100"),
-  ]);
+  const [assistants, agents] = await Promise.all([assistantsApi.list("assistants"), assistantsApi.list("agents")]);
   return [...assistants, ...agents]
-    .filter((a) => a.extensions.some((e: Json) => e.type === "knowledge_base" && e.parameters.knowledgeBaseId === kbId))
+    .filter((a) => a.extensions.some((e) => e.type === "knowledge_base" && e.parameters.knowledgeBaseId === kbId))
     .map((a) => a.name);
 }
 
@@ -34,7 +32,7 @@ export async function knowledgeBasesPage(): Promise<Node> {
   const list = h("table", { id: "knowledge-bases" });
   const result = h("p", { id: "kb-result" });
   async function load() {
-    const bases: Json[] = await api("GET", "/knowledge-bases?size=100&sort=name,asc");
+    const bases = await call("get", "/knowledge-bases", {}, { query: "size=100&sort=name,asc" });
     list.replaceChildren(
       h(
         "tr",
@@ -48,7 +46,7 @@ export async function knowledgeBasesPage(): Promise<Node> {
           void report(
             result,
             async () => {
-              await api("DELETE", `/knowledge-bases/${kb.id}`);
+              await call("delete", "/knowledge-bases/{knowledgeBaseId}", { knowledgeBaseId: kb.id });
               await load();
               return `Deleted “${kb.name}”.`;
             },
@@ -78,10 +76,14 @@ export async function knowledgeBasesPage(): Promise<Node> {
   const create = (event: Event) => {
     event.preventDefault();
     void report(result, async () => {
-      const kb = await api("POST", "/knowledge-bases", {
-        name: name.value.trim(),
-        description: description.value.trim() || null,
-      });
+      const kb = await call(
+        "post",
+        "/knowledge-bases",
+        {},
+        {
+          body: { name: name.value.trim(), description: description.value.trim() || null },
+        },
+      );
       location.hash = `#/knowledge/${kb.id}`;
       return `Created “${kb.name}”.`;
     });
@@ -135,8 +137,12 @@ export async function knowledgeBasePage(id: string, query = ""): Promise<Node> {
 
   async function load() {
     const [kb, docs] = await Promise.all([
-      api("GET", `/knowledge-bases/${id}`),
-      apiPage(`/knowledge-bases/${id}/documents?page=${page}&size=${docsPerPage}&sort=createdAt,desc`),
+      call("get", "/knowledge-bases/{knowledgeBaseId}", { knowledgeBaseId: id }),
+      callPaged(
+        "/knowledge-bases/{knowledgeBaseId}/documents",
+        { knowledgeBaseId: id },
+        `page=${page}&size=${docsPerPage}&sort=createdAt,desc`,
+      ),
     ]);
     heading.replaceChildren(h("a", { href: "#/knowledge" }, "Knowledge bases"), " / ", kb.name);
     facts.replaceChildren(
@@ -163,12 +169,15 @@ export async function knowledgeBasePage(id: string, query = ""): Promise<Node> {
   }
 
   const deleted = h("p", { id: "document-result" });
-  function documentRow(d: Json) {
+  function documentRow(d: DataOf<"/knowledge-bases/{knowledgeBaseId}/documents", "get">[number]) {
     const remove = h("button", { type: "button", className: "delete-document" }, "Delete");
     remove.onclick = () => {
       if (!confirm(`Delete the document “${d.title}”?`)) return;
       void report(deleted, async () => {
-        await api("DELETE", `/knowledge-bases/${id}/documents/${d.id}`);
+        await call("delete", "/knowledge-bases/{knowledgeBaseId}/documents/{documentId}", {
+          knowledgeBaseId: id,
+          documentId: d.id,
+        });
         await load();
         return `Deleted “${d.title}”.`;
       });
@@ -216,20 +225,20 @@ function uploadForm(id: string, uploaded: () => Promise<void>) {
     const type = chosen ? formatOf(chosen) : format.value;
     const body = chosen ?? text.value;
     if (!chosen && !text.value.trim()) throw new Error("choose a file or paste some text");
-    let doc: Json;
-    if (type === "application/json") {
-      // a JSON document carries its own title and source
-      doc = await api("POST", `/knowledge-bases/${id}/documents`, new RawBody(body, type));
-    } else {
-      const params = new URLSearchParams({ title: title.value.trim() || chosen?.name.replace(/\.[^.]*$/, "") || "" });
+    const params = new URLSearchParams();
+    // a JSON document carries its own title and source
+    if (type !== "application/json") {
+      params.set("title", title.value.trim() || chosen?.name.replace(/\.[^.]*$/, "") || "");
       const from = source.value.trim() || chosen?.name;
       if (from) params.set("source", from);
-      doc = await api(
-        "POST",
-        `/knowledge-bases/${id}/documents?${params}`,
-        new RawBody(body, `${type}; charset=utf-8`),
-      );
     }
+    const raw = new RawBody(body, type === "application/json" ? type : `${type}; charset=utf-8`);
+    const doc = await call(
+      "post",
+      "/knowledge-bases/{knowledgeBaseId}/documents",
+      { knowledgeBaseId: id },
+      { raw, query: params.toString() },
+    );
     for (const el of [title, source, file, text]) el.value = "";
     await uploaded();
     return `Stored “${doc.title}”: ${doc.chunks} chunk${doc.chunks === 1 ? "" : "s"} from ${doc.bytes} bytes.`;
@@ -271,7 +280,12 @@ function searchForm(id: string) {
     event.preventDefault();
     const params = new URLSearchParams({ q: q.value, maxResults: max.value });
     try {
-      const found: Json[] = await api("GET", `/knowledge-bases/${id}/search?${params}`);
+      const found = await call(
+        "get",
+        "/knowledge-bases/{knowledgeBaseId}/search",
+        { knowledgeBaseId: id },
+        { query: params.toString() },
+      );
       results.replaceChildren(
         found.length === 0
           ? h("p", { className: "note" }, "Nothing found: the tool would hand the LLM no results.")

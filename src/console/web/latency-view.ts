@@ -1,7 +1,7 @@
 // Latency per turn as the console shows it: on the call page a bar per turn, its stages side by side
 // in proportion (endpointing, LLM to first token, TTS to first audio, and the rest of voice-to-voice:
 // speech-to-text, our own hops, the playout), on the call list the call's voice-to-voice p50.
-import type { Json } from "./api";
+import type { AgentTask } from "./api";
 import { h } from "./dom";
 
 const stages = [
@@ -11,11 +11,13 @@ const stages = [
 ] as const;
 
 type Segment = { stage: string; label: string; ms: number };
+type Latency = AgentTask["latency"];
+type Turn = NonNullable<Latency>["turns"][number];
 
 /** A turn's segments in order; `other` fills up to its voice-to-voice time. */
-function segmentsOf(turn: Json): Segment[] {
+function segmentsOf(turn: Turn): Segment[] {
   const known = stages.flatMap(([stage, field, label]) =>
-    turn[field] === null ? [] : [{ stage, label, ms: turn[field] as number }],
+    turn[field] === null ? [] : [{ stage, label, ms: turn[field] }],
   );
   if (turn.voiceToVoiceMs === null) return known;
   const rest = turn.voiceToVoiceMs - known.reduce((sum, s) => sum + s.ms, 0);
@@ -23,8 +25,8 @@ function segmentsOf(turn: Json): Segment[] {
 }
 
 /** The call page's bars, one per turn, on one scale; null when the call has no turns. */
-export function latencyBars(latency: Json | null): HTMLElement | null {
-  const turns = (latency?.turns ?? []) as Json[];
+export function latencyBars(latency: Latency): HTMLElement | null {
+  const turns = latency?.turns ?? [];
   if (turns.length === 0) return null;
   const rows = turns.map((turn) => ({ turn, segments: segmentsOf(turn) }));
   const scaleMs = Math.max(1, ...rows.map((r) => r.segments.reduce((sum, s) => sum + s.ms, 0)));
@@ -72,4 +74,5 @@ export function latencyBars(latency: Json | null): HTMLElement | null {
 }
 
 /** The call list's cell: voice-to-voice p50, or nothing for a call without it. */
-export const latencyP50 = (latency: Json | null) => (latency?.voiceToVoiceMs ? `${latency.voiceToVoiceMs.p50} ms` : "");
+export const latencyP50 = (latency: Latency | undefined) =>
+  latency?.voiceToVoiceMs ? `${latency.voiceToVoiceMs.p50} ms` : "";

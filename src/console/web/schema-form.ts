@@ -52,9 +52,8 @@ export type Choice = { value: string; label: string };
 /** The document's schemas, and the choices for an id field by its name (a strategy for `…StrategyId`). */
 export type FormContext = { schemas: Record<string, Schema>; choices: (name: string) => Choice[] | undefined };
 
-type Document = { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Schema> } };
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as read, before its schemas are walked
-type Json = any;
+type Operation = { requestBody?: { content?: Record<string, { schema?: Schema }> } };
+type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 let document: Promise<Document> | null = null;
 /** The API's OpenAPI document, read once per page load. */
 export const apiDocument = () => (document ??= fetch("/swagger/json").then((r) => r.json() as Promise<Document>));
@@ -66,7 +65,7 @@ export async function bodySchema(
 ): Promise<{ schema: Schema; schemas: FormContext["schemas"] }> {
   const doc = await apiDocument();
   const operation = doc.paths[`/api/v1/vendors/{vendorId}/organizations/{organizationId}${path}`]?.[method];
-  const schema = operation?.requestBody?.content?.["application/json"]?.schema as Schema | undefined;
+  const schema = operation?.requestBody?.content?.["application/json"]?.schema;
   if (!schema) throw new Error(`the API documents no body for ${method.toUpperCase()} ${path}`);
   return { schema, schemas: doc.components.schemas };
 }

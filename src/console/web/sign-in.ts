@@ -1,13 +1,10 @@
 // Sign-in with the token alone: GET /api/v1/token says which vendor and organization it reaches. A vendor
 // token with several organizations lets the user pick one; the admin token is refused (it has no tenant).
-import { apiAs, type Json, signIn } from "./api";
+import { getAs, signIn } from "./api";
 import { h } from "./dom";
 
-type TokenScope = {
-  scope: "admin" | "vendor" | "organization";
-  vendorId: string | null;
-  organizationId: string | null;
-};
+type TokenScope = Awaited<ReturnType<typeof tokenScope>>;
+const tokenScope = (token: string) => getAs(token, "/api/v1/token", {});
 
 /** The form; `signedIn` runs once the session is stored. */
 export function signInPage(signedIn: () => Promise<void>) {
@@ -21,9 +18,14 @@ export function signInPage(signedIn: () => Promise<void>) {
     if (reach.scope === "admin")
       throw new Error("the admin token has no organization: use a vendor or organization token");
     if (!org.hidden && org.value) return org.value;
-    const orgs: Json[] = await apiAs(value, `/api/v1/vendors/${reach.vendorId}/organizations?size=100`);
+    const orgs = await getAs(
+      value,
+      "/api/v1/vendors/{vendorId}/organizations",
+      { vendorId: reach.vendorId! },
+      "size=100",
+    );
     if (orgs.length === 0) throw new Error("this vendor has no organization yet");
-    if (orgs.length === 1) return orgs[0].id;
+    if (orgs.length === 1) return orgs[0]!.id;
     org.replaceChildren(...orgs.map((o) => h("option", { value: o.id }, `${o.name} (${o.id})`)));
     org.hidden = orgLabel.hidden = false;
     return null; // the user picks one and submits again
@@ -38,7 +40,7 @@ export function signInPage(signedIn: () => Promise<void>) {
         error.textContent = "";
         const value = token.value.trim();
         try {
-          const reach: TokenScope = await apiAs(value, "/api/v1/token");
+          const reach = await tokenScope(value);
           const organizationId = await organizationOf(value, reach);
           if (!organizationId) return;
           signIn({ token: value, vendorId: reach.vendorId!, organizationId });

@@ -1,7 +1,8 @@
 // The Tests page (docs/console.md, "Tests"): test scenarios as forms, a run of chosen scenarios
 // against an assistant or agent (text or audio), and the run's results as they come in, each with its
 // verdicts per criterion, its transcript and a link to its call.
-import { api, type Json } from "./api";
+import { type BodyOf, call, type DataOf } from "./api";
+import { assistantsApi } from "./assistants";
 import { h, poll, when } from "./dom";
 import { messageLine } from "./messages";
 import {
@@ -28,11 +29,35 @@ export const testsRoutes: Page[] = [
 const pollMs = 1000;
 const pageSize = 100; // the API's largest page
 
+type Scenario = DataOf<"/test-scenarios/{scenarioId}", "get">;
+type ScenarioBody = BodyOf<"/test-scenarios", "post">;
+type Turn = { say?: string; silenceMs?: number };
+type Mock = NonNullable<Scenario["toolMocks"]>[number];
+/** A criterion as its row reads it: the common fields, and its type's own by name. */
+type CriterionValues = { name?: string; type?: string; required?: boolean; [field: string]: unknown };
+/** A scenario as the form shows it: either kind's fields, each maybe absent. */
+type ScenarioView = Pick<Scenario, "name" | "kind"> &
+  Partial<{
+    description: string | null;
+    tags: string[];
+    turns: Turn[];
+    persona: string;
+    goal: string;
+    facts: Record<string, string>;
+    maxTurns: number;
+    variables: Record<string, string>;
+    maxDurationSeconds: number;
+    toolPolicy: string;
+    toolMocks: Mock[];
+  }> & { criteria: CriterionValues[] };
+type Run = DataOf<"/test-runs/{testRunId}", "get">;
+type Result = DataOf<"/test-runs/{testRunId}/results", "get">[number];
+
 /** Every item of a paged list (a run has up to 2,000 results), one page after another. */
-async function all(path: string): Promise<Json[]> {
-  const items: Json[] = [];
-  for (let page = 0; ; page++) {
-    const data: Json[] = await api("GET", `${path}${path.includes("?") ? "&" : "?"}size=${pageSize}&page=${page}`);
+async function all<T>(page: (query: string) => Promise<T[]>): Promise<T[]> {
+  const items: T[] = [];
+  for (let n = 0; ; n++) {
+    const data = await page(`size=${pageSize}&page=${n}`);
     items.push(...data);
     if (data.length < pageSize) return items;
   }
@@ -41,20 +66,20 @@ const finished = new Set(["completed", "canceled"]);
 
 /** Assistants and agents, for the run's target and to name a run's target. */
 async function targets() {
-  const [assistants, agents] = await Promise.all([api("GET", "/assistants?size=100"), api("GET", "/agents?size=100")]);
+  const [assistants, agents] = await Promise.all([assistantsApi.list("assistants"), assistantsApi.list("agents")]);
   return [
-    ...assistants.map((a: Json) => ({ field: "assistantId", id: a.id, label: `${a.name} (assistant)` })),
-    ...agents.map((a: Json) => ({ field: "agentId", id: a.id, label: `${a.name} (agent)` })),
-  ] as { field: "assistantId" | "agentId"; id: string; label: string }[];
+    ...assistants.map((a) => ({ field: "assistantId" as const, id: a.id, label: `${a.name} (assistant)` })),
+    ...agents.map((a) => ({ field: "agentId" as const, id: a.id, label: `${a.name} (agent)` })),
+  ];
 }
 
-const countsText = (c: Json) =>
+const countsText = (c: Run["counts"]) =>
   `${c.passed} passed · ${c.failed} failed · ${c.error} error · ${c.pending} pending (of ${c.total})`;
 
 async function testsPage() {
   const [scenarios, runs, choices] = await Promise.all([
-    all("/test-scenarios?sort=name,asc"),
-    api("GET", "/test-runs?size=20"),
+    all((query) => call("get", "/test-scenarios", {}, { query: `${query}&sort=name,asc` })),
+    call("get", "/test-runs", {}, { query: "size=20" }),
     targets(),
   ]);
   const target = h(
@@ -71,7 +96,7 @@ async function testsPage() {
   const concurrency = h("input", { id: "run-concurrency", type: "number", min: 1, max: 20, value: "4" });
   const repeat = h("input", { id: "run-repeat", type: "number", min: 1, max: 10, value: "1" });
   const error = h("p", { id: "run-error", className: "error" });
-  const chosen = (scenarios as Json[]).map((s) => h("input", { type: "checkbox", name: "run-scenario", value: s.id }));
+  const chosen = scenarios.map((s) => h("input", { type: "checkbox", name: "run-scenario", value: s.id }));
 
   async function start(event: Event) {
     event.preventDefault();
@@ -83,13 +108,14 @@ async function testsPage() {
     }
     const [field, id] = target.value.split(":");
     try {
-      const run = await api("POST", "/test-runs", {
+      const body = {
         [field!]: id,
         scenarioIds,
         modality: modality.value,
         concurrency: Number(concurrency.value),
         repeat: Number(repeat.value),
-      });
+      } as BodyOf<"/test-runs", "post">;
+      const run = await call("post", "/test-runs", {}, { body });
       location.hash = `#/tests/runs/${run.id}`;
     } catch (e) {
       error.textContent = (e as Error).message;
@@ -112,14 +138,14 @@ async function testsPage() {
           {},
           ["Run", "Name", "Kind", "Criteria", "Description"].map((c) => h("th", {}, c)),
         ),
-        (scenarios as Json[]).map((s, i) =>
+        scenarios.map((s, i) =>
           h(
             "tr",
             {},
             h("td", {}, chosen[i]),
             h("td", {}, h("a", { href: `#/tests/scenarios/${s.id}` }, s.name)),
             h("td", {}, s.kind),
-            h("td", {}, s.criteria.map((c: Json) => c.name).join(", ")),
+            h("td", {}, s.criteria.map((c) => c.name).join(", ")),
             h("td", {}, s.description ?? ""),
           ),
         ),
@@ -144,12 +170,12 @@ async function testsPage() {
         {},
         ["Created", "Against", "Status", "Verdict", "Results"].map((c) => h("th", {}, c)),
       ),
-      (runs as Json[]).map((r) =>
+      runs.map((r) =>
         h(
           "tr",
           {},
           h("td", {}, h("a", { href: `#/tests/runs/${r.id}` }, when(r.createdAt))),
-          h("td", {}, name.get(r.assistantId ?? r.agentId) ?? r.assistantId ?? r.agentId),
+          h("td", {}, name.get(r.assistantId ?? r.agentId ?? "") ?? r.assistantId ?? r.agentId),
           h("td", { className: `state-${r.status}` }, r.status),
           h("td", { className: `state-${r.verdict}` }, r.verdict ?? ""),
           h("td", {}, countsText(r.counts)),
@@ -169,7 +195,7 @@ function labelled(text: string, el: HTMLElement, title?: string) {
   return h("label", { title }, text, " ", el);
 }
 
-function turnRow(turn: Json = { say: "" }): Part {
+function turnRow(turn: Turn = { say: "" }): Part {
   const kind = h(
     "select",
     { className: "turn-kind" },
@@ -186,7 +212,7 @@ function turnRow(turn: Json = { say: "" }): Part {
   };
 }
 
-function mockRow(mock: Json = {}): Part {
+function mockRow(mock: Partial<Mock> = {}): Part {
   const tool = h("input", { className: "mock-tool", placeholder: "tool name", value: mock.tool ?? "" });
   const args = pairs(mock.arguments, { json: true });
   const output = h("textarea", { className: "mock-output", rows: 2 }, asText(mock.output));
@@ -223,7 +249,7 @@ const loadCriterionSchemas = () =>
 const common = new Set(["name", "type", "required"]);
 const noReferences: FormContext = { schemas: {}, choices: () => undefined };
 
-function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type: "said", name: "" }): Part {
+function criterionRow(schemas: Record<string, Schema>, criterion: CriterionValues = { type: "said", name: "" }): Part {
   const name = h("input", { className: "criterion-name", placeholder: "name", value: criterion.name ?? "" });
   const type = h(
     "select",
@@ -237,7 +263,7 @@ function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type:
   });
   const fields = h("div", { className: "criterion-fields" });
   let inputs: [string, Part][] = [];
-  const build = (values: Json) => {
+  const build = (values: CriterionValues) => {
     const schema = schemas[type.value]!;
     inputs = Object.entries(schema.properties ?? {})
       .filter(([key]) => !common.has(key))
@@ -264,7 +290,7 @@ function criterionRow(schemas: Record<string, Schema>, criterion: Json = { type:
   };
 }
 
-const blank: Json = {
+const blank: ScenarioView = {
   name: "",
   kind: "scripted",
   turns: [{ say: "" }],
@@ -274,8 +300,8 @@ const blank: Json = {
 };
 
 async function scenarioPage(id: string | null) {
-  const [s, schemas]: [Json, Record<string, Schema>] = await Promise.all([
-    id ? api("GET", `/test-scenarios/${id}`) : blank,
+  const [s, schemas]: [ScenarioView, Record<string, Schema>] = await Promise.all([
+    id ? call("get", "/test-scenarios/{scenarioId}", { scenarioId: id }) : blank,
     loadCriterionSchemas(),
   ]);
   const name = h("input", { id: "scenario-name", size: 60, value: s.name });
@@ -381,7 +407,10 @@ async function scenarioPage(id: string | null) {
     result.textContent = "";
     showErrors(form, null);
     try {
-      const saved = await api(id ? "PUT" : "POST", id ? `/test-scenarios/${id}` : "/test-scenarios", body());
+      // the form's rows read as the API's fields; the API checks them
+      const saved = id
+        ? await call("put", "/test-scenarios/{scenarioId}", { scenarioId: id }, { body: body() as ScenarioBody })
+        : await call("post", "/test-scenarios", {}, { body: body() as ScenarioBody });
       if (!id) location.hash = `#/tests/scenarios/${saved.id}`;
       else result.textContent = "Saved.";
     } catch (e) {
@@ -404,7 +433,7 @@ function deleteButton(id: string, result: HTMLElement) {
       return;
     }
     try {
-      await api("DELETE", `/test-scenarios/${id}`);
+      await call("delete", "/test-scenarios/{scenarioId}", { scenarioId: id });
       location.hash = "#/tests";
     } catch (e) {
       result.className = "error";
@@ -443,13 +472,18 @@ async function runPage(id: string) {
   );
   cancel.onclick = async () => {
     cancel.disabled = true;
-    await api("POST", `/test-runs/${id}/cancel`).catch((e) => note.replaceChildren((e as Error).message));
+    await call("post", "/test-runs/{testRunId}/cancel", { testRunId: id }).catch((e) =>
+      note.replaceChildren((e as Error).message),
+    );
   };
 
   /** Shows the run and its results; true once the run is over. */
   async function refresh() {
     try {
-      const [run, list] = await Promise.all([api("GET", `/test-runs/${id}`), all(`/test-runs/${id}/results`)]);
+      const [run, list] = await Promise.all([
+        call("get", "/test-runs/{testRunId}", { testRunId: id }),
+        all((query) => call("get", "/test-runs/{testRunId}/results", { testRunId: id }, { query })),
+      ]);
       status.textContent = run.status;
       status.className = `state-${run.status}`;
       verdict.textContent = run.verdict ?? "not yet";
@@ -459,7 +493,7 @@ async function runPage(id: string) {
       cancel.hidden = over;
       note.textContent = over ? "" : "Results appear here as each call ends.";
       results.replaceChildren(
-        ...(list as Json[]).map((r) => {
+        ...list.map((r) => {
           const el = shown.get(r.id) ?? resultView(r);
           shown.set(r.id, el);
           return el;
@@ -476,15 +510,15 @@ async function runPage(id: string) {
   return section;
 }
 
-function resultView(r: Json) {
+function resultView(r: Result) {
   const transcript = h("div", { className: "transcript" }, h("p", { className: "note" }, "Loading…"));
   if (r.agentTaskId)
-    api("GET", `/agent-tasks/${r.agentTaskId}`)
+    call("get", "/agent-tasks/{agentTaskId}", { agentTaskId: r.agentTaskId })
       .then((task) =>
         transcript.replaceChildren(
           ...(task.messages === null
             ? [h("p", { className: "note" }, "No messages kept.")]
-            : (task.messages as Json[]).map(messageLine)),
+            : task.messages.map(messageLine)),
         ),
       )
       .catch((e) => transcript.replaceChildren(h("p", { className: "error" }, (e as Error).message)));
@@ -517,7 +551,7 @@ function resultView(r: Json) {
         {},
         ["Criterion", "Type", "Required", "Verdict", "Why"].map((c) => h("th", {}, c)),
       ),
-      (r.criteria as Json[]).map((c) =>
+      r.criteria.map((c) =>
         h(
           "tr",
           { "data-criterion": c.name },
