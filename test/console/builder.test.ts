@@ -271,9 +271,16 @@ describe("building an assistant from an empty organization", () => {
     expect((await tenant.org.get(`${tenant.P}/llm-generation-strategies/${strategyId}`)).status).toBe(200);
   }, 60_000);
 
-  test("SIP: a credential (write-only password) and a phone number, created, listed, deleted", async () => {
+  test("SIP: a credential (write-only password) and a phone number, 400s on their fields, a 409 explained, deleted", async () => {
     await page.goto(`${api.url}/console#/sip`);
     await page.click("#new-credential");
+    await field("hostname").fill("not a host!");
+    await field("port").fill("5999");
+    await field("username").fill("frontdesk");
+    await field("password").fill("sip-s3cret");
+    await page.click("#save");
+    await page.waitForSelector('[data-field="hostname"].invalid');
+    expect(await page.locator('[data-error-for="hostname"]').count()).toBe(1);
     await field("hostname").fill("127.0.0.1");
     await field("port").fill("5999");
     await field("username").fill("frontdesk");
@@ -283,9 +290,31 @@ describe("building an assistant from an empty organization", () => {
     await page.waitForSelector("#registration");
     const credentialId = /#\/sip\/([\w-]+)/.exec(page.url())![1]!;
     await page.click("#new-number");
+    await field("phoneNumber").fill("call me");
+    await page.click("#save");
+    await page.waitForSelector('[data-field="phoneNumber"].invalid');
     await field("phoneNumber").fill("+1 415 555 0100");
     await page.click("#save");
     await page.waitForSelector("#phone-numbers a:has-text('+14155550100')");
+    // the Front desk answers on it: its delete is a 409, explained
+    const [number] = (await tenant.org.get(`${tenant.P}/sip/credentials/${credentialId}/phone-numbers`)).body.data;
+    const desk = await stored(frontDesk);
+    const { id: _, ...body } = desk;
+    expect(
+      (await tenant.org.put(`${tenant.P}/assistants/${frontDesk}`, { ...body, telephoneNumberId: number.id })).status,
+    ).toBe(200);
+    await page.click("#phone-numbers a");
+    await page.click("#delete");
+    await page.waitForSelector("#save-result[data-conflict]");
+    expect(await page.textContent("#save-result")).toContain("in use by “Front desk” (assistant)");
+    // the assistant's form shows the number as its telephoneNumberId; cleared there, the number can go
+    await page.goto(`${api.url}/console#/assistants/${frontDesk}`);
+    expect(await field("telephoneNumberId").inputValue()).toBe(number.id);
+    await field("telephoneNumberId").selectOption("");
+    await page.click("#save");
+    await page.waitForSelector("#save-result:has-text('Saved.')");
+    expect((await stored(frontDesk)).telephoneNumberId).toBeNull();
+    await page.goto(`${api.url}/console#/sip/${credentialId}`);
     await page.goto(`${api.url}/console#/sip`);
     const row = page.locator("#sip-credentials tr", { hasText: "frontdesk@127.0.0.1:5999" });
     expect(await row.textContent()).toContain("0 / 4");

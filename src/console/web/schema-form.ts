@@ -185,7 +185,7 @@ function anyPart(ctx: FormContext, schema: Schema, value: unknown, required: boo
   if (s.type === "string" && s.contentMediaType === "application/json" && s.contentSchema)
     return jsonStringPart(ctx, s, value, empty);
   const choices = s.format === "uuid" ? ctx.choices(key) : undefined;
-  if (choices) return choicePart(s, choices, value, required, empty);
+  if (choices) return choicePart(s, choices, value, required, empty, true);
   const input =
     (s.maxLength ?? 0) >= 2000 && !s.pattern
       ? h("textarea", { rows: (s.maxLength ?? 0) >= 10_000 ? 6 : 2 }, asText(value))
@@ -212,18 +212,27 @@ function anyPart(ctx: FormContext, schema: Schema, value: unknown, required: boo
 let suggestionLists = 0;
 
 /** A choice of constants (or of resources, by id); "(not set)" leaves an optional field out. */
-function choicePart(s: Schema, values: unknown[] | Choice[], value: unknown, required: boolean, empty: () => unknown) {
-  const options = values.map((v) =>
-    typeof v === "object" && v !== null ? (v as Choice) : { value: JSON.stringify(v), label: String(v) },
-  );
-  const current = typeof value === "string" && options.some((o) => o.value === value) ? value : JSON.stringify(value);
+function choicePart(
+  s: Schema,
+  values: unknown[] | Choice[],
+  value: unknown,
+  required: boolean,
+  empty: () => unknown,
+  byId = false,
+) {
+  const options = byId
+    ? [...(values as Choice[])]
+    : values.map((v) => ({ value: JSON.stringify(v), label: String(v) }));
+  const current = value === undefined || value === null ? "" : byId ? String(value) : JSON.stringify(value);
+  // a stored value the choices lack (an id past the list's first 100, a value no longer offered) stays chosen
+  if (current && !options.some((o) => o.value === current))
+    options.push({ value: current, label: `${String(value)} (as stored)` });
   const select = h(
     "select",
     {},
-    !required || value === undefined ? h("option", { value: "" }, required ? "(choose)" : "(not set)") : null,
+    !required || !current ? h("option", { value: "" }, required ? "(choose)" : "(not set)") : null,
     options.map((o) => h("option", { value: o.value, selected: o.value === current }, o.label)),
   );
-  const byId = typeof values[0] === "object";
   return leaf(s, select, () => (select.value === "" ? empty() : byId ? select.value : JSON.parse(select.value)));
 }
 
