@@ -1,8 +1,10 @@
 // A local stand-in for Deepgram's streaming /v1/listen websocket: raw audio in binary frames (mulaw or
 // linear16, as the query says), JSON control messages (KeepAlive, Finalize, CloseStream), and a script
 // instead of a model: once it has heard speech followed by silence (or is asked to Finalize), the next
-// scripted transcript comes back as Results. It records everything it was sent. /v2/listen on the same
-// host speaks Flux (deepgram-flux-stream.ts), each stretch of speech taking the next transcript.
+// scripted transcript comes back as Results (is_final). With interimWordMs, a stream that asked for
+// interim_results=true also gets interim Results (is_final false) while the caller speaks, the scripted
+// words so far. It records everything it was sent. /v2/listen on the same host speaks Flux
+// (deepgram-flux-stream.ts), each stretch of speech taking the next transcript.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -27,6 +29,12 @@ export type FakeDeepgramOptions = {
   transcript?: (stream: number, turn: number) => string;
   /** How the Flux streams (/v2/listen) decide their turns. */
   flux?: FakeFluxOptions;
+  /**
+   * Interim results for the streams that ask for them (interim_results=true): while the caller speaks,
+   * one more of the utterance's scripted words every interimWordMs from its first sound (Deepgram
+   * revises interims at its own pace; left out, only finals come, as before).
+   */
+  interimWordMs?: number;
 };
 
 export class FakeDeepgramStream {
@@ -42,6 +50,8 @@ export class FakeDeepgramStream {
   private heardSpeech = false;
   private silentMs = 0;
   private streamMs = 0;
+  /** the utterance under way: its scripted transcript (taken at its first interim), where it began, words sent */
+  private utterance: { transcript: string | null; startMs: number; interimWords: number } | null = null;
 
   constructor(
     readonly ws: WebSocket,
@@ -77,6 +87,8 @@ export class FakeDeepgramStream {
     if (rms(pcm) > 300) {
       this.heardSpeech = true;
       this.silentMs = 0;
+      this.utterance ??= { transcript: null, startMs: this.streamMs - ms, interimWords: 0 };
+      this.interim();
     } else if (this.heardSpeech) {
       this.silentMs += ms;
       if (this.options.endpointingMs !== undefined && this.silentMs >= this.options.endpointingMs) this.result(false);
@@ -92,20 +104,39 @@ export class FakeDeepgramStream {
     }
   }
 
+  /** The utterance's words so far as an interim result, when one more is due (interimWordMs). */
+  private interim() {
+    const wordMs = this.options.interimWordMs;
+    const utterance = this.utterance!;
+    if (wordMs === undefined || this.query.get("interim_results") !== "true") return;
+    utterance.transcript ??= this.next();
+    const words = utterance.transcript.split(/\s+/).filter(Boolean);
+    const due = Math.min(words.length, Math.floor((this.streamMs - utterance.startMs) / wordMs));
+    if (due <= utterance.interimWords) return;
+    utterance.interimWords = due;
+    this.sendResults(words.slice(0, due).join(" "), { start: utterance.startMs / 1000, isFinal: false });
+  }
+
   /** The utterance heard so far, as a final result (from_finalize when asked for). */
   private result(fromFinalize: boolean) {
-    const transcript = this.heardSpeech ? this.next() : "";
+    const transcript = this.heardSpeech ? (this.utterance?.transcript ?? this.next()) : "";
     this.heardSpeech = false;
     this.silentMs = 0;
+    this.utterance = null;
+    this.sendResults(transcript, { start: Math.max(0, this.streamMs / 1000 - 1), isFinal: true, fromFinalize });
+  }
+
+  /** Results (Deepgram's shape), its words 0.3 s apart; a final one is also speech_final. */
+  private sendResults(transcript: string, at: { start: number; isFinal: boolean; fromFinalize?: boolean }) {
     const words = transcript.split(/\s+/).filter(Boolean);
     this.send({
       type: "Results",
       channel_index: [0, 1],
-      duration: 1,
-      start: Math.max(0, this.streamMs / 1000 - 1),
-      is_final: true,
-      speech_final: true,
-      ...(fromFinalize && { from_finalize: true }),
+      duration: Math.max(0, this.streamMs / 1000 - at.start),
+      start: at.start,
+      is_final: at.isFinal,
+      speech_final: at.isFinal,
+      ...(at.fromFinalize && { from_finalize: true }),
       channel: {
         alternatives: [
           {

@@ -15,6 +15,8 @@ export class WsCaller {
   readonly frames: Int16Array[] = [];
   /** How many agent frames had been heard when each of `events` came (the socket keeps their order). */
   readonly framesBefore: number[] = [];
+  /** How many frames of the caller's queued speech were still to be sent when each of `events` came. */
+  readonly speechLeft: number[] = [];
   readonly closed: Promise<Closed>;
   private queue: Int16Array[] = [];
   private pump: ReturnType<typeof setInterval> | null = null;
@@ -43,6 +45,7 @@ export class WsCaller {
         if (event.event === "media") this.heard(muLawDecode(Buffer.from(event.media.payload, "base64")));
         else {
           this.framesBefore.push(this.frames.length);
+          this.speechLeft.push(this.queue.length);
           this.events.push(event);
         }
       }

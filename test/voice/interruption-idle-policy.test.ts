@@ -64,6 +64,17 @@ test("minWords: the agent pauses at minDurationMs and is cut off once the interi
   expect(events).toEqual(["pause", "interrupt"]);
 });
 
+test("enough words heard before minDurationMs cut the agent off as soon as the speech lasts it, without a pause first", () => {
+  const { cut, events } = cutIn({ minDurationMs: 500, minWords: 2 });
+  cut.speechStarted(64);
+  cut.heard("Stop right");
+  expect(events).toEqual([]);
+  cut.window(300, true);
+  expect(events).toEqual([]);
+  cut.window(200, true); // 564 ms
+  expect(events).toEqual(["interrupt"]);
+});
+
 test("words too few at the turn's end, or an acknowledgement: the agent resumes, unanswered", () => {
   for (const said of ["No.", "Okay."]) {
     const { cut, events } = cutIn({ minWords: 2 });

@@ -18,7 +18,8 @@ const greeting =
   "Thank you for calling Acme. Our opening hours are nine to five on weekdays, and ten to two on Saturdays. How can I help you today?";
 
 beforeAll(async () => {
-  pipeline = await startPipelineWorld();
+  // Deepgram's interim results (the bridge asks for them): the caller's words as they are heard
+  pipeline = await startPipelineWorld({ stt: { interimWordMs: 250 } });
   world = pipeline.world;
 }, 60_000);
 afterAll(() => pipeline?.stop());
@@ -117,6 +118,57 @@ describe("caller speech over the agent (turn_taking interruption)", () => {
     expect(said).toEqual([greeting]);
     expect(streamedRequests()).toBe(requests);
   }, 60_000);
+
+  test("minWords: fewer words over the agent do not cut it off; enough do, as soon as the interim transcript holds them", async () => {
+    const assistantId = await assistantWith({ minWords: 3 });
+    const requests = streamedRequests();
+    // two words: the agent pauses while they are heard, then goes on; they are not answered
+    pipeline.stt.transcripts.splice(0, pipeline.stt.transcripts.length, "Sorry, what?");
+    const short = await sayOverGreeting(assistantId, "Sorry, what?");
+    await greetingPlayed(short.caller);
+    short.caller.sendJson({ type: "hangup" });
+    await short.caller.closed;
+    expect(short.caller.events.filter((e) => e.type === "interrupt")).toEqual([]);
+    expectHeardOnce(short.caller.heardAudio(), await speech(greeting, rate));
+    const unanswered = await hookFor(world, short.callId, "call_concluded");
+    expect((unanswered.messages as any[]).filter((m) => m.type === "text").map((m) => [m.role, m.text])).toEqual([
+      ["ASSISTANT", greeting],
+      ["USER", "Sorry, what?"],
+    ]);
+    expect(streamedRequests()).toBe(requests);
+
+    // a question: its third interim word cuts the agent off while the caller is still speaking
+    const question = "Hold on, I have a question about the table I booked for next Saturday evening.";
+    pipeline.stt.transcripts.splice(0, pipeline.stt.transcripts.length, question);
+    world.chat.reply = scriptedReplies([{ text: "Of course, go ahead." }]);
+    const long = await sayOverGreeting(assistantId, question);
+    await long.caller.waitFor(
+      (e) => e.type === "transcript" && e.role === "ASSISTANT" && e.final && e.text === "Of course, go ahead.",
+      30_000,
+    );
+    long.caller.sendJson({ type: "hangup" });
+    await long.caller.closed;
+    const { events, speechLeft } = long.caller;
+    const interrupt = events.findIndex((e) => e.type === "interrupt");
+    const interims = events
+      .slice(0, interrupt)
+      .filter((e) => e.type === "transcript" && e.role === "USER" && !e.final)
+      .map((e) => e.text);
+    // an interim transcript of at least three words decided, before the caller had finished (a final
+    // transcript comes only once the caller has stopped: the VAD's stop, then Finalize)
+    expect(interims.at(-1)?.split(" ").length).toBeGreaterThanOrEqual(3);
+    expect(speechLeft[interrupt]).toBeGreaterThan(0);
+    const concluded = await hookFor(world, long.callId, "call_concluded");
+    const texts = (concluded.messages as any[]).filter((m) => m.type === "text").map((m) => [m.role, m.text]);
+    expect(texts.slice(1)).toEqual([
+      ["USER", question],
+      ["ASSISTANT", "Of course, go ahead."],
+    ]);
+    // the agent's words up to where it was cut off
+    const [role, cut] = texts[0]!;
+    expect(role).toBe("ASSISTANT");
+    expect(greeting.startsWith(cut) && cut.length < greeting.length).toBe(true);
+  }, 90_000);
 
   test("enabled: false never cuts the agent off; what the caller said is answered after the reply", async () => {
     const assistantId = await assistantWith({ enabled: false });

@@ -45,6 +45,8 @@ export const withoutWords = (s: InterruptionSettings): InterruptionSettings => (
 export class CutIn {
   /** the stretch of speech under way: ms heard since its onset, and up to its latest sound */
   private heardMs = 0;
+  /** the latest interim transcript: words heard before minDurationMs decide once the speech lasts it */
+  private words = "";
   private sustained = false;
   private paused = false;
   private interrupted = false;
@@ -71,7 +73,7 @@ export class CutIn {
   lasted(ms: number) {
     if (this.sustained || ms < this.settings.minDurationMs) return;
     this.sustained = true;
-    if (decidedBySound(this.settings)) return this.interrupt();
+    if (decidedBySound(this.settings) || isInterruption(this.words, this.settings, false)) return this.interrupt();
     this.paused = true;
     this.on.pause();
     const { falseInterruptionMs } = this.settings;
@@ -80,6 +82,7 @@ export class CutIn {
 
   /** What the caller has said so far (interim). */
   heard(text: string) {
+    this.words = text;
     if (this.sustained && isInterruption(text, this.settings, false)) this.interrupt();
   }
 
