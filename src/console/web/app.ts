@@ -6,7 +6,7 @@ import { campaignPage, campaignsPage, newCampaignPage } from "./campaigns";
 import { knowledgeBasePage, knowledgeBasesPage } from "./knowledge";
 import { startTalk } from "./talk";
 import { transferFacts } from "./transfer-view";
-import { messageLine } from "./messages";
+import { transcriptLines } from "./handoff-view";
 import { latencyBars, latencyP50 } from "./latency-view";
 import { testsRoutes } from "./tests";
 import { assistantRoutes, assistantsApi, type Kind } from "./assistants";
@@ -308,7 +308,9 @@ async function callPage(id: string) {
     h(
       "div",
       { className: "transcript", id: "call-messages" },
-      task.messages === null ? h("p", { className: "note" }, "No messages kept.") : messages.map(messageLine),
+      task.messages === null
+        ? h("p", { className: "note" }, "No messages kept.")
+        : transcriptLines(messages, task.handoffs, (assistantId) => byId.get(assistantId)?.name ?? assistantId),
     ),
     h("h3", {}, "Hook deliveries"),
     h(

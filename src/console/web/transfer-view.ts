@@ -2,6 +2,7 @@
 // or the transport's own hand-over on websocket calls), and what came of each attempt.
 import type { AgentTask, Assistant, Message } from "./api";
 import { h } from "./dom";
+import { handoffToolNames } from "./handoff-view";
 
 type Extension = Assistant["extensions"][number];
 
@@ -20,9 +21,10 @@ function howOf(toolName: string, extensions: Extension[], transport: AgentTask["
 
 /** One line per transfer attempt (a transfer tool call with its result), and the end it led to. */
 export function transferFacts(task: AgentTask, messages: Message[], extensions: Extension[]): Node | null {
+  const handoffs = handoffToolNames(extensions);
   const attempts = messages.flatMap((m, i) => {
     const destination = (m.parameters as { destination?: unknown } | undefined)?.destination;
-    if (m.type !== "tool_call" || typeof destination !== "string") return [];
+    if (m.type !== "tool_call" || typeof destination !== "string" || handoffs.has(String(m.toolName))) return [];
     const result = messages.slice(i + 1).find((r) => r.type === "tool_result" && r.toolName === m.toolName);
     return [{ to: destination, tool: String(m.toolName), outcome: String(result?.text ?? "(no result)") }];
   });
