@@ -1,5 +1,6 @@
 // `bun run start`: the whole service on one machine — migrations, the Temporal dev server (unless
-// TEMPORAL_ADDRESS is set), the API in this process, the call bridge and the hook worker as children.
+// TEMPORAL_ADDRESS is set), SeaweedFS as the recordings' S3 server (RECORDING_STORE=s3 without
+// S3_ENDPOINT), the API in this process, the call bridge and the hook worker as children.
 // A child that exits is started again (restart-policy.ts); it never takes the others down. The API
 // listens at once; while the database is away at start the migrations are retried and the children
 // wait for them.
@@ -10,6 +11,7 @@ import { migrateOnStart } from "./db/migrate";
 import { restartBackoff } from "./lib/restart-policy";
 import { startApi } from "./server";
 import { dataDir, localSecrets } from "./local-secrets";
+import { startLocalS3, type LocalS3 } from "./storage/local-s3";
 import { startTemporalDevServer, type DevServer } from "./temporal/dev-server";
 import { isTemporalReachable } from "./temporal/health";
 import { log } from "./log";
@@ -27,6 +29,14 @@ if (!process.env.TEMPORAL_ADDRESS && !(await isTemporalReachable(config))) {
   const [, port] = config.temporal.address.split(":");
   devServer = await startTemporalDevServer({ port: Number(port), uiPort: 8233, dbFilename: `${dataDir}temporal.db` });
   log.info("temporal web ui", { url: devServer.uiUrl });
+}
+
+let localS3: LocalS3 | null = null;
+const { s3 } = config.recordingStore;
+if (s3 && !process.env.S3_ENDPOINT) {
+  const { bucket, accessKeyId, secretAccessKey } = s3;
+  const ports = { s3: 8333, master: 9333, volume: 9340, filer: 8888 };
+  localS3 = await startLocalS3({ dir: `${dataDir}seaweedfs`, ports, bucket, accessKeyId, secretAccessKey });
 }
 
 const children = new Set<ChildProcess>();
@@ -74,6 +84,7 @@ async function stop(code: number) {
   await Promise.all(running.map((proc) => (proc.exitCode === null ? new Promise((r) => proc.once("exit", r)) : null)));
   await api.stop();
   await devServer?.stop();
+  await localS3?.stop();
   process.exit(code);
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(0));

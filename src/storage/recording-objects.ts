@@ -17,7 +17,7 @@ export interface RecordingObjects {
   removeOrganization(organizationId: string): Promise<number>;
 }
 
-// the S3 minimum; a 16 MiB recording goes in 4 parts, at most two of them in memory at once
+// the S3 minimum; a 16 MiB recording goes in 4 parts
 const partSize = 5 * 1024 * 1024;
 
 export function recordingObjects(settings: S3Settings): RecordingObjects {
@@ -37,7 +37,14 @@ export function recordingObjects(settings: S3Settings): RecordingObjects {
     async put(key, path, contentType) {
       const writer = client.file(key).writer({ type: contentType, partSize, queueSize: 1, retry: 1 });
       try {
-        for await (const chunk of Bun.file(path).stream()) await writer.write(chunk);
+        // a part at a time, each flushed before the next is read: the sink would otherwise take the
+        // whole file ahead of the network (bench/recording-store: 28.7 MB of memory for a 14.4 MB
+        // recording streamed as read, 16 MB this way)
+        const file = Bun.file(path);
+        for (let at = 0; at < file.size; at += partSize) {
+          await writer.write(new Uint8Array(await file.slice(at, at + partSize).arrayBuffer()));
+          await writer.flush();
+        }
         await writer.end();
       } catch (error) {
         // a failed multipart upload is abandoned, not left half done (a bucket rule clears what a crash leaves)
