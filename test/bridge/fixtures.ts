@@ -185,6 +185,16 @@ export async function agentTask(world: World, callId: string, tenant = world.ten
   return (list.body.data as any[]).find((t) => t.callId === callId);
 }
 
+/** The call's agent task once it is completed (its conclusion written), for worlds without a hook worker to wait on. */
+export async function completedTask(world: World, callId: string) {
+  let task = await agentTask(world, callId);
+  for (let i = 0; task?.status !== "completed" && i < 100; i++) {
+    await Bun.sleep(100);
+    task = await agentTask(world, callId);
+  }
+  return task;
+}
+
 /** What every order-lookup conversation of the call tests says first: greeting, question, the tool call and its result. */
 export function orderLookupExchange(toolCallId: string | undefined) {
   return [

@@ -2,21 +2,18 @@
 // the front desk said and what billing said; a handoff is not shown as a transfer. A native websocket
 // call whose fake Realtime desk hands over as it greets.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { openBrowser, signInConsole, type TestBrowser } from "../helpers/chromium";
+import { signInConsole, type TestBrowser } from "../helpers/chromium";
+import { startConsoleWorld, stopConsoleWorld } from "./console-world";
 import { dialNative } from "../helpers/ws-caller";
-import { agentTask, createAssistant, greetThenTransfer, startWorld, type World } from "../bridge/fixtures";
+import { completedTask, createAssistant, greetThenTransfer, type World } from "../bridge/fixtures";
 
 let world: World;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  world = await startWorld();
-  browser = await openBrowser("handoff");
+  ({ world, browser } = await startConsoleWorld("handoff"));
 }, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await world?.stop();
-});
+afterAll(() => stopConsoleWorld({ world, browser }));
 
 test("a handed-over call's transcript has the handoff where billing took the call", async () => {
   const greeting = "Hello, Acme desk.";
@@ -43,12 +40,7 @@ test("a handed-over call's transcript has the handoff where billing took the cal
   await caller.waitForAgentSaid("Billing here.");
   caller.sendJson({ type: "hangup" });
   await caller.closed;
-  // no hook worker here: the task closing is the conclusion
-  let task = await agentTask(world, callId);
-  for (let i = 0; task?.status !== "completed" && i < 100; i++) {
-    await Bun.sleep(100);
-    task = await agentTask(world, callId);
-  }
+  const task = await completedTask(world, callId);
 
   const { page } = browser;
   await signInConsole(page, world.api.url, world.tenant.orgToken);

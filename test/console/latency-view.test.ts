@@ -3,21 +3,18 @@
 // through the bridge (the fake Realtime provider answers after a set delay) gives the task its turns.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { CallLatency } from "../../src/models/call-latency";
-import { openBrowser, signInConsole, type TestBrowser } from "../helpers/chromium";
+import { signInConsole, type TestBrowser } from "../helpers/chromium";
+import { startConsoleWorld, stopConsoleWorld } from "./console-world";
 import { speech } from "../helpers/speech";
-import { agentTask, callPastGreeting, createAssistant, startWorld, type World } from "../bridge/fixtures";
+import { completedTask, callPastGreeting, createAssistant, type World } from "../bridge/fixtures";
 
 let world: World;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  world = await startWorld();
-  browser = await openBrowser("latency");
+  ({ world, browser } = await startConsoleWorld("latency"));
 }, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await world?.stop();
-});
+afterAll(() => stopConsoleWorld({ world, browser }));
 
 /** A call of two turns, ended by the agent; its task once concluded. */
 async function twoTurnCall() {
@@ -36,11 +33,7 @@ async function twoTurnCall() {
   await caller.waitForAgentSaid("At nine.");
   await caller.say(await speech("Bye for now.", 16000));
   await caller.closed;
-  let task = await agentTask(world, callId);
-  for (let i = 0; task?.status !== "completed" && i < 100; i++) {
-    await Bun.sleep(100);
-    task = await agentTask(world, callId);
-  }
+  const task = await completedTask(world, callId);
   return task;
 }
 

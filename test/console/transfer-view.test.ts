@@ -1,21 +1,18 @@
 // The call page shows a transfer: to whom, how (the tool's mode and the transport's way of handing
 // over), the tool's outcome and the end. A native websocket call whose fake LLM calls transfer_call.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { openBrowser, signInConsole, type TestBrowser } from "../helpers/chromium";
+import { signInConsole, type TestBrowser } from "../helpers/chromium";
+import { startConsoleWorld, stopConsoleWorld } from "./console-world";
 import { dialNative } from "../helpers/ws-caller";
-import { agentTask, createAssistant, greetThenTransfer, startWorld, type World } from "../bridge/fixtures";
+import { completedTask, createAssistant, greetThenTransfer, type World } from "../bridge/fixtures";
 
 let world: World;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  world = await startWorld();
-  browser = await openBrowser("transfer");
+  ({ world, browser } = await startConsoleWorld("transfer"));
 }, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await world?.stop();
-});
+afterAll(() => stopConsoleWorld({ world, browser }));
 
 test("a transferred call's page says to whom, how and with what outcome", async () => {
   const greeting = "Hello, Acme desk.";
@@ -44,11 +41,7 @@ test("a transferred call's page says to whom, how and with what outcome", async 
   caller.startStreaming();
   await caller.waitFor((e) => e.type === "transfer");
   await caller.waitFor((e) => e.type === "ended");
-  let task = await agentTask(world, callId);
-  for (let i = 0; task?.status !== "completed" && i < 100; i++) {
-    await Bun.sleep(100);
-    task = await agentTask(world, callId);
-  }
+  const task = await completedTask(world, callId);
 
   const { page } = browser;
   await signInConsole(page, world.api.url, world.tenant.orgToken);
