@@ -26,14 +26,17 @@ export type LocalS3Options = {
   accessKeyId: string;
   secretAccessKey: string;
   readyTimeoutMs?: number;
+  /** the `weed` command; .tools/bin/weed unless given */
+  binary?: string;
 };
 
 export type LocalS3 = { endpoint: string; pid: number; stop(): Promise<void> };
 
 export async function startLocalS3(options: LocalS3Options): Promise<LocalS3> {
-  if (!existsSync(weedBinary))
-    throw new Error(`SeaweedFS not found at ${weedBinary}: bash scripts/bootstrap.sh builds it (once per machine)`);
-  const { dir, ports, bucket } = options;
+  const { dir, ports, bucket, binary = weedBinary } = options;
+  // existsSync follows a link: one into a cache that was cleared counts as missing
+  if (!existsSync(binary))
+    throw new Error(`SeaweedFS not found at ${binary}: bash scripts/bootstrap.sh builds it (once per machine)`);
   mkdirSync(dir, { recursive: true });
   const grpc = ports.grpc
     ? [
@@ -71,16 +74,26 @@ export async function startLocalS3(options: LocalS3Options): Promise<LocalS3> {
     AWS_ACCESS_KEY_ID: options.accessKeyId,
     AWS_SECRET_ACCESS_KEY: options.secretAccessKey,
   };
-  const child = spawn(weedBinary, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(binary, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  // a command that cannot run (not executable, a broken build) emits "error" and no "exit": without
+  // this it would be an unhandled error, and the wait below would last until its deadline
+  let spawnError = null as Error | null;
   let output = "";
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-4000);
   };
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", (error) => {
+      spawnError = error;
+      resolve();
+    });
+  });
+  const ended = () => spawnError !== null || child.exitCode !== null || child.signalCode !== null;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (ended()) return;
     // killed, not asked: a graceful stop takes weed 25 s, and what it wrote is on disk already
     child.kill("SIGKILL");
     await exited;
@@ -91,16 +104,23 @@ export async function startLocalS3(options: LocalS3Options): Promise<LocalS3> {
   const client = new Bun.S3Client({ endpoint, bucket, accessKeyId, secretAccessKey, region: "us-east-1" });
   // ready once an upload works: after a restart the gateway answers at once but holds writes until the
   // master has its volume server back, and the first write of all grows the volumes
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     const probe = client.write("readiness-probe", "ok").then(
       () => true,
       () => false,
     );
-    if (await Promise.race([probe, Bun.sleep(2_000).then(() => false)])) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
+    // a weed that ended (or never ran) fails the wait at once, not after the deadline
+    if (await Promise.race([probe, exited.then(() => false), Bun.sleep(2_000).then(() => false)])) break;
+    if (ended() || Date.now() > deadline) {
       await stop();
-      throw new Error(`SeaweedFS did not start on ${endpoint}: ${output.trim() || "timed out"}`);
+      const why = spawnError
+        ? `${binary} could not run (${spawnError.message})`
+        : ended()
+          ? `weed exited (${child.exitCode ?? child.signalCode}): ${output.trim()}`
+          : `timed out after ${readyTimeoutMs} ms: ${output.trim()}`;
+      throw new Error(`SeaweedFS did not start on ${endpoint}: ${why}`);
     }
     await Bun.sleep(200);
   }
