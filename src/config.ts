@@ -93,6 +93,25 @@ function recordingStoreConfig(env: Env) {
   };
 }
 
+/**
+ * The ports of the local S3 server (SeaweedFS) that `make start` runs for RECORDING_STORE=s3 without
+ * S3_ENDPOINT (src/start.ts; src/local-secrets.ts points S3_ENDPOINT at its S3 port). weed puts each
+ * one's gRPC port 10000 above it, so each stays below 55536.
+ */
+export function localS3Ports(env: Env = process.env) {
+  const port = (name: string, fallback: number) => {
+    const n = int(env, name, fallback);
+    if (n < 1 || n > 55535) throw new Error(`${name} must be 1 to 55535 (its gRPC port is 10000 above it), got ${n}`);
+    return n;
+  };
+  return {
+    s3: port("LOCAL_S3_PORT", 8333),
+    master: port("LOCAL_S3_MASTER_PORT", 9333),
+    volume: port("LOCAL_S3_VOLUME_PORT", 9340),
+    filer: port("LOCAL_S3_FILER_PORT", 8888),
+  };
+}
+
 function bridgeConfig(env: Env) {
   const port = int(env, "BRIDGE_PORT", DEFAULT_BRIDGE_PORT);
   return {

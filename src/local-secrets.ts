@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { localS3Ports } from "./config";
 
 export const dataDir = fileURLToPath(new URL("../.data/", import.meta.url));
 
@@ -18,7 +19,7 @@ function persisted(name: string, make: () => string): string {
 const localS3Env = (env: Record<string, string | undefined>) =>
   env.RECORDING_STORE === "s3" && !env.S3_ENDPOINT
     ? {
-        S3_ENDPOINT: "http://127.0.0.1:8333",
+        S3_ENDPOINT: `http://127.0.0.1:${localS3Ports(env).s3}`,
         S3_BUCKET: env.S3_BUCKET || "recordings",
         S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID || "local",
         S3_SECRET_ACCESS_KEY:

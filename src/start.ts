@@ -6,7 +6,7 @@
 // wait for them.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "./config";
+import { loadConfig, localS3Ports } from "./config";
 import { migrateOnStart } from "./db/migrate";
 import { restartBackoff } from "./lib/restart-policy";
 import { startApi } from "./server";
@@ -35,7 +35,7 @@ let localS3: LocalS3 | null = null;
 const { s3 } = config.recordingStore;
 if (s3 && !process.env.S3_ENDPOINT) {
   const { bucket, accessKeyId, secretAccessKey } = s3;
-  const ports = { s3: 8333, master: 9333, volume: 9340, filer: 8888 };
+  const ports = localS3Ports(env);
   localS3 = await startLocalS3({ dir: `${dataDir}seaweedfs`, ports, bucket, accessKeyId, secretAccessKey });
 }
 
