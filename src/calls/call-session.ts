@@ -92,8 +92,6 @@ const endings = createTurnQueue((error) => log.error("call end failed", { error:
 
 export class CallSession {
   readonly callId: string;
-  /** when a turn ends, when the caller may cut in, when a quiet caller is prompted */
-  readonly turnTaking: TurnTaking;
   /** The moment audio began (Unix ms), or null when the call ended before that. */
   readonly started: Promise<number | null>;
   readonly ended: Promise<CallOutcome>;
@@ -103,8 +101,8 @@ export class CallSession {
   private readonly playout: Playout;
   private readonly messages: CallMessages;
   private readonly latency: TurnLatencyRecorder;
-  /** turn_taking's idle: prompts a quiet caller, then ends the call (null: never) */
-  private readonly idle: IdleWatch | null;
+  /** turn_taking's idle of the assistant speaking: prompts a quiet caller, then ends the call (null: never) */
+  private idle: IdleWatch | null;
   private readonly toolsInFlight = new Set<Promise<void>>();
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private voice: VoiceSession | null = null;
@@ -128,7 +126,6 @@ export class CallSession {
 
   constructor(private readonly options: CallSessionOptions) {
     this.callId = options.callId;
-    this.turnTaking = options.turnTaking ?? turnTakingWithoutExtension;
     this.transport = options.transport;
     this.tools = options.tools;
     const { handoff } = options;
@@ -147,10 +144,14 @@ export class CallSession {
       // recorded as the caller hears it, not when handed over (up to the lead early; a pause takes that back)
       (frame) => this.recorder?.add("agent", frame),
     );
-    const idle = this.turnTaking.idle;
-    this.idle =
-      idle && new IdleWatch(idle, { prompt: (t) => this.promptIdle(t), hangup: () => this.end("silence-timeout") });
+    this.idle = this.idleWatchOf(options.turnTaking ?? turnTakingWithoutExtension);
     this.timers.push(setTimeout(() => this.end("max-duration"), options.maxCallMs));
+  }
+
+  private idleWatchOf({ idle }: TurnTaking) {
+    return (
+      idle && new IdleWatch(idle, { prompt: (t) => this.promptIdle(t), hangup: () => this.end("silence-timeout") })
+    );
   }
 
   /** The voice session is ready, with the tools it offers (default the options'): the call can start once audio flows. */
@@ -451,6 +452,10 @@ export class CallSession {
     this.messages.agentDone();
     this.leaveVoice();
     this.tools = destination.tools;
+    // the destination's idle prompts from now on; it knows of the tools still running (the handoff's own among them)
+    this.idle?.close();
+    this.idle = this.idleWatchOf(destination.turnTaking);
+    for (const _ of this.toolsInFlight) this.idle?.toolStarted();
     this.listen(destination.voice);
     this.releaseHeld();
     if (opening === "respond") destination.voice.respond();

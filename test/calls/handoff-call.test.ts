@@ -33,12 +33,13 @@ const frontDeskPrompt = "You are the Acme front desk.";
 const billingPrompt = "You are Acme billing on call {{call_id}}.";
 
 /** The billing assistant: a voice of its own, a tool of its own, a greeting with the call's variables. */
-async function billingAssistant(spec: { greeting?: string } = {}) {
+async function billingAssistant(spec: { greeting?: string; turnTaking?: Record<string, unknown> } = {}) {
   return pipelineAssistant(world, {
     name: "billing",
     hooksPath: "/billing-hooks",
     systemPrompt: billingPrompt,
     greeting: spec.greeting,
+    turnTaking: spec.turnTaking,
     strategy: { voice: { voiceId: "billing-voice" } },
     extensions: [
       {
@@ -233,6 +234,25 @@ describe("a handoff on the pipeline", () => {
     expect(task.handoffs).toEqual([
       { at: expect.any(String), fromAssistantId: null, toAssistantId: billingId, destination: "billing" },
     ]);
+  }, 90_000);
+
+  test("billing's turn_taking takes over too: its idle prompt, with the call's variables, then its silence-timeout", async () => {
+    const billingId = await billingAssistant({
+      greeting: "Billing here.",
+      turnTaking: {
+        idle: { timeoutMs: 1000, messages: ["Still there, {{direction}} caller?"], maxPrompts: 1, hangupAfterMs: 1000 },
+      },
+    });
+    // the desk has no turn_taking: a quiet caller is never prompted by it
+    const deskId = await frontDesk(billingId);
+    stt.transcripts.splice(0, stt.transcripts.length, "My bill please.");
+    world.chat.reply = squadReplies(() => ({ text: "Unused." }));
+    const { caller, callId } = await dial(deskId);
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("My bill please.", rate));
+    expect((await caller.closed).code).toBe(1000);
+    expect(caller.events.at(-1)).toEqual({ type: "ended", callId, reason: "silence-timeout" });
+    expect(agentFinals(caller)).toEqual(["Hello, Acme here.", "Billing here.", "Still there, inbound caller?"]);
   }, 90_000);
 
   test("at most 10 handoffs a call: two assistants handing the caller back and forth; the 11th is refused to the LLM", async () => {
