@@ -9,7 +9,7 @@ import type { FakeElevenLabsServer } from "../fakes/elevenlabs-server";
 import { toolSchema } from "../helpers/api";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { speech } from "../helpers/speech";
-import { dialNative, type WsCaller } from "../helpers/ws-caller";
+import { dialNative, dialTwilio, type WsCaller } from "../helpers/ws-caller";
 import { agentTask, createAssistant, hookFor, handsOverOn, type World } from "../bridge/fixtures";
 import { pipelineAssistant, type PipelineWorld, startPipelineWorld } from "../voice/pipeline-fakes";
 
@@ -422,5 +422,34 @@ describe("a handoff between engines", () => {
     const itemsAt = order.flatMap((type, i) => (type === "conversation.item.create" ? [i] : []));
     expect(itemsAt[4]).toBeLessThan(order.indexOf("response.create"));
     await hookFor(world, callId, "call_concluded");
+  }, 90_000);
+
+  test("Twilio Media Streams (mu-law both ways): the pipeline desk hands over to a Realtime billing assistant that greets and hangs up", async () => {
+    const billing = await createAssistant(world, {
+      name: "billing",
+      systemPrompt: billingPrompt,
+      fake: { onInstructions: () => ({ text: "Billing here.", toolCalls: [{ name: "end_call", arguments: {} }] }) },
+      greeting: "Billing here.",
+    });
+    const deskId = await frontDesk(billing.id, {}, "Billing takes over.");
+    stt.transcripts.splice(0, stt.transcripts.length, "My bill please.");
+    world.chat.reply = squadReplies(() => ({ text: "Billing is not on the pipeline." }));
+    const caller = await dialTwilio(world.bridge.url, { assistantId: deskId, token: world.tenant.orgToken });
+    caller.startStreaming();
+    await caller.waitForAgentAudio();
+    await caller.say(await speech("My bill please.", 8000));
+    await caller.closed;
+    const tasks = (await world.tenant.org.get(`${world.tenant.P}/agent-tasks?assistantId=${deskId}`)).body
+      .data as any[];
+    expect(tasks).toHaveLength(1);
+    const concluded = await hookFor(world, tasks[0].callId, "call_concluded");
+    const said = (concluded.messages as any[]).filter((m) => m.role === "ASSISTANT").map((m) => m.text);
+    expect(said).toEqual(["Hello, Acme here.", "Billing takes over.", "Billing here."]);
+    expect(concluded.handoffs).toEqual([
+      { at: expect.any(Number), fromAssistantId: deskId, toAssistantId: billing.id, destination: "billing" },
+    ]);
+    // billing's Realtime session spoke the call's own mu-law
+    const update = (await billing.fake.sessions.at(-1)!.waitFor("session.update")).session;
+    expect([update.input_audio_format, update.output_audio_format]).toEqual(["g711_ulaw", "g711_ulaw"]);
   }, 90_000);
 });
