@@ -11,7 +11,7 @@ import { createTransferringAssistant } from "./helpers/transferring-assistant";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
 import { runSipp, uacCallVars } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
-import { firstToneFrame, toneFrames } from "./helpers/tone-frames";
+import { firstToneFrame, lastToneFrame, toneFrames, toneLength, toneOver } from "./helpers/tone-frames";
 
 let world: SipWorld;
 let trunkPort: number;
@@ -78,7 +78,7 @@ test("dial: the destination answers, each person hears the other's tone, the ass
   const targetPeer = await startRtpPeer("PCMU");
   const target = await startSippUas(
     "uas-answer.xml",
-    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(8000) },
+    { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeOnCue },
     port.answer,
   );
   const calling = caller(callerPeer, null);
@@ -86,15 +86,28 @@ test("dial: the destination answers, each person hears the other's tone, the ass
   // the destination's leg is up once the bridge sends it RTP: both people speak a tone of their own
   await eventually(() => targetPeer.latched, "the second leg's media", 40_000);
   const session = await assistant.fake.nextSession();
-  // one after the other, so that the recording (both sides mixed) holds each tone alone
+  // one after the other, so that the recording (both sides mixed) holds each tone alone: the destination
+  // answers only once the caller's whole tone has reached it (a tone mixed with the other is in no frame
+  // pure, and a reply after the first third of it left the recording a third of each tone alone)
   callerPeer.say(beep(700, 1500, 8000));
-  await eventually(() => toneFrames(targetPeer.heard(), 700) >= 25, "the caller's tone at the destination", 20_000);
+  await eventually(
+    () => callerPeer.pending === 0 && toneOver(targetPeer.heard(), 700),
+    "the caller's whole tone at the destination",
+    20_000,
+  );
   targetPeer.say(beep(1200, 1500, 8000));
-  await eventually(() => toneFrames(callerPeer.heard(), 1200) >= 25, "the destination's tone at the caller", 20_000);
+  await eventually(
+    () => targetPeer.pending === 0 && toneOver(callerPeer.heard(), 1200),
+    "the destination's whole tone at the caller",
+    20_000,
+  );
+  expect(toneFrames(targetPeer.heard(), 700)).toBeGreaterThanOrEqual(70);
+  expect(toneFrames(callerPeer.heard(), 1200)).toBeGreaterThanOrEqual(70);
   // the assistant's provider session is closed while the people talk; the call keeps its one slot
   await eventually(() => session.ws.readyState === 3 /* CLOSED */, "the provider session closed");
   expect(await activeTasks()).toBe(1);
 
+  await target.hangUp();
   const [callerResult, targetResult] = await Promise.all([calling, target.result]);
   callerPeer.stop();
   targetPeer.stop();
@@ -117,10 +130,12 @@ test("dial: the destination answers, each person hears the other's tone, the ass
   expect(JSON.stringify(body.messages.find((m: any) => m.type === "tool_result"))).toContain(
     `transferred to ${number.answer}`,
   );
-  // the recording goes on after the hand-over, with both people in it
+  // the recording goes on after the hand-over, with both people in it: each 1.5 s tone (75 frames) whole,
+  // the caller's before the destination's answer
   const wav = parseWav(Buffer.from(body.callRecording, "base64"));
-  expect(toneFrames(wav.samples, 700)).toBeGreaterThanOrEqual(25);
-  expect(toneFrames(wav.samples, 1200)).toBeGreaterThanOrEqual(25);
+  expect(toneLength(wav.samples, 700)).toBeGreaterThanOrEqual(72);
+  expect(toneLength(wav.samples, 1200)).toBeGreaterThanOrEqual(72);
+  expect(lastToneFrame(wav.samples, 700)).toBeLessThan(firstToneFrame(wav.samples, 1200));
   await eventually(async () => (await activeTasks()) === 0, "the slot released");
   expect(world.hookBodies("call_concluded").filter((b) => b.callId === task.callId)).toHaveLength(1);
 }, 120_000);

@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { freePort, reapWithParent } from "../../helpers/temporal";
 import { writeScenario, type SippResult } from "./sipp";
 
-export type SippUas = { port: number; result: Promise<SippResult>; stop(): void };
+export type SippUas = {
+  port: number;
+  result: Promise<SippResult>;
+  /** The callee hangs up now (ending `uasEnding.byeOnCue`): an in-dialog NOTIFY tells it to. */
+  hangUp(): Promise<void>;
+  stop(): void;
+};
 
 /**
  * `port`: where the trunk routes the callee's number (default: a free one); `calls`: how many it takes;
@@ -57,10 +63,35 @@ export async function startSippUas(
     }),
   );
   await Bun.sleep(300); // SIPp binds its port before it reads the scenario's first recv
-  return { port, result, stop: () => child.kill("SIGKILL") };
+  const hangUp = async () => {
+    // SIPp writes its trace as it goes and matches a request to its call by Call-ID
+    const log = readFileSync(join(dir, "messages.log"), "utf8");
+    const callId = /^Call-ID:\s*(\S+)/im.exec(log)?.[1];
+    if (!callId) throw new Error(`the callee has no call to hang up:\n${log}`);
+    const socket = await Bun.udpSocket({ hostname: host });
+    socket.send(cue(callId, host, socket.port, port!), port!, host);
+    socket.close();
+  };
+  return { port, result, hangUp, stop: () => child.kill("SIGKILL") };
 }
 
-const byeAnswer = `<send>
+const cue = (callId: string, host: string, from: number, to: number) =>
+  [
+    `NOTIFY sip:callee@${host}:${to} SIP/2.0`,
+    `Via: SIP/2.0/UDP ${host}:${from};branch=z9hG4bK-cue-${from}`,
+    `From: <sip:test@${host}>;tag=cue`,
+    `To: <sip:callee@${host}:${to}>`,
+    `Call-ID: ${callId}`,
+    "CSeq: 1 NOTIFY",
+    "Event: hang-up",
+    "Max-Forwards: 70",
+    "Content-Length: 0",
+    "",
+    "",
+  ].join("\r\n");
+
+/** The 200 of the last request received. */
+const okAnswer = `<send>
     <![CDATA[
       SIP/2.0 200 OK
       [last_Via:]
@@ -73,26 +104,7 @@ const byeAnswer = `<send>
     ]]>
   </send>`;
 
-/** What the UAS writes after the ACK of its 200: wait for our BYE, or send its own after `talkMs`. */
-export const uasEnding = {
-  /**
-   * For uas-answer-no-ringing.xml, from the ACK on: our ACK and BYE sent back to back (a 2xx we end at
-   * once), taken in either order (through a proxy of several processes the BYE may pass the ACK).
-   */
-  ackAndBye: `<recv request="ACK" optional="true" next="acked" />
-  <recv request="BYE" next="byefirst" />
-  <label id="acked" />
-  <recv request="BYE" />
-  ${byeAnswer}
-  <nop next="done" />
-  <label id="byefirst" />
-  ${byeAnswer}
-  <recv request="ACK" />
-  <label id="done" />`,
-  awaitBye: `<recv request="BYE" timeout="60000" />
-  ${byeAnswer}`,
-  byeAfter: (talkMs: number) => `<pause milliseconds="${talkMs}" />
-  <send retrans="500">
+const bye = `<send retrans="500">
     <![CDATA[
       BYE [next_url] SIP/2.0
       Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
@@ -107,5 +119,33 @@ export const uasEnding = {
 
     ]]>
   </send>
-  <recv response="200" />`,
+  <recv response="200" />`;
+
+/**
+ * What the UAS writes after the ACK of its 200: wait for our BYE, or send its own after `talkMs`, or
+ * when the test tells it to (`hangUp()`).
+ */
+export const uasEnding = {
+  /**
+   * For uas-answer-no-ringing.xml, from the ACK on: our ACK and BYE sent back to back (a 2xx we end at
+   * once), taken in either order (through a proxy of several processes the BYE may pass the ACK).
+   */
+  ackAndBye: `<recv request="ACK" optional="true" next="acked" />
+  <recv request="BYE" next="byefirst" />
+  <label id="acked" />
+  <recv request="BYE" />
+  ${okAnswer}
+  <nop next="done" />
+  <label id="byefirst" />
+  ${okAnswer}
+  <recv request="ACK" />
+  <label id="done" />`,
+  awaitBye: `<recv request="BYE" timeout="60000" />
+  ${okAnswer}`,
+  byeAfter: (talkMs: number) => `<pause milliseconds="${talkMs}" />
+  ${bye}`,
+  /** The callee talks until the test calls `hangUp()`: no race with what the test waits for meanwhile. */
+  byeOnCue: `<recv request="NOTIFY" timeout="60000" />
+  ${okAnswer}
+  ${bye}`,
 };
