@@ -71,7 +71,7 @@ export function createBench(name: string, pinning?: Pinning) {
           }
         }
       });
-      proc.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
+      proc.once("exit", (code, signal) => reject(new Error(`${script} exited (${code ?? signal})`)));
     });
   }
 
