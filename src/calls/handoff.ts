@@ -78,7 +78,10 @@ export class Handoffs {
     steps.holdCaller();
     try {
       if (destination.message) await steps.speak(renderTemplate(destination.message, this.variables));
-      const connected = await connecting.catch((error: unknown) => describeError(error));
+      // the LLM reads why: the message, not the error's class
+      const connected = await connecting.catch((error: unknown) =>
+        error instanceof Error ? error.message : describeError(error),
+      );
       if (typeof connected === "string") {
         log.warn("call", { ...fields, event: "handoff_failed", error: connected });
         steps.releaseCaller();

@@ -255,6 +255,35 @@ describe("a handoff on the pipeline", () => {
     expect(agentFinals(caller)).toEqual(["Hello, Acme here.", "Billing here.", "Still there, inbound caller?"]);
   }, 90_000);
 
+  test("a destination that cannot be opened (no strategy): the LLM hears why and the desk keeps the caller", async () => {
+    const { org, P } = world.tenant;
+    const billing = await org.post(`${P}/assistants`, { name: "billing", systemPrompt: billingPrompt });
+    expect(billing.status).toBe(201);
+    const deskId = await frontDesk(billing.body.data.id, {}, "Billing takes over.");
+    stt.transcripts.splice(0, stt.transcripts.length, "My bill please.");
+    world.chat.reply = (body) => {
+      const last = body.messages.at(-1);
+      return last.role === "tool"
+        ? { text: "Sorry, I will help you myself.", toolCalls: [{ name: "end_call", arguments: {} }] }
+        : { toolCalls: [{ name: "handoff", arguments: { destination: "billing" } }] };
+    };
+    const since = world.chat.requests.length;
+    const { caller, callId } = await dial(deskId);
+    await caller.waitForAgentSaid("Hello, Acme here.");
+    await caller.say(await speech("My bill please.", rate));
+    expect((await caller.closed).code).toBe(1000);
+    expect(agentFinals(caller)).toEqual(["Hello, Acme here.", "Billing takes over.", "Sorry, I will help you myself."]);
+    // the message was said while the tool ran, but the history keeps the tool call right before its result
+    const history = llmRequests(since, frontDeskPrompt).at(-1)!.body.messages;
+    expect(history.at(-2).tool_calls.map((c: any) => c.function.name)).toEqual(["handoff"]);
+    const answered = history.at(-1);
+    expect(answered.content).toBe(
+      "The handoff to billing failed: the assistant has no LLM generation strategy. Go on helping the caller yourself.",
+    );
+    await hookFor(world, callId, "call_concluded");
+    expect((await agentTask(world, callId)).handoffs).toEqual([]);
+  }, 90_000);
+
   test("at most 10 handoffs a call: two assistants handing the caller back and forth; the 11th is refused to the LLM", async () => {
     const billingId = await billingAssistant();
     const deskId = await frontDesk(billingId, {}, undefined, { greeting: null });

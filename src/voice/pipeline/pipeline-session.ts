@@ -205,13 +205,20 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
 
   /** The greeting (or a message) goes straight to TTS, word for word. */
   greet(greeting: string) {
-    const reply = this.newReply();
+    // said while a reply waits on its tools (a transfer's or a handoff's message), it is part of that reply, which
+    // still ends with the model's answer; and, like the tool filler, kept out of the LLM's history, where it
+    // would split the tool calls from their results
+    const waiting = this.reply !== null && this.pendingTools.size > 0;
+    const reply = waiting && this.reply ? this.reply : this.newReply();
     const utterance = this.newUtterance();
-    utterance.message = { role: "assistant", content: greeting };
-    this.history.push(utterance.message);
+    if (waiting) utterance.aside = true;
+    else {
+      utterance.message = { role: "assistant", content: greeting };
+      this.history.push(utterance.message);
+    }
     this.say(utterance, greeting);
     this.endText(utterance);
-    reply.llmDone = true;
+    if (!waiting) reply.llmDone = true;
   }
 
   private get agentSpeaking() {
