@@ -24,6 +24,12 @@ export type DbOptions = {
   listenUrl?: string;
   /** the per-process read model (READ_MODEL, READ_MODEL_LEASE_MS): on, with a 100 ms lease, unless told */
   readModel?: ReadModelOptions;
+  /**
+   * open every pooled connection at once (in the background) instead of on demand: postgres.js opens
+   * one per query that finds none idle, so a burst at a fresh process waits for up to `max` connects
+   * (TCP, authentication, its type query) on the statements that answer calls
+   */
+  warm?: boolean;
 };
 
 type ReadModel = ReturnType<typeof createReadModel<Tx>>;
@@ -47,12 +53,15 @@ export function createDb(url: string, options: DbOptions = {}) {
       socket: (o: { host: string[]; port: number[]; path?: string }) =>
         sockets.add(o.path ? connectSocket(o.path) : connectSocket({ host: o.host[0]!, port: o.port[0]! })),
     } as postgres.Options<Record<string, postgres.PostgresType>>);
-  const raw = connect(options.max ?? 10);
+  const max = options.max ?? 10;
+  const raw = connect(max);
   const probeTimeoutMs = Math.min(timeoutMs, 1_000);
   const availability = new DatabaseAvailability(options.name ?? "db", { probeEveryMs: 500, probeTimeoutMs }, () =>
     probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, sockets.dropAll),
   );
   const bounded = withDeadlines(raw, { timeoutMs, availability, dropConnections: sockets.dropAll });
+  // a connection that fails here is opened again by the next query that needs it, as without warming
+  if (options.warm) for (let i = 0; i < max; i++) bounded`select 1`.catch(() => {});
   const listener =
     options.listenUrl && options.listenUrl !== url
       ? postgres(options.listenUrl, {

@@ -43,6 +43,7 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
     close: closeDb,
   } = createDb(config.databaseUrl, {
     max: 10,
+    warm: true,
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
