@@ -38,7 +38,9 @@ beforeAll(async () => {
     maxAgentTasks: 3,
   }));
   assistantId = (await world.createAssistant({ numberId, greeting: "Hi {{first_name}}." })).id;
-  peer = await startRtpPeer("PCMU");
+  // the callees' media: one peer behind every answering UAS, streaming to each call's bridge port, so no
+  // call goes without the callee's RTP into the bridge's 4 s media time-out (then "failed" and retried)
+  peer = await startRtpPeer("PCMU", "127.0.0.1", true);
 }, 90_000);
 afterAll(async () => {
   peer?.stop();
@@ -287,15 +289,10 @@ test("a callee who stays quiet through the idle prompts: the call ends silence-t
       { type: "turn_taking", parameters: { idle: { timeoutMs: 1000, maxPrompts: 0, hangupAfterMs: 1000 } } },
     ],
   });
-  // a callee's media of its own: the shared peer sends only to the bridge port it latched in the first
-  // test, so this call would hear no RTP and end media-timeout at RTP_TIMEOUT_MS (4 s) before its idle
-  // hang-up (the greeting's 2 s wait for the callee, "Hi.", 1 s idle, 1 s hangupAfterMs); the other
-  // tests' callees hang up within that. It then went "failed", was retried, and that second call
-  // reached no UAS (it takes one call): no-answer
-  const quietPeer = await startRtpPeer("PCMU");
+  // the callee sends silence (the shared peer): the call ends by the idle hang-up, not the media time-out
   const uas = await startSippUas(
     "uas-answer.xml",
-    { RTP_PORT: quietPeer.port, RING_MS: 100, ENDING: uasEnding.awaitBye },
+    { RTP_PORT: peer.port, RING_MS: 100, ENDING: uasEnding.awaitBye },
     port.answer,
     1,
   );
@@ -308,7 +305,6 @@ test("a callee who stays quiet through the idle prompts: the call ends silence-t
   });
   expect(created.status).toBe(201);
   const done = await finished(created.body.data.id);
-  quietPeer.stop();
   expect(done.counts).toMatchObject({ total: 1, completed: 1 });
   const [contact] = await contacts(done.id);
   expect(contact).toMatchObject({ status: "completed", attempts: 1, lastEndedReason: "silence-timeout" });

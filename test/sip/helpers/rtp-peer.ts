@@ -1,19 +1,23 @@
 // The caller's media in SIP tests: a real UDP socket that the SIPp caller's SDP points at. It waits
 // for the bridge's first packet (the bridge sends to the SDP address until it latches), then streams
-// G.711 back every 20 ms: queued speech, or silence; digits as RFC 4733 events.
+// G.711 back every 20 ms: queued speech, or silence; digits as RFC 4733 events. One peer behind a SIPp
+// UAS taking several calls (`everySource`) streams to every bridge port it hears from, each its own
+// sequence: every call gets the callee's audio, as from a phone of its own.
 import { aLawDecode, aLawEncode, muLawDecode, muLawEncode } from "../../../src/audio/g711";
 import { buildRtp, parseRtp } from "../../../src/media/rtp-packet";
 
 export type Law = "PCMU" | "PCMA";
 export type Received = { payloadType: number; sequence: number; timestamp: number; at: number; payload: Uint8Array };
 
-/** `host`: the loopback address it listens on (the SDP's c= address). */
-export async function startRtpPeer(law: Law = "PCMU", host = "127.0.0.1") {
+/** `host`: the loopback address it listens on (the SDP's c= address); `everySource`: answer every sender, not only the first. */
+export async function startRtpPeer(law: Law = "PCMU", host = "127.0.0.1", everySource = false) {
   const pt = law === "PCMU" ? 0 : 8;
   const encode = law === "PCMU" ? muLawEncode : aLawEncode;
   const decode = law === "PCMU" ? muLawDecode : aLawDecode;
   const received: Received[] = [];
-  let bridge: { port: number; address: string } | null = null;
+  // where it streams to: the first sender, or each sender (`everySource`), with the stream's next sequence
+  // and when that sender was last heard
+  let streams: { port: number; address: string; seq: number; heardAt: number }[] = [];
   const socket = await Bun.udpSocket({
     hostname: host,
     socket: {
@@ -21,7 +25,10 @@ export async function startRtpPeer(law: Law = "PCMU", host = "127.0.0.1") {
       data(_s, data, port, address) {
         const packet = parseRtp(data);
         if (!packet) return;
-        bridge ??= { port, address };
+        const stream = streams.find((s) => s.port === port && s.address === address);
+        if (stream) stream.heardAt = performance.now();
+        else if (streams.length === 0 || everySource)
+          streams.push({ port, address, seq: 1000, heardAt: performance.now() });
         received.push({
           payloadType: packet.payloadType,
           sequence: packet.sequence,
@@ -33,20 +40,28 @@ export async function startRtpPeer(law: Law = "PCMU", host = "127.0.0.1") {
     },
   });
   const queue: Uint8Array[] = [];
-  let seq = 1000;
   let ts = 5000;
   let sending = true;
   const ssrc = 0x1234abcd;
   const send = (payloadType: number, payload: Uint8Array, marker = false) => {
-    if (!bridge) return;
-    socket.send(
-      buildRtp({ payloadType, marker, sequence: seq++ & 0xffff, timestamp: ts, ssrc }, payload),
-      bridge.port,
-      bridge.address,
-    );
+    // a call's bridge sends every 20 ms: a sender silent for a second has hung up, and its closed port
+    // would refuse every packet (the socket's error then fails a send to a live call); heard again, it is
+    // answered again
+    if (everySource) streams = streams.filter((s) => performance.now() - s.heardAt <= 1000);
+    for (const stream of streams) {
+      try {
+        socket.send(
+          buildRtp({ payloadType, marker, sequence: stream.seq++ & 0xffff, timestamp: ts, ssrc }, payload),
+          stream.port,
+          stream.address,
+        );
+      } catch {
+        // ECONNREFUSED: a port that refused an earlier packet (its call ended)
+      }
+    }
   };
   const timer = setInterval(() => {
-    if (!sending || !bridge) return;
+    if (!sending || streams.length === 0) return;
     send(pt, queue.shift() ?? encode(new Int16Array(160)));
     ts += 160;
   }, 20);
@@ -55,7 +70,7 @@ export async function startRtpPeer(law: Law = "PCMU", host = "127.0.0.1") {
     port: socket.port,
     received,
     get latched() {
-      return bridge !== null;
+      return streams.length > 0;
     },
     /** Queues 8 kHz speech, sent in 20 ms frames. */
     say(pcm: Int16Array) {
