@@ -1,6 +1,7 @@
 // Silero VAD v5 on real espeak-ng speech, silence and noise, and the turn-taking settings moving the
 // start and end of a turn the way they say.
 import { describe, expect, spyOn, test } from "bun:test";
+import * as ort from "onnxruntime-node";
 import { concatPcm, rms } from "../../src/audio/pcm";
 import { SileroVad } from "../../src/voice/pipeline/silero-vad";
 import { SpeechDetector, type SpeechEvent } from "../../src/voice/pipeline/speech-detector";
@@ -87,6 +88,49 @@ describe("Silero VAD v5", () => {
       expect(speechProbs.filter((p) => p > 0.5).length / speechProbs.length).toBeGreaterThan(0.6);
       expect(Math.max(...(await score(silence(1000, rate))))).toBeLessThan(0.1);
       expect(Math.max(...(await score(noise(1000, rate, 0.05))))).toBeLessThan(0.5);
+    }
+  });
+
+  test("calls' windows are scored in the VAD thread, together, each call with its own state", async () => {
+    // the model never runs on the event loop that paces the calls' audio
+    // (typed as a factory, InferenceSession is the sessions' class: its prototype's run is every session's)
+    const sessions = ort.InferenceSession as unknown as { prototype: ort.InferenceSession };
+    const onLoop = spyOn(sessions.prototype, "run");
+    try {
+      const rate = 8000;
+      const streams = [
+        await speech("Where is my order forty two?", rate),
+        noise(1500, rate, 0.05),
+        concatPcm([silence(300, rate), await speech("Hello there.", rate)]),
+      ];
+      const windows = (audio: Int16Array) =>
+        Array.from({ length: Math.floor(audio.length / 256) }, (_, i) => audio.subarray(i * 256, (i + 1) * 256));
+      const alone: number[][] = [];
+      for (const audio of streams) {
+        const vad = await SileroVad.create(rate);
+        const probs: number[] = [];
+        for (const window of windows(audio)) probs.push(await vad.probability(window));
+        alone.push(probs);
+      }
+      // the same windows, every stream's next window asked for at once (one batch per step)
+      const vads = await Promise.all(streams.map(() => SileroVad.create(rate)));
+      const together: number[][] = streams.map(() => []);
+      const steps = Math.max(...streams.map((audio) => windows(audio).length));
+      for (let step = 0; step < steps; step++)
+        await Promise.all(
+          streams.map(async (audio, s) => {
+            const window = windows(audio)[step];
+            if (window) together[s]!.push(await vads[s]!.probability(window));
+          }),
+        );
+      streams.forEach((_, s) => {
+        expect(together[s]!.length).toBe(alone[s]!.length);
+        for (const [i, p] of together[s]!.entries()) expect(p).toBeCloseTo(alone[s]![i]!, 4);
+      });
+      expect(alone[0]!.filter((p) => p > 0.5).length).toBeGreaterThan(10); // speech did score high
+      expect(onLoop).toHaveBeenCalledTimes(0);
+    } finally {
+      onLoop.mockRestore();
     }
   });
 });
