@@ -22,7 +22,18 @@ export type SeaweedFs = {
   close(): Promise<void>;
 };
 
+/** A SeaweedFS, started. */
 export async function startSeaweedFs(options: { bucket?: string } = {}): Promise<SeaweedFs> {
+  const store = await seaweedFs(options);
+  await store.start();
+  return store;
+}
+
+/**
+ * A SeaweedFS whose ports and settings are chosen but which is not started yet: what talks to it may
+ * start alongside (it takes about 10 s, most of it its filer's wait for peers).
+ */
+export async function seaweedFs(options: { bucket?: string } = {}): Promise<SeaweedFs> {
   const dir = mkdtempSync(join(tmpdir(), "seaweedfs-test-"));
   const port = async () => ({
     s3: await freePort(),
@@ -48,7 +59,6 @@ export async function startSeaweedFs(options: { bucket?: string } = {}): Promise
     await server?.stop();
     server = null;
   };
-  await start();
   const endpoint = `http://127.0.0.1:${s3}`;
   const { bucket, accessKeyId, secretAccessKey } = settings;
   return {

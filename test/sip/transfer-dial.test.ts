@@ -2,9 +2,12 @@
 // through Kamailio, the fake model calls transfer_call, the bridge speaks the message, then dials the
 // destination through the same credential (Kamailio challenges that INVITE) to a SIPp UAS whose media
 // is the test's RTP peer. Audio is checked by content: a tone from one person is heard by the other.
+// Recordings go to object storage (a real SeaweedFS), as a transferred call's must too.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { parseWav } from "../../src/audio/wav";
 import { beep } from "../helpers/answering-audio";
+import { recordingFromBucket } from "../helpers/recording-bucket";
+import { seaweedFs, type SeaweedFs } from "../helpers/seaweedfs";
 import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
 import { createTransferringAssistant } from "./helpers/transferring-assistant";
@@ -14,6 +17,7 @@ import { startSippUas, uasEnding } from "./helpers/sipp-uas";
 import { firstToneFrame, lastToneFrame, toneFrames, toneLength, toneOver } from "./helpers/tone-frames";
 
 let world: SipWorld;
+let store: SeaweedFs;
 let trunkPort: number;
 let credentialId: string;
 let numberId: string;
@@ -23,7 +27,9 @@ const port: Record<(typeof destinations)[number], number> = {} as never;
 const number: Record<(typeof destinations)[number], string> = {} as never;
 
 beforeAll(async () => {
-  world = await startSipWorld({ nobody: "unused" }, {});
+  // recordings in object storage: a transferred call's goes to the bucket as any call's
+  store = await seaweedFs();
+  [world] = await Promise.all([startSipWorld({ nobody: "unused" }, {}, store.env), store.start()]);
   // one trunk for both legs: the caller's number routes to the registered bridge, the destinations'
   // numbers (challenged INVITEs from the bridge) to the SIPp UAS playing each
   const dids: Record<string, string> = { [did]: "desk" };
@@ -32,12 +38,20 @@ beforeAll(async () => {
     number[name] = `+1555040009${i}`;
     dids[number[name].slice(1)] = `127.0.0.1:${port[name]}`;
   }
-  const desk = await world.registeredCredential({ user: "desk", dids, number: did, bridge: "dial", maxAgentTasks: 3 });
+  const desk = await world.registeredCredential({
+    user: "desk",
+    dids,
+    number: did,
+    bridge: "dial",
+    maxAgentTasks: 3,
+    env: store.env,
+  });
   ({ credentialId, numberId } = desk);
   trunkPort = desk.trunk.port;
 }, 90_000);
 afterAll(async () => {
   await world?.stop();
+  await store?.close();
 });
 
 const greeting = "Hello, Acme desk.";
@@ -131,8 +145,12 @@ test("dial: the destination answers, each person hears the other's tone, the ass
     `transferred to ${number.answer}`,
   );
   // the recording goes on after the hand-over, with both people in it: each 1.5 s tone (75 frames) whole,
-  // the caller's before the destination's answer
-  const wav = parseWav(Buffer.from(body.callRecording, "base64"));
+  // the caller's before the destination's answer. It is an object in the bucket: the hook's base64 and
+  // the route's 302 both its bytes
+  const stored = await recordingFromBucket(store, world.api, world.tenant, task.id);
+  expect(Buffer.from(body.callRecording, "base64").equals(stored)).toBe(true);
+  expect(body.recordingUrl).toStartWith(`${store.endpoint}/${store.bucket}/`);
+  const wav = parseWav(stored);
   expect(toneLength(wav.samples, 700)).toBeGreaterThanOrEqual(72);
   expect(toneLength(wav.samples, 1200)).toBeGreaterThanOrEqual(72);
   expect(lastToneFrame(wav.samples, 700)).toBeLessThan(firstToneFrame(wav.samples, 1200));

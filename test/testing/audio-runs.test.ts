@@ -2,10 +2,15 @@
 // (the ElevenLabs fake, espeak speech) and streamed in real time to a pipeline assistant (Silero VAD,
 // the Deepgram fake as its STT); the agent's replies are heard through the environment's STT (a second
 // Deepgram fake, as the worker's DEEPGRAM_URL). The result keeps heard and intended, and the latency.
+// The bridge keeps recordings in object storage (a real SeaweedFS): a test call's recording follows the
+// same store as any call's.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { parseWav } from "../../src/audio/wav";
 import { scriptedReplies } from "../fakes/chat-completions-server";
 import { type FakeDeepgramServer, startFakeDeepgram } from "../fakes/deepgram-server";
 import { type FakeElevenLabsServer, startFakeElevenLabs } from "../fakes/elevenlabs-server";
+import { recordingFromBucket } from "../helpers/recording-bucket";
+import { startSeaweedFs, type SeaweedFs } from "../helpers/seaweedfs";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { startWorld, type World } from "../bridge/fixtures";
 import { keys } from "../voice/pipeline-fakes";
@@ -15,6 +20,7 @@ let worker: TestWorker;
 let bridgeEars: FakeDeepgramServer;
 let callerEars: FakeDeepgramServer;
 let tts: FakeElevenLabsServer;
+let store: SeaweedFs;
 let assistantId: string;
 
 const callerLines = ["A table for two at seven.", "No, thanks."];
@@ -23,12 +29,13 @@ const heardReplies = ["Luigis how can I help", "Booked table twelve", "Goodbye t
 
 beforeAll(async () => {
   const { address } = await ensureTemporal();
-  [bridgeEars, callerEars, tts] = await Promise.all([
+  [bridgeEars, callerEars, tts, store] = await Promise.all([
     startFakeDeepgram({ apiKey: keys.DEEPGRAM_API_KEY, transcript: (_s, turn) => callerLines[turn] ?? "" }),
     startFakeDeepgram({ transcript: (_s, turn) => heardReplies[turn] ?? "" }),
     startFakeElevenLabs(),
+    startSeaweedFs(),
   ]);
-  world = await startWorld({ ...keys, DEEPGRAM_URL: bridgeEars.url, ELEVENLABS_URL: tts.url });
+  world = await startWorld({ ...keys, DEEPGRAM_URL: bridgeEars.url, ELEVENLABS_URL: tts.url, ...store.env }, store.env);
   worker = await startWorker({
     address,
     backoffBaseMs: 1_000,
@@ -56,7 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.kill();
   await world?.stop();
-  await Promise.all([bridgeEars?.close(), callerEars?.close(), tts?.close()]);
+  await Promise.all([bridgeEars?.close(), callerEars?.close(), tts?.close(), store?.close()]);
 });
 
 async function untilCompleted(runId: string) {
@@ -120,6 +127,12 @@ test("spoken turns, heard replies, latency at the socket", async () => {
   // the bridge's record of the call heard the caller's words through its own STT
   const task = (await tenant.org.get(`${tenant.P}/agent-tasks/${result.agentTaskId}`)).body.data;
   expect(JSON.stringify(task.messages)).toContain("A table for two at seven.");
+  // its recording is an object in the bucket, fetched through the route's 302: the whole call
+  const stored = await recordingFromBucket(store, world.api, tenant, result.agentTaskId);
+  expect(task.recording).toMatchObject({ contentType: "audio/wav", bytes: stored.length });
+  const wav = parseWav(stored);
+  const callSeconds = (Date.parse(task.endedAt) - Date.parse(task.startedAt)) / 1000;
+  expect(Math.abs(wav.samples.length / wav.sampleRate - callSeconds)).toBeLessThan(0.2);
 }, 90_000);
 
 test("a caller STT that is down makes the result an error, never a pass", async () => {

@@ -33,12 +33,17 @@ const nextRtpBase = () => {
   return base;
 };
 
-export async function startSipWorld(trunkUsers: Record<string, string>, dids: Record<string, string>) {
+/** `apiEnv`: more of the API's settings (a bridge's are startBridge's). */
+export async function startSipWorld(
+  trunkUsers: Record<string, string>,
+  dids: Record<string, string>,
+  apiEnv: Record<string, string> = {},
+) {
   const { address } = await ensureTemporal();
   // the API signals campaign workflows: on this run's Temporal, to this world's worker
   const taskQueue = `sip-world-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   const [api, hooks, chat, worker, trunk, realtime] = await Promise.all([
-    startTestApi({ TEMPORAL_ADDRESS: address, ...taskQueueEnv(taskQueue) }),
+    startTestApi({ TEMPORAL_ADDRESS: address, ...taskQueueEnv(taskQueue), ...apiEnv }),
     startReceiver(),
     startFakeChatServer(),
     startWorker({ address, backoffBaseMs: 1_000, taskQueue }),
