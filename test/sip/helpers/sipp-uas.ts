@@ -35,6 +35,7 @@ export async function startSippUas(
     host,
     "-p",
     String(port),
+    // no -mp: SIPp finds free media ports itself (see runSipp)
     "-m",
     String(calls),
     "-nostdin",

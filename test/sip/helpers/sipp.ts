@@ -94,11 +94,12 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
     options.localHost ?? "127.0.0.1",
     "-p",
     String(await freePort()),
+    // no -mp: SIPp then binds its (unused: the SDP names the test's RTP peer) audio and video sockets on
+    // the first free pair from 6000 on, skipping a taken one; given a port it exits at once when that or
+    // port + 2 is taken, and a port checked free here can be taken by then (an outgoing connection's
+    // own port, a bridge's RTP pool, another process)
     "-mi",
     "127.0.0.1",
-    "-mp",
-    // SIPp binds its audio on this port and its video on port + 2, and exits at once if either is taken
-    String(await freePort([2])),
     "-m",
     String(calls),
     "-l",
