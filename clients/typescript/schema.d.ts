@@ -452,7 +452,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The call's recording (audio/wav), while the retention period keeps it */
+        /**
+         * The call's recording (audio/wav), while the retention period keeps it
+         * @description 200 with the audio when it is kept in Postgres; 302 to a presigned URL of the object (valid RECORDING_URL_TTL_SECONDS) when it is in object storage (RECORDING_STORE=s3).
+         */
         get: operations["getApiV1VendorsByVendorIdOrganizationsByOrganizationIdAgent-tasksByAgentTaskIdRecording"];
         put?: never;
         post?: never;
@@ -9042,6 +9045,14 @@ export interface operations {
                 content: {
                     "audio/wav": unknown;
                 };
+            };
+            /** @description the recording is in object storage: its presigned URL, in Location */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid bearer token */
             401: {
