@@ -2,7 +2,7 @@
 // through one API, the recording route's 302 to a presigned URL, recordingUrl in call_concluded fetched
 // as a hook receiver would, RECORDING_IN_HOOKS=false, retention, and the store stopped mid-call: the
 // calls conclude meanwhile, the recordings wait in the spool (across a bridge restart) and all reach the
-// bucket once it is back.
+// bucket once it is back. Last, the console's call page plays a recording from the bucket in chromium.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,8 @@ import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
 import { callRecordings } from "../../src/db/schema";
 import { recordingObjectsOf } from "../../src/storage/recording-objects";
-import { startSeaweedFs, type SeaweedFs } from "../helpers/seaweedfs";
+import { openBrowser, signInConsole } from "../helpers/chromium";
+import { seaweedFs, type SeaweedFs } from "../helpers/seaweedfs";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { dialNative } from "../helpers/ws-caller";
 import { eventually } from "../sip/helpers/eventually";
@@ -31,10 +32,11 @@ const bridges: Bridge[] = [];
 
 beforeAll(async () => {
   const { address } = await ensureTemporal();
-  store = await startSeaweedFs();
+  store = await seaweedFs();
   [world, worker] = await Promise.all([
     startWorld({ ...store.env, BRIDGE_DATA_DIR: dataDir }, store.env),
     startWorker({ address, backoffBaseMs: 1_000 }),
+    store.start(),
   ]);
 }, 120_000);
 afterAll(async () => {
@@ -222,3 +224,32 @@ test("the store stopped mid-call: calls conclude without it, recordings wait in 
   }
   await eventually(() => readdirSync(spool).length === 0, "the spool emptied");
 }, 120_000);
+
+// last: it leaves the store stopped
+test("console: the call page plays a recording from the bucket (its fetch follows the 302); with the bucket out of reach it says what to check", async () => {
+  const assistant = await createAssistant(world, { greeting: "Hello, Acme front desk." });
+  const callId = await callOnce(world.bridge.url, assistant.id);
+  await eventually(() => recordingRow(callId), "the recording's row");
+  const task = await agentTask(world, callId);
+  const browser = await openBrowser("recording-store");
+  try {
+    const { page } = browser;
+    await signInConsole(page, world.api.url, world.tenant.orgToken);
+    await page.goto(`${world.api.url}/console#/calls/${task.id}`);
+    // the audio element holds the object's bytes and knows the call's length
+    const playable = `(() => { const a = document.querySelector("#recording"); return a && a.src.startsWith("blob:") && a.readyState >= 1 && a.duration; })()`;
+    const seconds = Number(await (await page.waitForFunction(playable, undefined, { timeout: 20_000 })).jsonValue());
+    expect(Math.abs(seconds - (Date.parse(task.endedAt) - Date.parse(task.startedAt)) / 1000)).toBeLessThan(0.2);
+
+    // the API still answers 302, the browser cannot follow it: no silent empty player
+    await store.stop();
+    await page.reload();
+    const error = await page.waitForSelector("#recording-error", { timeout: 20_000 });
+    expect(await error.textContent()).toContain(
+      `Its bucket must allow GET from ${new URL(world.api.url).origin} in its CORS rules`,
+    );
+    expect(await page.locator("#recording").count()).toBe(0);
+  } finally {
+    await browser.close();
+  }
+}, 90_000);

@@ -1,11 +1,12 @@
 // The console: a hash-routed single page on the public API (see docs/console.md).
-import { type AgentTask, blob, call, consoleConfig, type DataOf, session, signOut } from "./api";
+import { type AgentTask, call, consoleConfig, type DataOf, session, signOut } from "./api";
 import { h, when } from "./dom";
 import { signInPage } from "./sign-in";
 import { campaignPage, campaignsPage, newCampaignPage } from "./campaigns";
 import { knowledgeBasePage, knowledgeBasesPage } from "./knowledge";
 import { startTalk } from "./talk";
 import { transferFacts } from "./transfer-view";
+import { recordingPlayer } from "./recording-player";
 import { transcriptLines } from "./handoff-view";
 import { latencyBars, latencyP50 } from "./latency-view";
 import { testsRoutes } from "./tests";
@@ -268,11 +269,6 @@ async function callPage(id: string) {
   const details = await Promise.all(
     deliveries.map((d) => call("get", "/hook-deliveries/{deliveryId}", { deliveryId: d.id })),
   );
-  const audio = h("audio", { id: "recording", controls: true });
-  if (task.recording)
-    void blob("/agent-tasks/{agentTaskId}/recording", { agentTaskId: id }).then(
-      (b) => (audio.src = URL.createObjectURL(b)),
-    );
   const messages = task.messages ?? [];
   return h(
     "div",
@@ -300,7 +296,7 @@ async function callPage(id: string) {
     ),
     h("h3", {}, "Recording"),
     task.recording
-      ? audio
+      ? recordingPlayer(id)
       : h("p", { className: "note" }, "No recording (the call has none, or it is past its retention)."),
     h("h3", {}, "Latency per turn"),
     latencyBars(task.latency) ?? h("p", { className: "note" }, "No turns measured (yet)."),
