@@ -2,7 +2,7 @@
 // (claim-runs.ts), makes attempt 1 itself at once with the one attempt function the workflow runs too,
 // then starts the run's workflow in the background with attempt 1's result in its input. A Temporal
 // start costs the dev server ~4 ms of a 2-core machine (docs/hooks.md, "Why attempt 1 is made outside
-// Temporal"): on the first attempt's path it made a burst wait seconds. Woken by NOTIFY on commit, by
+// Temporal"): on the first attempt's path it made a burst wait seconds. Woken by a NOTIFY after the commit, by
 // every finished attempt and by a periodic sweep, so a row written while this process (or Temporal) was
 // down is taken up later.
 import { and, isNull, sql } from "drizzle-orm";
@@ -11,7 +11,7 @@ import type { Config } from "../src/config";
 import type { Db } from "../src/db/client";
 import { hookDeliveries } from "../src/db/schema";
 import { describeError } from "../src/errors";
-import { HOOK_DELIVERIES_CHANNEL } from "../src/events/emit-call-event";
+import { HOOK_DELIVERIES_CHANNEL } from "../src/events/wake-dispatchers";
 import { coalescingRunner } from "../src/lib/coalescing-runner";
 import { forEachLimited } from "../src/lib/for-each-limited";
 import { inFlight } from "../src/lib/in-flight";

@@ -1,5 +1,5 @@
 // The agent task row of a call and its events: each change and the event it causes are written in one
-// transaction (emitCallEvent is an outbox), so a hook fires exactly when the change is committed.
+// transaction (the events are an outbox), so a hook fires exactly when the change is committed.
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import {
@@ -12,7 +12,7 @@ import {
   type EndedReason,
   type Transport,
 } from "../db/schema";
-import { emitCallEvent } from "../events/emit-call-event";
+import { transactionWithEvents } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
 import type { CallLatency } from "../models/call-latency";
@@ -66,7 +66,7 @@ export async function activateCallTask(
  * lost, or a replay from the spool, writes nothing twice).
  */
 export async function markCallStarted(db: Db, task: CallTask, startedAt: number) {
-  await db.transaction(async (tx) => {
+  await transactionWithEvents(db, async (tx, emit) => {
     const marked = await tx
       .update(agentTasks)
       .set({ startedAt: new Date(startedAt) })
@@ -75,7 +75,7 @@ export async function markCallStarted(db: Db, task: CallTask, startedAt: number)
       )
       .returning({ id: agentTasks.id });
     if (marked.length === 0) return;
-    await emitCallEvent(tx, {
+    await emit({
       organizationId: task.organizationId,
       assistantId: task.assistantId,
       testRunId: task.testRunId,
@@ -138,7 +138,7 @@ export async function concludeCallTask(
   conclusion: Conclusion,
 ) {
   const { status, error, event, recorded, sipStatus, latency, handoffs } = conclusion;
-  return db.transaction(async (tx) => {
+  return transactionWithEvents(db, async (tx, emit) => {
     // the assistant before the task, in the order a DELETE of the assistant takes them (its row, then
     // its tasks' by the set-null cascade): the other way round the outbox insert below waited on the
     // assistant while the DELETE waited on the task, and Postgres killed one of them as a deadlock
@@ -165,7 +165,7 @@ export async function concludeCallTask(
     if (campaignId) await tx.execute(sql`select pg_notify(${CAMPAIGN_CALL_ENDS_CHANNEL}, ${campaignId})`);
     // an assistant deleted since took its hooks with it
     if (closed.length > 0 && task.assistantId) {
-      await emitCallEvent(tx, {
+      await emit({
         organizationId: task.organizationId,
         assistantId: task.assistantId,
         testRunId: task.testRunId,

@@ -1,8 +1,8 @@
-// The one entry point for call events: the call bridge calls it inside the transaction that changes
-// the call, so an event exists exactly when the change does (an outbox). The dispatcher hands the rows
-// to Temporal after commit.
+// The one entry point for call events: the call bridge emits inside the transaction that changes the
+// call, so an event exists exactly when the change does (an outbox), and wakes the dispatcher once it
+// has committed. The dispatcher hands the rows to Temporal.
 import { sql } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import type { Db, Tx } from "../db/client";
 import { executePrepared } from "../db/prepared";
 import {
   callEventHooks,
@@ -14,8 +14,7 @@ import {
 } from "../db/schema";
 import { log } from "../log";
 import { serializePayload, type CallConcludedPayload, type CallStartedPayload } from "./payloads";
-
-export const HOOK_DELIVERIES_CHANNEL = "hook_deliveries";
+import { wakeHookDispatchers } from "./wake-dispatchers";
 
 export type EmitCallEventInput = {
   organizationId: string;
@@ -27,11 +26,38 @@ export type EmitCallEventInput = {
   testRunId?: string | null;
 };
 
+type Emitted = {
+  deliveryIds: string[];
+  /** a delivery that was not there before: the dispatchers need a wake-up after the commit */
+  added: boolean;
+};
+
+/** Writes the events of one transaction (emitCallEvent bound to it). */
+export type Emit = (input: EmitCallEventInput) => Promise<Emitted>;
+
+/**
+ * Runs `change` in one transaction with an emit bound to it; once the transaction has committed, wakes
+ * the hook dispatchers if it wrote a new delivery. Not inside it: a NOTIFY serialises the commits of
+ * every outbox write (wake-dispatchers.ts).
+ */
+export async function transactionWithEvents<T>(db: Db, change: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+  let added = false;
+  const result = await db.transaction((tx) =>
+    change(tx, async (input) => {
+      const emitted = await emitCallEvent(tx, input);
+      added ||= emitted.added;
+      return emitted;
+    }),
+  );
+  if (added) wakeHookDispatchers(db);
+  return result;
+}
+
 /**
  * Writes one delivery per matching hook of the assistant. Idempotent: emitting the same event for the
  * same call again adds nothing and returns the existing delivery ids. Ids come in the hooks' order.
  */
-export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Promise<{ deliveryIds: string[] }> {
+async function emitCallEvent(tx: Tx, input: EmitCallEventInput): Promise<Emitted> {
   const { event } = input;
   if (input.testRunId) {
     // only into a result still running: a decided result is final (a superseded attempt's call, which a
@@ -41,7 +67,7 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
         where call_id = ${event.callId}::uuid and status = 'running'
           and not hooks @> jsonb_build_array(jsonb_build_object('type', ${event.type}::text))`,
     );
-    return { deliveryIds: [] };
+    return { deliveryIds: [], added: false };
   }
   const hooks = await executePrepared<{ id: string; parameters: HookParameters; secret: string | null }>(
     tx,
@@ -58,10 +84,10 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
     }
     return [{ hook, url, method: normalizeMethod(method), headers: headers ?? {} }];
   });
-  if (targets.length === 0) return { deliveryIds: [] };
+  if (targets.length === 0) return { deliveryIds: [], added: false };
 
-  // one statement for the body, the deliveries and the wake-up: the emit sits inside the bridge's own
-  // transaction, and each round trip there held its locks longer (6 statements became 2)
+  // one statement for the body and the deliveries: the emit sits inside the bridge's own transaction,
+  // and each round trip there held its locks longer (6 statements became 2)
   const payload = input.body ?? serializePayload(event);
   const rows = sql.join(
     targets.map(
@@ -73,7 +99,7 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
   // A no-op update on conflict returns the row an earlier emit stored, even one committed after this
   // statement began (DO NOTHING would return nothing, and a select in the same statement cannot see
   // it): the body keeps its first payload, a delivery its frozen target. xmax = 0 marks a new row.
-  const found = await executePrepared<{ id: string; hook_key: string }>(
+  const found = await executePrepared<{ id: string; hook_key: string; inserted: boolean }>(
     tx,
     sql`
     with body as (
@@ -90,13 +116,11 @@ export async function emitCallEvent(tx: DbOrTx, input: EmitCallEventInput): Prom
       on conflict (call_id, hook_key, event_type) do update set call_id = excluded.call_id
       returning id, hook_key, xmax = 0 as inserted
     )
-    -- delivered to listeners only on commit, which is exactly when the rows become visible
-    select id, hook_key, (select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '') from delivery where inserted limit 1) as notified
-    from delivery`,
+    select id, hook_key, inserted from delivery`,
   );
   // in the hooks' order, so callers can pair deliveries with hooks
   const byHook = new Map(found.map((r) => [r.hook_key, r.id]));
-  return { deliveryIds: targets.flatMap((t) => byHook.get(t.hook.id) ?? []) };
+  return { deliveryIds: targets.flatMap((t) => byHook.get(t.hook.id) ?? []), added: found.some((r) => r.inserted) };
 }
 
 /** The hook's method in upper case; anything unknown falls back to the default, POST. */

@@ -1,11 +1,12 @@
 // Hook deliveries as the API shows them: state, every attempt, counts over a window, and re-delivery of
 // FAILED ones (one, or all of a window).
 import { and, asc, count, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../db/client";
+import type { Db, DbOrTx, Tx } from "../db/client";
 import { callEventHooks, hookDeliveries, hookDeliveryAttempts, type DeliveryStatus } from "../db/schema";
 import { badRequest, conflict } from "../errors";
 import type { HookDeliveryQuery, HookDeliveryWindow } from "../models/hook-deliveries";
-import { HOOK_DELIVERIES_CHANNEL, normalizeMethod } from "../events/emit-call-event";
+import { normalizeMethod } from "../events/emit-call-event";
+import { wakeHookDispatchers } from "../events/wake-dispatchers";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import type { OrgScope } from "./auth";
 import { parsePaging, selectPage } from "./paging";
@@ -89,7 +90,7 @@ export async function getHookDelivery(db: DbOrTx, scope: OrgScope, id: string) {
  * The body stays as emitted; target, headers and secret are taken from the hook again when it still
  * exists, so a fixed URL or a rotated secret applies to the re-delivery.
  */
-export async function retryHookDelivery(db: DbOrTx, scope: OrgScope, id: string) {
+export async function retryHookDelivery(db: Db, scope: OrgScope, id: string) {
   await db.transaction(async (tx) => {
     const row = await single(
       tx
@@ -102,11 +103,12 @@ export async function retryHookDelivery(db: DbOrTx, scope: OrgScope, id: string)
     if (row.status !== "FAILED") throw conflict(`only a FAILED delivery can be retried; this one is ${row.status}`);
     await startNextRuns(tx, [row]);
   });
+  wakeHookDispatchers(db);
   return getHookDelivery(db, scope, id);
 }
 
 /** Starts the next run of every FAILED delivery created in the window (of one hook, if given), as retry does. */
-export async function recoverHookDeliveries(db: DbOrTx, scope: OrgScope, window: HookDeliveryWindow) {
+export async function recoverHookDeliveries(db: Db, scope: OrgScope, window: HookDeliveryWindow) {
   const where = windowFilter(scope, window);
   const deliveryIds = await db.transaction(async (tx) => {
     const rows = await tx
@@ -118,6 +120,7 @@ export async function recoverHookDeliveries(db: DbOrTx, scope: OrgScope, window:
     await startNextRuns(tx, rows);
     return rows.map((r) => r.id);
   });
+  if (deliveryIds.length > 0) wakeHookDispatchers(db);
   return { restarted: deliveryIds.length, deliveryIds };
 }
 
@@ -170,8 +173,8 @@ function windowFilter(scope: OrgScope, window: HookDeliveryWindow): SQL | undefi
 }
 
 /**
- * Resets each delivery to PENDING as run + 1, unclaimed, and wakes the dispatcher, which makes attempt 1
- * of the new run and starts its workflow.
+ * Resets each delivery to PENDING as run + 1, unclaimed; the dispatcher, woken after the commit, makes
+ * attempt 1 of the new run and starts its workflow.
  * Target, headers and secret come from the hook again when it still exists.
  */
 async function startNextRuns(tx: Tx, rows: { id: string; hookId: string | null }[]) {
@@ -204,5 +207,4 @@ async function startNextRuns(tx: Tx, rows: { id: string; hookId: string | null }
       })
       .where(eq(hookDeliveries.id, row.id));
   }
-  await tx.execute(sql`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`);
 }

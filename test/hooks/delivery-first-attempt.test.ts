@@ -5,8 +5,11 @@ import { inArray, sql } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import type { Tx } from "../../src/db/client";
 import { hookDeliveries } from "../../src/db/schema";
-import { emitCallEvent } from "../../src/events/emit-call-event";
+import { transactionWithEvents } from "../../src/events/emit-call-event";
 import { connectTemporal } from "../../src/temporal/client";
+import { createSecretBox } from "../../src/crypto/secrets";
+import { createActivities } from "../../workers/activities";
+import { startDispatcher } from "../../workers/dispatcher";
 import { acquireLease } from "../../workers/dispatcher-lease";
 import { hookDeliveryWorkflowId } from "../../workflows/ids";
 import { failTimes, startReceiver, type Receiver } from "../helpers/receiver";
@@ -74,8 +77,8 @@ async function emitTo(url: string, hookSecret: string | undefined = secret) {
 /** Emits one event and, in the same transaction, leaves its run as a dispatcher would have left it. */
 async function emitAs(url: string, state: (tx: Tx, id: string) => Promise<unknown>) {
   const a = await createAssistantWithHooks(db, [{ url, secret }]);
-  return db.transaction(async (tx) => {
-    const { deliveryIds } = await emitCallEvent(tx, {
+  return transactionWithEvents(db, async (tx, emit) => {
+    const { deliveryIds } = await emit({
       organizationId: a.organizationId,
       assistantId: a.assistantId,
       event: callConcluded(),
@@ -262,4 +265,32 @@ describe("a dispatcher killed after its claim", () => {
       await Promise.all([lost.kill("SIGKILL"), other?.kill("SIGKILL")]);
     }
   }, 90_000);
+});
+
+describe("a dispatcher that never sweeps", () => {
+  test("takes up an event on the wake-up its emit sends after the commit", async () => {
+    const base = loadConfig();
+    const config = { ...base, temporal: { ...base.temporal, address } };
+    const deliverAttempt = createActivities({
+      db,
+      secretBox: createSecretBox(config.encryptionKey),
+      config,
+    }).deliverAttempt;
+    const receiver = await receiverFor();
+    const a = await createAssistantWithHooks(db, [{ url: receiver.url, secret }]);
+    const emitHere = () =>
+      emitOne(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callConcluded() });
+    // the first is taken by the claim the dispatcher makes when its LISTEN starts; after it, no sweep
+    // and no attempt under way: only the wake-up can bring the second
+    const first = await emitHere();
+    const dispatcher = await startDispatcher({ db, sql: pg, config, deliverAttempt, sweepIntervalMs: 3_600_000 });
+    try {
+      await waitForStatus(db, [first], ["SUCCEEDED"], 20_000);
+      const second = await emitHere();
+      expect(at(await waitForStatus(db, [second], ["SUCCEEDED"], 20_000)).attemptCount).toBe(1);
+      expect(receiver.requests.map((r) => r.headers["webhook-id"])).toEqual([first, second]);
+    } finally {
+      await dispatcher.stop();
+    }
+  }, 60_000);
 });

@@ -1,10 +1,12 @@
-// The outbox half of the event path, no Temporal involved: what emitCallEvent writes, and when.
+// The outbox half of the event path, no Temporal involved: what an emit writes, and when the dispatchers
+// hear of it.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq, like } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createSecretBox } from "../../src/crypto/secrets";
 import { hookDeliveries, hookEventBodies } from "../../src/db/schema";
-import { emitCallEvent } from "../../src/events/emit-call-event";
+import { transactionWithEvents } from "../../src/events/emit-call-event";
+import { HOOK_DELIVERIES_CHANNEL } from "../../src/events/wake-dispatchers";
 import {
   at,
   bodyOf,
@@ -23,7 +25,7 @@ afterAll(async () => {
   await close();
 });
 
-describe("emitCallEvent", () => {
+describe("emitting call events", () => {
   test("writes one PENDING delivery per hook of the event's type, target and body frozen", async () => {
     const a = await createAssistantWithHooks(db, [
       {
@@ -103,29 +105,67 @@ describe("emitCallEvent", () => {
     const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
     const event = callStarted();
     const rollback = new Error("the call change failed");
-    const attempt = db.transaction(async (tx) => {
-      await emitCallEvent(tx, { organizationId: a.organizationId, assistantId: a.assistantId, event });
+    const attempt = transactionWithEvents(db, async (_tx, emit) => {
+      await emit({ organizationId: a.organizationId, assistantId: a.assistantId, event });
       throw rollback;
     });
     await expect(attempt).rejects.toBe(rollback);
     expect(await db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, event.callId))).toHaveLength(0);
   });
 
-  test("the dispatcher is notified on commit, not before", async () => {
+  test("the dispatchers are woken after the commit, not inside the transaction", async () => {
     const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
-    let notified = 0;
-    const listener = await client.listen("hook_deliveries", () => notified++);
+    const heard = await listenForWakeUps();
     try {
-      await db.transaction(async (tx) => {
-        await emitCallEvent(tx, { organizationId: a.organizationId, assistantId: a.assistantId, event: callStarted() });
+      await transactionWithEvents(db, async (_tx, emit) => {
+        await emit({ organizationId: a.organizationId, assistantId: a.assistantId, event: callStarted() });
         await new Promise((r) => setTimeout(r, 100));
-        expect(notified).toBe(0);
+        expect(heard.count()).toBe(0);
       });
-      const deadline = Date.now() + 2_000;
-      while (notified === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      expect(notified).toBe(1);
+      expect(await heard.settled()).toBe(1);
     } finally {
-      await listener.unlisten();
+      await heard.unlisten();
+    }
+  });
+
+  test("a burst of writes from one process sends far fewer wake-ups than writes", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    const writes = 40;
+    const heard = await listenForWakeUps();
+    try {
+      const results = await Promise.all(
+        Array.from({ length: writes }, () =>
+          emit(db, { organizationId: a.organizationId, assistantId: a.assistantId, event: callStarted() }),
+        ),
+      );
+      expect(results.flatMap((r) => r.deliveryIds)).toHaveLength(writes);
+      // one NOTIFY in flight at a time: the writes that commit meanwhile share the next one (in the
+      // transaction, every write sent its own)
+      const count = await heard.settled();
+      expect(count).toBeGreaterThanOrEqual(1);
+      expect(count).toBeLessThan(writes / 4);
+    } finally {
+      await heard.unlisten();
     }
   });
 });
+
+/** Counts the NOTIFYs on the dispatchers' channel; settled() waits for the first, then until none came for a while. */
+async function listenForWakeUps() {
+  let count = 0;
+  const listener = await client.listen(HOOK_DELIVERIES_CHANNEL, () => count++);
+  return {
+    count: () => count,
+    async settled() {
+      // not a time limit on the code: a wake-up still on its way would only be counted too
+      for (const deadline = Date.now() + 10_000; count === 0 && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 10));
+      for (let seen = -1; seen !== count; ) {
+        seen = count;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      return count;
+    },
+    unlisten: () => listener.unlisten(),
+  };
+}

@@ -1,5 +1,5 @@
 // Data and event factories for the hook tests: rows go straight into Postgres with drizzle, and events
-// go through emitCallEvent, the same function the call bridge calls.
+// go through transactionWithEvents, the same function the call bridge calls.
 import { asc, eq, inArray } from "drizzle-orm";
 import { randomUUID } from "node:crypto";
 import { loadConfig } from "../../src/config";
@@ -16,7 +16,7 @@ import {
   type DeliveryStatus,
   type HookDeliveryRow,
 } from "../../src/db/schema";
-import { emitCallEvent } from "../../src/events/emit-call-event";
+import { transactionWithEvents, type EmitCallEventInput } from "../../src/events/emit-call-event";
 import type { CallEventType } from "../../src/db/schema";
 import type { CallConcludedPayload, CallStartedPayload } from "../../src/events/payloads";
 
@@ -28,7 +28,7 @@ export function at<T>(xs: readonly T[], index = 0): T {
 }
 
 /** Emits an event for an assistant with one hook of its type and returns that one delivery id. */
-export async function emitOne(db: Db, input: Parameters<typeof emitCallEvent>[1]): Promise<string> {
+export async function emitOne(db: Db, input: EmitCallEventInput): Promise<string> {
   const { deliveryIds } = await emit(db, input);
   if (deliveryIds.length !== 1) throw new Error(`expected one delivery, got ${deliveryIds.length}`);
   return at(deliveryIds);
@@ -112,8 +112,8 @@ export function callConcluded(overrides: Partial<CallConcludedPayload> = {}): Ca
 }
 
 /** Emits in its own transaction, as the bridge would around its own change to the call. */
-export function emit(db: Db, input: Parameters<typeof emitCallEvent>[1]) {
-  return db.transaction((tx) => emitCallEvent(tx, input));
+export function emit(db: Db, input: EmitCallEventInput) {
+  return transactionWithEvents(db, (_tx, emit) => emit(input));
 }
 
 export async function deliveryRow(db: Db, id: string): Promise<HookDeliveryRow> {
