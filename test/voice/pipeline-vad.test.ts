@@ -159,6 +159,30 @@ describe("turn-taking", () => {
     }
   });
 
+  test("quiet under the volume gate counts to the stop as it arrives: the end comes with the frame that completes stopDuration", async () => {
+    const rate = 8000;
+    const said = await speech("Hello there.", rate);
+    const { startMs, endMs } = voiced(said, rate);
+    const cut = said.subarray((startMs * rate) / 1000, (endMs * rate) / 1000); // then digital silence
+    // where the caller's last sound is (4 ms blocks above the gate, -60 dBFS): the stop is 300 ms after it
+    const block = rate / 250;
+    let lastSound = cut.length;
+    while (lastSound > 0 && rms(cut.subarray(lastSound - block, lastSound)) / 32768 < 0.001) lastSound -= block;
+    // the voice's end at several places against the 32 ms windows and the 20 ms frames
+    for (const padMs of [500, 508, 516, 524, 532]) {
+      const audio = concatPcm([silence(padMs, rate), cut, silence(1000, rate)]);
+      const [, end] = await detect(audio, rate, { stopDurationMs: 300 });
+      const soundEndMs = padMs + (lastSound * 1000) / rate;
+      const arrivedMs = end!.atMs + 20; // the frame that ended the turn arrived at its end
+      // never before 300 ms of quiet, and no later than the frame holding the 300th ms
+      expect(arrivedMs - soundEndMs).toBeGreaterThanOrEqual(300);
+      expect(arrivedMs - soundEndMs).toBeLessThan(300 + 20);
+      // and the caller's last speech is put where it was (to the frame it arrived in)
+      expect(end!.lastSpeechAt!).toBeGreaterThanOrEqual(soundEndMs);
+      expect(end!.lastSpeechAt!).toBeLessThanOrEqual(soundEndMs + 20);
+    }
+  });
+
   test("silence and noise start no turn", async () => {
     expect(await detect(silence(2000, 8000), 8000)).toEqual([]);
     expect(await detect(noise(2000, 16000, 0.05), 16000)).toEqual([]);

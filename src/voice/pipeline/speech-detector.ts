@@ -1,7 +1,7 @@
 // The caller's side of the pipeline: call audio cut into VAD windows (resampled to 16 kHz when the
 // call is 24 kHz, since Silero knows 8 and 16 kHz only), scored one window at a time, and turned into
 // turn events plus the speech audio that goes on to STT (at the VAD's rate).
-import { rms } from "../../audio/pcm";
+import { concatPcm, rms } from "../../audio/pcm";
 import { createResampler, type Resampler } from "../../audio/resampler";
 import { coalescingRunner, type CoalescingRunner } from "../../lib/coalescing-runner";
 import { InputTimeline } from "../input-timeline";
@@ -69,7 +69,8 @@ export class SpeechDetector {
     const audio = this.resampler.process(samples);
     this.pending.push(audio);
     this.pendingSamples += audio.length;
-    if (this.pendingSamples >= this.vad.windowSamples) this.runner.request();
+    // while the caller may be stopping, every frame: the stop can come before the window is complete
+    if (this.pendingSamples >= this.vad.windowSamples || this.turns.speaking) this.runner.request();
   }
 
   /** Resolves once every window pushed so far has been scored (tests, benches). */
@@ -90,14 +91,45 @@ export class SpeechDetector {
       this.onWindow?.(window);
       const probability = await this.score(window);
       const wasSpeaking = this.turns.speaking;
-      const event = this.turns.push(window, probability);
-      this.scoredMs += (size * 1000) / this.vad.sampleRate;
+      const event = this.turns.push(window, probability, wasSpeaking ? this.quietTailMs(window) : 0);
+      this.scoredMs += this.msOf(size);
       // the end's own window too, before it
       if (wasSpeaking) this.onEvent({ type: "audio", audio: window, speech: this.turns.voiced });
-      if (event?.type === "end")
-        this.onEvent({ type: "end", lastSpeechAt: this.arrivedAt(this.scoredMs - event.silenceMs) });
+      if (event?.type === "end") this.end(event.silenceMs, 0);
       else if (event) this.onEvent(event);
     }
+    this.endEarly();
+  }
+
+  /**
+   * The audio of the window under way, when all of it is under the volume gate, counts to the stop
+   * as it arrives: the turn ends with the frame that completes stopDuration (ms after the caller's last
+   * sound), not up to a window (32 ms) later.
+   */
+  private endEarly() {
+    if (!this.turns.speaking || this.pendingSamples === 0) return;
+    const partial = concatPcm(this.pending);
+    const ms = this.msOf(partial.length);
+    if (this.quietTailMs(partial) < ms) return;
+    const event = this.turns.quietFor(ms);
+    if (event?.type === "end") this.end(event.silenceMs, ms);
+  }
+
+  /** `beyondMs`: audio past the last scored window that the turn's end counted */
+  private end(silenceMs: number, beyondMs: number) {
+    this.onEvent({ type: "end", lastSpeechAt: this.arrivedAt(this.scoredMs + beyondMs - silenceMs) });
+  }
+
+  /** How much of the end of `samples` is under the volume gate, in 4 ms blocks (a short first block at the start). */
+  private quietTailMs(samples: Int16Array) {
+    const block = this.vad.sampleRate / 250;
+    let end = samples.length;
+    while (end > 0 && rms(samples.subarray(Math.max(0, end - block), end)) / 32768 < this.gate) end -= block;
+    return this.msOf(samples.length - Math.max(0, end));
+  }
+
+  private msOf(samples: number) {
+    return (samples * 1000) / this.vad.sampleRate;
   }
 
   /**

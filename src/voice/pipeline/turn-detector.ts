@@ -42,8 +42,13 @@ export class TurnDetector {
     return this.phase === "speaking";
   }
 
-  /** One window of audio with its speech probability; returns the turn event it causes, if any. */
-  push(window: Int16Array, probability: number): TurnEvent | null {
+  /**
+   * One window of audio with its speech probability; returns the turn event it causes, if any.
+   * `quietTailMs`: how much of the window's end is under the volume gate, so cannot be speech: after
+   * a speech window it is the first of the non-speech that ends the turn (the stop is not put off to
+   * the end of the window the voice ended in).
+   */
+  push(window: Int16Array, probability: number, quietTailMs = 0): TurnEvent | null {
     const ms = (window.length * 1000) / this.sampleRate;
     const { confidenceThreshold, minVolume, startDurationMs, stopDurationMs } = this.settings;
     const speech = probability >= confidenceThreshold && rms(window) / 32768 >= minVolume;
@@ -65,15 +70,28 @@ export class TurnDetector {
       case "stopping":
         if (speech) {
           this.phase = "speaking";
-          this.runMs = 0;
+          this.runMs = quietTailMs;
           return null;
         }
-        this.runMs = this.phase === "speaking" ? ms : this.runMs + ms;
+        this.runMs += ms;
         this.phase = "stopping";
-        if (this.runMs < stopDurationMs) return null;
-        this.phase = "quiet"; // its runMs starts again at the next window
-        return { type: "end", silenceMs: this.runMs };
+        return this.runMs < stopDurationMs ? null : this.end(this.runMs);
     }
+  }
+
+  /**
+   * `ms` of audio after the last window, all of it under the volume gate (not speech, whatever the
+   * model would say), has arrived: the turn ends now if that completes stopDuration, instead of when
+   * the window it begins is complete (up to a window later). That window is pushed as usual once it is.
+   */
+  quietFor(ms: number): TurnEvent | null {
+    if (!this.speaking || this.runMs + ms < this.settings.stopDurationMs) return null;
+    return this.end(this.runMs + ms);
+  }
+
+  private end(silenceMs: number): TurnEvent {
+    this.phase = "quiet"; // its runMs starts again at the next window
+    return { type: "end", silenceMs };
   }
 
   private start(): TurnEvent {
