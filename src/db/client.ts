@@ -36,6 +36,9 @@ type ReadModel = ReturnType<typeof createReadModel<Tx>>;
 const readModels = new WeakMap<Db, ReadModel>();
 /** The read model of the process's database handle (src/db/read-model.ts). */
 export const readModelOf = (db: Db): ReadModel => readModels.get(db)!;
+const signallings = new WeakMap<Db, postgres.Sql>();
+/** A connection of its own for NOTIFYs sent outside a transaction: they never wait behind the pool's queue. */
+export const signallingOf = (db: Db): postgres.Sql => signallings.get(db)!;
 
 export function createDb(url: string, options: DbOptions = {}) {
   const timeoutMs = options.timeoutMs ?? defaultDatabaseTimeoutMs;
@@ -76,13 +79,15 @@ export function createDb(url: string, options: DbOptions = {}) {
   // the read model's ticks and acks on a connection of their own: queued behind a busy pool's queries
   // they came back later than the lease, every read went to Postgres and made the queue longer still
   const signalling = connect(1);
+  const signals = withDeadlines(signalling, { timeoutMs, availability, dropConnections: sockets.dropAll });
   const reads = createReadModel<Tx>(
     client,
     options.readModel ?? { enabled: true, leaseMs: 100 },
     (work) => db.transaction(work),
-    withDeadlines(signalling, { timeoutMs, availability, dropConnections: sockets.dropAll }),
+    signals,
   );
   readModels.set(db, reads);
+  signallings.set(db, signals);
   return {
     db,
     client,

@@ -4,9 +4,9 @@
 // slower (docs/hooks.md, "What made the outbox write slow"). One NOTIFY at a time per database handle (one per
 // process): the dispatcher claims every waiting row on any wake-up, so writes that commit while one is
 // on its way need just one more after it. A lost wake-up only delays: the dispatcher also sweeps every
-// second.
-import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+// second. Sent on the process's signalling connection: on the pool it queued behind the very burst of
+// writes it announces (2,000 emits: first attempt p50 2.1 s instead of 1.0 s).
+import { signallingOf, type Db } from "../db/client";
 import { describeError } from "../errors";
 import { coalescingRunner, type CoalescingRunner } from "../lib/coalescing-runner";
 import { log } from "../log";
@@ -20,7 +20,7 @@ export function wakeHookDispatchers(db: Db): void {
   let runner = runners.get(db);
   if (!runner) {
     runner = coalescingRunner(
-      async () => void (await db.execute(sql`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`)),
+      async () => void (await signallingOf(db)`select pg_notify(${HOOK_DELIVERIES_CHANNEL}, '')`),
       (error) => log.warn("hook dispatchers not woken; their sweep takes the rows up", { error: describeError(error) }),
     );
     runners.set(db, runner);
