@@ -5,8 +5,9 @@
 /**
  * How long either side gathers a batch before posting it: a message costs its receiver a wake-up and an
  * event whatever it holds, and one every 2 ms tick each way cost the calls' event loop more than the
- * sockets it gave away. Agent frames are handed over BRIDGE_MEDIA_LEAD_MS ahead, which covers this;
- * callers' audio goes to the provider in 100 ms appends anyway.
+ * sockets it gave away. Agent frames are handed over BRIDGE_MEDIA_LEAD_MS ahead, which covers this
+ * (a reply's first frame, which no lead covers, is posted at once: `add`'s `due`); callers' audio goes
+ * to the provider in 100 ms appends anyway.
  */
 export const batchWindowMs = 10;
 
@@ -71,20 +72,32 @@ export class WsBatchWriter {
 export class WsBatchQueue {
   private readonly writer = new WsBatchWriter();
   private queued = false;
+  private dueSoon = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   /** `post` gets each batch; its `bytes.buffer` is the batch's own, to transfer. */
   constructor(private readonly post: (batch: WsBatch) => void) {}
 
-  add(conn: number, data: string | Uint8Array) {
+  /**
+   * `due`: the item is wanted now, not at the window's end (an agent frame that no lead covers): the
+   * batch is posted at the end of this turn of the event loop, with what is added until then.
+   */
+  add(conn: number, data: string | Uint8Array, due = false) {
     this.writer.add(conn, data);
+    if (due && !this.dueSoon) {
+      this.dueSoon = true;
+      queueMicrotask(this.flush);
+    }
     if (this.queued) return;
     this.queued = true;
-    setTimeout(this.flush, batchWindowMs);
+    this.timer = setTimeout(this.flush, batchWindowMs);
   }
 
   /** Posts what is gathered now, before the window ends (what follows must come after it). */
   readonly flush = () => {
     this.queued = false;
+    this.dueSoon = false;
+    clearTimeout(this.timer);
     if (this.writer.size > 0) this.post(this.writer.take());
   };
 }

@@ -6,6 +6,7 @@
 // thread forwards them), and what callers send comes back batched.
 import { log } from "../log";
 import { recordPacingDelay } from "../metrics/metrics";
+import { FramesHeld } from "./frames-held";
 import { forEachInBatch, WsBatchQueue } from "./ws-batch";
 import type { FromWsThread, ToWsThread, WsThreadInit } from "./ws-thread-worker";
 import type { WireSocket } from "./wire-socket";
@@ -44,16 +45,23 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
     worker.postMessage(message);
   };
 
-  const socketOf = (conn: number): WireSocket => ({
-    sendText: (text) => post({ t: "send", conn, data: text }),
-    sendBinary: (bytes) => post({ t: "send", conn, data: bytes }),
-    close: (code, reason) => post({ t: "close", conn, code, reason }),
-    frameLeadMs: options.leadMs,
-    sendFrame: (frame) => frames.add(conn, frame), // (a copy: the playout reuses its frame buffer)
-    clearFrames: () => post({ t: "clear", conn }),
-    pauseFrames: () => post({ t: "pause", conn }),
-    resumeFrames: () => post({ t: "resume", conn }),
-  });
+  const socketOf = (conn: number): WireSocket => {
+    const held = new FramesHeld();
+    return {
+      sendText: (text) => post({ t: "send", conn, data: text }),
+      sendBinary: (bytes) => post({ t: "send", conn, data: bytes }),
+      close: (code, reason) => post({ t: "close", conn, code, reason }),
+      frameLeadMs: options.leadMs,
+      // (a copy: the playout reuses its frame buffer); a reply's first frame waits for no batch window
+      sendFrame: (frame) => frames.add(conn, frame, held.handOver(performance.now())),
+      clearFrames: () => {
+        held.cleared();
+        post({ t: "clear", conn });
+      },
+      pauseFrames: () => post({ t: "pause", conn }),
+      resumeFrames: () => post({ t: "resume", conn }),
+    };
+  };
 
   async function answer(id: number, method: string, url: string, headers: [string, string][], ip: string | null) {
     let upgraded: number | null = null;
