@@ -79,7 +79,7 @@ test("answered: the INVITE passes the trunk's digest challenge; silence, then th
   const peer = await startRtpPeer("PCMU");
   const uas = await startSippUas(
     "uas-answer.xml",
-    { RTP_PORT: peer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(6000) },
+    { RTP_PORT: peer.port, RING_MS: 300, ENDING: uasEnding.byeOnCue },
     port.answer,
   );
   const placed = await place({ to: number.answer, variables: { first_name: "Ada", order: "42" } });
@@ -106,6 +106,9 @@ test("answered: the INVITE passes the trunk's digest challenge; silence, then th
   expect(greeted).toHaveLength(1);
   expect((greeted[0] as any).response.instructions).toContain("Hi Ada, this is Acme about order 42.");
 
+  // the callee hangs up once it heard the greeting (a fixed talk time raced the greeting's 2 s wait
+  // for the callee and its audio on a loaded machine)
+  await uas.hangUp();
   const done = await ended(offered.id);
   const sipp = await uas.result;
   peer.stop();

@@ -77,7 +77,7 @@ test("a callee whose SDP names an allowed address gets our RTP", async () => {
       DELAY_MS: 100,
       MEDIA_IP: allowed,
       RTP_PORT: peer.port,
-      ENDING: `<recv request="ACK" />${uasEnding.byeAfter(3000)}`,
+      ENDING: `<recv request="ACK" />${uasEnding.byeOnCue}`,
     },
     port.allowed,
     1,
@@ -85,6 +85,7 @@ test("a callee whose SDP names an allowed address gets our RTP", async () => {
   );
   const id = await place(number.allowed);
   await eventually(() => peer.received.length > 0, "our RTP at the callee", 20_000);
+  await uas.hangUp();
   const done = await ended(id);
   peer.stop();
   expect((await uas.result).code).toBe(0);
