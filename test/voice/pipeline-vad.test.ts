@@ -183,6 +183,26 @@ describe("turn-taking", () => {
     }
   });
 
+  test("an STT that decides the turns (Flux) hears each frame as it arrives, not a VAD window later", async () => {
+    const heard: number[] = [];
+    const detector = await SpeechDetector.create(
+      8000,
+      base,
+      () => {},
+      (error) => {
+        throw error;
+      },
+      (audio) => heard.push(audio.length),
+    );
+    const said = await speech("Hello there.", 8000);
+    for (let i = 0; i < 10; i++) {
+      detector.push(said.subarray(i * 160, (i + 1) * 160));
+      // every frame, at once, though a 256-sample window is complete only on some of them
+      expect(heard).toEqual(Array(i + 1).fill(160));
+    }
+    detector.stop();
+  });
+
   test("silence and noise start no turn", async () => {
     expect(await detect(silence(2000, 8000), 8000)).toEqual([]);
     expect(await detect(noise(2000, 16000, 0.05), 16000)).toEqual([]);

@@ -35,7 +35,7 @@ export type TtsSource = { take(): Promise<SpeechStream>; close(): void };
 export type SpeechStream = EventEmitter<TtsEvents> & Pick<TtsStream, "text" | "end" | "cancel">;
 /**
  * What the session uses of the STT stream (a text call has none): `finalize` ends a turn the VAD
- * decided; a stream without it (Flux) decides the turns itself and hears every window.
+ * decided; a stream without it (Flux) decides the turns itself and hears all the audio.
  */
 export type SttStream = EventEmitter<SttEvents> &
   Pick<DeepgramStt, "send" | "close"> &
@@ -133,9 +133,9 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
     this.detector = detector;
   }
 
-  /** Every VAD window, silence too, for an STT that decides the turns (Flux). */
-  readonly hear = (window: Int16Array) => {
-    if (!this.closedReason) this.stt.send(window);
+  /** All the caller's audio as it arrives (at the VAD's rate), silence too, for an STT that decides the turns (Flux). */
+  readonly hear = (audio: Int16Array) => {
+    if (!this.closedReason && audio.length > 0) this.stt.send(audio);
   };
 
   readonly onSpeech = (event: SpeechEvent) => {

@@ -38,7 +38,7 @@ export class SpeechDetector {
     settings: VadSettings,
     private readonly onEvent: (event: SpeechEvent) => void,
     onError: (error: unknown) => void,
-    private readonly onWindow: ((window: Int16Array) => void) | null,
+    private readonly onAudio: ((audio: Int16Array) => void) | null,
   ) {
     this.resampler = createResampler(callRate, vad.sampleRate);
     this.turns = new TurnDetector(settings, vad.sampleRate);
@@ -46,16 +46,19 @@ export class SpeechDetector {
     this.runner = coalescingRunner(() => this.drain(), onError);
   }
 
-  /** `onWindow`: every window, silence too, at the VAD's rate (an STT that decides the turns hears it all). */
+  /**
+   * `onAudio`: all the caller's audio, silence too, at the VAD's rate, as it arrives (an STT that
+   * decides the turns hears it all, and not a window late: its end of turn waits for the audio).
+   */
   static async create(
     callRate: number,
     settings: VadSettings,
     onEvent: (event: SpeechEvent) => void,
     onError: (error: unknown) => void,
-    onWindow: ((window: Int16Array) => void) | null = null,
+    onAudio: ((audio: Int16Array) => void) | null = null,
   ) {
     const vad = await SileroVad.create(vadRateFor(callRate));
-    return new SpeechDetector(vad, callRate, settings, onEvent, onError, onWindow);
+    return new SpeechDetector(vad, callRate, settings, onEvent, onError, onAudio);
   }
 
   /** Rate of the audio in the events. */
@@ -67,6 +70,7 @@ export class SpeechDetector {
   push(samples: Int16Array, at = performance.now()) {
     this.arrivals.add((samples.length * 1000) / this.callRate, at);
     const audio = this.resampler.process(samples);
+    this.onAudio?.(audio);
     this.pending.push(audio);
     this.pendingSamples += audio.length;
     // while the caller may be stopping, every frame: the stop can come before the window is complete
@@ -88,7 +92,6 @@ export class SpeechDetector {
     const size = this.vad.windowSamples;
     while (this.pendingSamples >= size) {
       const window = this.take(size);
-      this.onWindow?.(window);
       const probability = await this.score(window);
       const wasSpeaking = this.turns.speaking;
       const event = this.turns.push(window, probability, wasSpeaking ? this.quietTailMs(window) : 0);
