@@ -32,6 +32,9 @@ export function createBench(name: string, pinning?: Pinning) {
   };
   Object.assign(process.env, env);
   const children: ChildProcess[] = [];
+  // processes started on the SUT cores: never the load side's "other children", even while one from
+  // an earlier step (a floor's relay) is still exiting during the next step's watch
+  const sutPids = new Set<number>();
 
   /** Spawns a bun script and resolves with its first stdout line that passes `ready`; `onLine` gets every later line. */
   function spawnBun(
@@ -54,6 +57,7 @@ export function createBench(name: string, pinning?: Pinning) {
         stdio: ["ignore", "pipe", "inherit"],
       });
       children.push(proc);
+      if (side === "sut" && proc.pid) sutPids.add(proc.pid);
       let buffer = "";
       let readyLine: string | null = null;
       proc.stdout!.on("data", (d: Buffer) => {
@@ -98,7 +102,7 @@ export function createBench(name: string, pinning?: Pinning) {
     if (!pinning) throw new Error("createBench without pinning");
     // every other process this one started (SIPp, wrk, the fakes): the load side
     const others = () => {
-      const claimed = new Set(entries.flatMap((e) => e.pids()));
+      const claimed = new Set([...entries.flatMap((e) => e.pids()), ...[...sutPids].flatMap(processTree)]);
       return processTree(process.pid).filter((pid) => pid !== process.pid && !claimed.has(pid));
     };
     return watchCores(pinning, [
