@@ -19,6 +19,7 @@ import type { ConclusionSpool, PendingEnd } from "./conclusion-spool";
 import { writeRecordedCallEnd } from "./conclusion-thread";
 import { RecordingUploads, type RecordingUploadsOptions } from "./recording-uploads";
 import { writeCallEnd, type EndRecording } from "./write-call-end";
+import { backoffMs } from "../lib/backoff";
 
 /** RECORDING_STORE=s3: the bucket, and what the hooks get of it. */
 export type ObjectStore = {
@@ -139,7 +140,7 @@ export class ConclusionWriter {
         if (attempt === 1 || attempt % 10 === 0)
           log.warn("call", { callId, event: "conclusion_retry", attempt, error: describeError(error) });
       }
-      if (!(await pause(Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (attempt - 1)), this.stopping.signal))) {
+      if (!(await pause(backoffMs(attempt - 1, this.retryBaseMs, this.retryMaxMs), this.stopping.signal))) {
         log.warn("call", { callId, event: "conclusion_spooled", spooled: kept });
         return false;
       }

@@ -17,6 +17,7 @@ import type { RecordingObjects } from "../storage/recording-objects";
 import { storeCallRecording } from "./call-records";
 import type { CallTask } from "./call-lifecycle";
 import type { ConclusionSpool, PendingEnd } from "./conclusion-spool";
+import { backoffMs } from "../lib/backoff";
 
 export type RecordingUploadsOptions = {
   retryBaseMs?: number;
@@ -139,7 +140,7 @@ export class RecordingUploads {
   }
 
   private delay(attempt: number) {
-    return Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (attempt - 1));
+    return backoffMs(attempt - 1, this.retryBaseMs, this.retryMaxMs);
   }
 
   /** The call's object key (by its agent task's id); null when the task no longer exists. */

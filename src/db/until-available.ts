@@ -3,6 +3,7 @@
 import { describeError } from "../errors";
 import { log } from "../log";
 import { isDatabaseUnavailable } from "./unavailable";
+import { backoffMs } from "../lib/backoff";
 
 export type UntilOptions = { baseMs?: number; maxMs?: number; signal?: AbortSignal };
 
@@ -26,6 +27,6 @@ export async function untilDatabase<T>(what: string, step: () => Promise<T>, opt
         log.warn("database unreachable: waiting for it", { step: what, error: describeError(error) });
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(maxMs, baseMs * 2 ** attempt)));
+    await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, baseMs, maxMs)));
   }
 }

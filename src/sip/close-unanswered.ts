@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { describeError } from "../errors";
 import { log } from "../log";
+import { backoffMs } from "../lib/backoff";
 
 export async function closeUnanswered(
   db: Db,
@@ -24,7 +25,7 @@ export async function closeUnanswered(
           attempt,
           error: describeError(error),
         });
-      await Bun.sleep(Math.min(5_000, 100 * 2 ** (attempt - 1)));
+      await Bun.sleep(backoffMs(attempt - 1, 100, 5_000));
     }
   }
 }

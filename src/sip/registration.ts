@@ -4,6 +4,7 @@
 import type { Registerer } from "sip.js";
 import { RegistererState } from "sip.js";
 import type { RegistrationState } from "../db/schema";
+import { backoffMs } from "../lib/backoff";
 
 export type RegistrationReport = { state: RegistrationState; status: number | null; error: string | null };
 export type RetryPolicy = { baseMs: number; maxMs: number };
@@ -63,7 +64,7 @@ export class Registration {
   private fail(status: number | null, error: string, retryAfterSeconds?: number) {
     if (!this.running) return;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    const backoff = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** this.failures);
+    const backoff = backoffMs(this.failures, this.retry.baseMs, this.retry.maxMs);
     const delay = retryAfterSeconds ? retryAfterSeconds * 1000 : backoff * (0.8 + Math.random() * 0.4);
     this.failures++;
     this.retryTimer = setTimeout(() => this.attempt(), delay);
