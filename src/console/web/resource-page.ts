@@ -3,7 +3,7 @@
 // a delete that asks first and, on a 409, says what uses the thing.
 import { ApiError, call } from "./api";
 import { h } from "./dom";
-import { bodySchema, type Choice, part, showErrors } from "./schema-form";
+import { bodySchema, type Choice, part, submitForm } from "./schema-form";
 
 /** Choices for id fields by name: the resources an assistant's form refers to. */
 export async function referenceChoices(): Promise<(name: string) => Choice[] | undefined> {
@@ -62,17 +62,10 @@ export async function formPage(page: FormPage): Promise<HTMLFormElement> {
   );
   async function save(event: Event) {
     event.preventDefault();
-    result.className = "";
-    result.textContent = "";
-    showErrors(form, null);
-    try {
+    await submitForm(form, result, async () => {
       const outcome = await page.save(root.read("") as never);
-      result.textContent = typeof outcome === "string" ? outcome : "";
-    } catch (e) {
-      result.className = "error";
-      result.textContent = (e as Error).message;
-      showErrors(form, e);
-    }
+      return typeof outcome === "string" ? outcome : undefined;
+    });
   }
   return form;
 }

@@ -608,3 +608,20 @@ export function showErrors(form: HTMLElement, error: unknown) {
     target.after(h("span", { className: "field-error error", "data-error-for": field }, `${field}: ${message}`));
   }
 }
+
+/**
+ * A form's save: clears the last outcome, then shows what `save` returns on `result`, or the API's
+ * error there and on the fields it names.
+ */
+export async function submitForm(form: HTMLElement, result: HTMLElement, save: () => Promise<string | undefined>) {
+  result.className = "";
+  result.textContent = "";
+  showErrors(form, null);
+  try {
+    result.textContent = (await save()) ?? "";
+  } catch (e) {
+    result.className = "error";
+    result.textContent = (e as Error).message;
+    showErrors(form, e);
+  }
+}

@@ -15,7 +15,7 @@ import {
   part,
   rows,
   type Schema,
-  showErrors,
+  submitForm,
 } from "./schema-form";
 
 type Page = [RegExp, (...args: string[]) => Promise<Node>];
@@ -403,22 +403,16 @@ async function scenarioPage(id: string | null) {
 
   async function save(event: Event) {
     event.preventDefault();
-    result.className = "";
-    result.textContent = "";
-    showErrors(form, null);
-    try {
-      // the form's rows read as the API's fields; the API checks them
+    // the form's rows read as the API's fields; the API checks them, and a refusal is shown on the inputs
+    // it names, or their nearest part (a criterion for `criteria[0]`)
+    await submitForm(form, result, async () => {
       const saved = id
         ? await call("put", "/test-scenarios/{scenarioId}", { scenarioId: id }, { body: body() as ScenarioBody })
         : await call("post", "/test-scenarios", {}, { body: body() as ScenarioBody });
-      if (!id) location.hash = `#/tests/scenarios/${saved.id}`;
-      else result.textContent = "Saved.";
-    } catch (e) {
-      result.className = "error";
-      result.textContent = (e as Error).message;
-      // the inputs the API names, or their nearest part (a criterion for `criteria[0]`), with its message
-      showErrors(form, e);
-    }
+      if (id) return "Saved.";
+      location.hash = `#/tests/scenarios/${saved.id}`;
+      return undefined;
+    });
   }
   return form;
 }
