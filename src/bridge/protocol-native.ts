@@ -37,6 +37,7 @@ export function nativeProtocol(
     },
     pauseAudio: () => socket.pauseFrames(),
     resumeAudio: () => socket.resumeFrames(),
+    expediteInput: (on) => socket.expediteReceived?.(on),
     notify: (notice) => send(notice),
     // the client carries the caller on to the destination; our side of the call is done
     transfer: async ({ to, mode }) => {

@@ -63,6 +63,7 @@ export function twilioProtocol(socket: WireSocket, options: TwilioOptions): Wire
     },
     pauseAudio: () => socket.pauseFrames(),
     resumeAudio: () => socket.resumeFrames(),
+    expediteInput: (on) => socket.expediteReceived?.(on),
     notify: () => {}, // Twilio has no events for transcripts or errors; the close says the call ended
     hangup: (reason) => close(...closeFor(reason)),
     ...(options.twilio && {

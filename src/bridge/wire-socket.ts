@@ -14,6 +14,8 @@ export interface WireSocket {
   /** A pause: frames handed over but not sent yet wait until resumeFrames. */
   pauseFrames(): void;
   resumeFrames(): void;
+  /** `on`: what the peer sends goes to the call at once, not gathered for a batch (CallerTransport.expediteInput) */
+  expediteReceived?(on: boolean): void;
   readonly frameLeadMs: number;
 }
 

@@ -7,7 +7,8 @@
  * event whatever it holds, and one every 2 ms tick each way cost the calls' event loop more than the
  * sockets it gave away. Agent frames are handed over BRIDGE_MEDIA_LEAD_MS ahead, which covers this
  * (a reply's first frame, which no lead covers, is posted at once: `add`'s `due`); callers' audio goes
- * to the provider in 100 ms appends anyway.
+ * to the provider in 100 ms appends anyway, except while a caller's turn may be ending: the frame that
+ * completes the VAD's wait is posted at once too (the connection is expedited).
  */
 export const batchWindowMs = 10;
 
@@ -76,11 +77,15 @@ export class WsBatchQueue {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   /** `post` gets each batch; its `bytes.buffer` is the batch's own, to transfer. */
-  constructor(private readonly post: (batch: WsBatch) => void) {}
+  constructor(
+    private readonly post: (batch: WsBatch) => void,
+    private readonly windowMs = batchWindowMs,
+  ) {}
 
   /**
-   * `due`: the item is wanted now, not at the window's end (an agent frame that no lead covers): the
-   * batch is posted at the end of this turn of the event loop, with what is added until then.
+   * `due`: the item is wanted now, not at the window's end (an agent frame that no lead covers, a
+   * caller's frame that may end their turn): the batch is posted at the end of this turn of the event
+   * loop, with what is added until then.
    */
   add(conn: number, data: string | Uint8Array, due = false) {
     this.writer.add(conn, data);
@@ -90,7 +95,7 @@ export class WsBatchQueue {
     }
     if (this.queued) return;
     this.queued = true;
-    this.timer = setTimeout(this.flush, batchWindowMs);
+    this.timer = setTimeout(this.flush, this.windowMs);
   }
 
   /** Posts what is gathered now, before the window ends (what follows must come after it). */

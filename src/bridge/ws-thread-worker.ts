@@ -7,7 +7,15 @@ import { FrameClock } from "../media/frame-clock";
 import { nameThisThread, raiseThreadPriority } from "../lib/thread-priority";
 import { forEachInBatch, WsBatchQueue, type WsBatch } from "./ws-batch";
 
-export type WsThreadInit = { t: "init"; port: number; hostname: string; reusePort: boolean; idleTimeout: number };
+export type WsThreadInit = {
+  t: "init";
+  port: number;
+  hostname: string;
+  reusePort: boolean;
+  idleTimeout: number;
+  /** how long callers' messages are gathered before they are posted (default batchWindowMs; tests lengthen it) */
+  receiveWindowMs?: number;
+};
 
 export type ToWsThread =
   | WsThreadInit
@@ -22,6 +30,8 @@ export type ToWsThread =
   | { t: "clear"; conn: number }
   /** a pause: the frames not sent yet wait (until resume, or a clear drops them) */
   | { t: "pause" | "resume"; conn: number }
+  /** `on`: what the caller sends goes to the calls' loop at once, not at the batch window's end */
+  | { t: "expedite"; conn: number; on: boolean }
   | { t: "close"; conn: number; code: number; reason: string }
   | { t: "stop" };
 
@@ -54,6 +64,8 @@ class Connection {
   private readonly clock = new FrameClock();
   private pacing = false;
   private paused = false;
+  /** the caller's turn may be ending: each message it sends is posted at once */
+  expedited = false;
   constructor(readonly ws: ServerWebSocket<Data>) {}
 
   push(frame: Frame) {
@@ -128,12 +140,14 @@ let server: Server<Data> | null = null;
 let delays: number[] = [];
 const ticker = createFrameTicker(2, (ms) => delays.push(ms));
 
-// callers' messages of the current batch window
-const received = new WsBatchQueue((batch) =>
-  self.postMessage({ t: "messages", batch } satisfies FromWsThread, [batch.bytes.buffer]),
-);
+// callers' messages of the current batch window (set by init)
+let received: WsBatchQueue;
 
 function start(init: WsThreadInit) {
+  received = new WsBatchQueue(
+    (batch) => self.postMessage({ t: "messages", batch } satisfies FromWsThread, [batch.bytes.buffer]),
+    init.receiveWindowMs,
+  );
   server = Bun.serve<Data>({
     port: init.port,
     hostname: init.hostname,
@@ -156,7 +170,7 @@ function start(init: WsThreadInit) {
         post({ t: "open", conn: ws.data.conn });
       },
       message(ws, message) {
-        received.add(ws.data.conn, message);
+        received.add(ws.data.conn, message, connections.get(ws.data.conn)?.expedited);
       },
       close(ws) {
         connections.get(ws.data.conn)?.stop();
@@ -199,6 +213,11 @@ self.onmessage = ({ data: message }: MessageEvent<ToWsThread>) => {
     case "resume":
       connections.get(message.conn)?.resume();
       return;
+    case "expedite": {
+      const connection = connections.get(message.conn);
+      if (connection) connection.expedited = message.on;
+      return;
+    }
     case "close":
       connections.get(message.conn)?.close(message.code, message.reason);
       return;

@@ -60,6 +60,7 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
       },
       pauseFrames: () => post({ t: "pause", conn }),
       resumeFrames: () => post({ t: "resume", conn }),
+      expediteReceived: (on) => post({ t: "expedite", conn, on }),
     };
   };
 
@@ -143,8 +144,8 @@ export async function startWsThread<D>(options: WsThreadOptions, sockets: Hosted
         void start(port).catch((error: Error) => log.error("websocket thread not restarted", { error: error.message }));
       };
       worker = started;
-      const { hostname, reusePort, idleTimeout } = options;
-      started.postMessage({ t: "init", port, hostname, reusePort, idleTimeout } satisfies ToWsThread);
+      const { hostname, reusePort, idleTimeout, receiveWindowMs } = options;
+      started.postMessage({ t: "init", port, hostname, reusePort, idleTimeout, receiveWindowMs } satisfies ToWsThread);
     });
 
   const port = await start(options.port);

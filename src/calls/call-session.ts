@@ -180,6 +180,7 @@ export class CallSession {
       this.transport.resumeAudio();
       this.playout.resume();
     });
+    voice.on("callerPausing", (on) => this.transport.expediteInput?.(on));
     voice.on("unanswered", (text) => {
       if (text) this.onTranscript({ role: "USER", text, final: true });
       this.idle?.callerUnanswered(text !== "");
@@ -421,6 +422,7 @@ export class CallSession {
     const voice = this.voice;
     this.voice = null;
     voice?.removeAllListeners();
+    this.transport.expediteInput?.(false); // (a pause it told of ends with it)
     voice?.on("error", () => {});
     voice?.close();
   }

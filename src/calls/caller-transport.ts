@@ -85,6 +85,11 @@ export interface CallerTransport {
    */
   pauseAudio(): void;
   resumeAudio(): void;
+  /**
+   * `on`: the caller's audio is wanted the moment it arrives (their turn may be ending), so a transport
+   * that gathers it into batches hands each frame over at once until `off`.
+   */
+  expediteInput?(on: boolean): void;
   notify(notice: CallNotice): void;
   /** Closes the connection from our side; called once, after the `ended` notice. */
   hangup(reason: EndReason): void;

@@ -54,6 +54,11 @@ export type VoiceSessionEvents = {
   /** It was no interruption: the agent's audio goes on from where the pause held it. */
   resume: [];
   /**
+   * The caller went quiet in a turn (`on`; the VAD ends it with the frame that completes its wait, so
+   * each frame counts as it arrives), or that pause is over. Not every engine tells it.
+   */
+  callerPausing: [on: boolean];
+  /**
    * The caller's turn ended and gets no answer: nothing was understood (`text` blank), or it was said
    * while the agent spoke and did not cut it off (an acknowledgement, too short); `text` joins the messages.
    */

@@ -1,7 +1,8 @@
 // The websocket thread on real sockets: requests answered by this event loop, upgrades, caller
 // messages back, agent frames paced one per 20 ms per connection, dropped on a barge-in, the rest sent
 // before a close; the frames keep their pace while this event loop is blocked for 300 ms; and the
-// thread runs at a higher priority than this event loop where the process may raise it.
+// thread runs at a higher priority than this event loop where the process may raise it; a connection
+// whose caller may be ending a turn has its messages posted at once, not at the batch window's end.
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import type { WireSocket } from "../../src/bridge/wire-socket";
@@ -162,4 +163,47 @@ test("the thread runs above the event loop (nice -10) where the process may rais
   );
   expect(threads.map(niceOf)).toEqual([mayRaisePriority() ? PACING_NICE : 0]);
   expect(niceOf(process.pid)).toBe(0);
+});
+
+test("an expedited connection's messages are posted at once, with what was gathered before them; others wait for the window", async () => {
+  // a window of 3 s: a batched message cannot pass for an expedited one (last in the file: its thread
+  // is not the one the priority test above looks for)
+  const names: string[] = [];
+  const slow = await startWsThread<Data>(
+    { port: 0, hostname: "127.0.0.1", reusePort: false, idleTimeout: 60, leadMs: 60, receiveWindowMs: 3000 },
+    {
+      fetch: (req, server) => (server.upgrade(req, { data: { name: "s" } }) ? undefined : new Response(null)),
+      open: (data, socket) => void opened.push({ data, socket }),
+      message: (_data, message) => void names.push(String(message)),
+      close: () => {},
+    },
+  );
+  try {
+    const ws = new WebSocket(`ws://127.0.0.1:${slow.port}/`);
+    const texts: string[] = [];
+    ws.onmessage = ({ data }) => void texts.push(String(data));
+    await until("s open", () => opened.some((o) => o.data.name === "s"));
+    const socket = opened.find((o) => o.data.name === "s")!.socket;
+    const mark = async (text: string) => {
+      socket.sendText(text); // after what was posted to the thread before it
+      await until(text, () => texts.includes(text));
+    };
+    ws.send("gathered");
+    await Bun.sleep(300);
+    expect(names).toEqual([]); // in the window
+    socket.expediteReceived!(true);
+    await mark("expedited");
+    ws.send("urgent");
+    await until("the urgent message", () => names.length === 2, 1500);
+    expect(names).toEqual(["gathered", "urgent"]);
+    socket.expediteReceived!(false);
+    await mark("batched");
+    ws.send("later");
+    await Bun.sleep(300);
+    expect(names).toEqual(["gathered", "urgent"]);
+    await until("the window's end", () => names.length === 3, 5000);
+    ws.close();
+  } finally {
+    await slow.stop();
+  }
 });

@@ -31,7 +31,7 @@ function noise(ms: number, rate: number, level: number) {
  * Feeds `audio` in 20 ms frames, each arriving at its end's stream time; returns the events with the
  * stream time (ms) they happened at, and for an end when the last speech was heard.
  */
-async function detect(audio: Int16Array, rate: number, settings: Partial<VadSettings> = {}) {
+async function detect(audio: Int16Array, rate: number, settings: Partial<VadSettings> = {}, pauses = false) {
   const events: { type: string; atMs: number; samples: number; lastSpeechAt?: number }[] = [];
   let fedMs = 0;
   const detector = await SpeechDetector.create(
@@ -40,6 +40,7 @@ async function detect(audio: Int16Array, rate: number, settings: Partial<VadSett
     (e: SpeechEvent) => {
       if (e.type === "start") events.push({ type: e.type, atMs: fedMs, samples: e.audio.length });
       if (e.type === "end") events.push({ type: e.type, atMs: fedMs, samples: 0, lastSpeechAt: e.lastSpeechAt });
+      if (e.type === "pausing" && pauses) events.push({ type: e.on ? "pausing" : "went on", atMs: fedMs, samples: 0 });
     },
     (error) => {
       throw error;
@@ -181,6 +182,26 @@ describe("turn-taking", () => {
       expect(end!.lastSpeechAt!).toBeGreaterThanOrEqual(soundEndMs);
       expect(end!.lastSpeechAt!).toBeLessThanOrEqual(soundEndMs + 20);
     }
+  });
+
+  test("the caller's quiet in a turn is told as it starts, and over with the end or their next words", async () => {
+    const rate = 8000;
+    const said = await speech("Hello there.", rate);
+    const { startMs, endMs } = voiced(said, rate);
+    const cut = said.subarray((startMs * rate) / 1000, (endMs * rate) / 1000);
+    // two phrases 200 ms apart in one turn (stopDuration 400), then the quiet that ends it
+    const audio = concatPcm([silence(500, rate), cut, silence(200, rate), cut, silence(1000, rate)]);
+    const events = await detect(audio, rate, { stopDurationMs: 400 }, true);
+    expect(events.map((e) => e.type)).toEqual(["start", "pausing", "went on", "pausing", "end", "went on"]);
+    const phraseMs = endMs - startMs;
+    const [, firstPause, wentOn, lastPause, end, over] = events;
+    // the pause is told within two VAD windows of the quiet's start, long before the turn could end
+    expect(firstPause!.atMs).toBeGreaterThanOrEqual(500 + phraseMs - 20);
+    expect(firstPause!.atMs).toBeLessThan(500 + phraseMs + 100);
+    expect(wentOn!.atMs).toBeGreaterThanOrEqual(500 + phraseMs + 200);
+    expect(lastPause!.atMs).toBeLessThan(500 + 2 * phraseMs + 200 + 100);
+    expect(end!.atMs - lastPause!.atMs).toBeGreaterThan(200);
+    expect(over!.atMs).toBe(end!.atMs); // with the end, in the same frame
   });
 
   test("an STT that decides the turns (Flux) hears each frame as it arrives, not a VAD window later", async () => {

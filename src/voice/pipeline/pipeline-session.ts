@@ -140,6 +140,7 @@ export class PipelineSession extends EventEmitter<VoiceSessionEvents> implements
 
   readonly onSpeech = (event: SpeechEvent) => {
     if (this.closedReason) return;
+    if (event.type === "pausing") return this.emit("callerPausing", event.on);
     const finalize = this.stt.finalize?.bind(this.stt);
     if (event.type === "audio") {
       if (finalize) this.stt.send(event.audio);

@@ -14,7 +14,12 @@ export type SpeechEvent =
   /** a window heard while the caller is speaking (stop window included); `speech`: it counted as speech */
   | { type: "audio"; audio: Int16Array; speech: boolean }
   /** the turn ended: `lastSpeechAt` is when the caller's last speech window reached the bridge (performance.now()) */
-  | { type: "end"; lastSpeechAt: number };
+  | { type: "end"; lastSpeechAt: number }
+  /**
+   * In a turn, the caller went quiet (`on`: the turn ends with the frame that completes stopDuration, so
+   * each frame is wanted as it arrives), or the pause is over (they went on, or the turn ended)
+   */
+  | { type: "pausing"; on: boolean };
 
 /** RMS (full scale 1) under which a window is silence, not speech: -60 dBFS, below a quiet line's noise. */
 const silenceFloor = 0.001;
@@ -31,6 +36,8 @@ export class SpeechDetector {
   private readonly arrivals = new InputTimeline();
   /** ms of audio scored so far: where the next window begins in the stream */
   private scoredMs = 0;
+  /** the last `pausing` told */
+  private pausing = false;
 
   private constructor(
     private readonly vad: SileroVad,
@@ -84,6 +91,7 @@ export class SpeechDetector {
 
   stop() {
     void this.runner.stop();
+    this.pausing = false;
     this.pending = [];
     this.pendingSamples = 0;
   }
@@ -102,6 +110,10 @@ export class SpeechDetector {
       else if (event) this.onEvent(event);
     }
     this.endEarly();
+    if (this.turns.pausing !== this.pausing) {
+      this.pausing = !this.pausing;
+      this.onEvent({ type: "pausing", on: this.pausing });
+    }
   }
 
   /**

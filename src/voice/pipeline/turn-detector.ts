@@ -37,6 +37,11 @@ export class TurnDetector {
     return this.phase === "speaking" || this.phase === "stopping";
   }
 
+  /** In a turn, the caller has gone quiet: the turn ends if the quiet lasts stopDuration. */
+  get pausing() {
+    return this.phase === "stopping";
+  }
+
   /** The last window pushed counted as speech, in a turn (how long the caller has spoken, by the windows). */
   get voiced() {
     return this.phase === "speaking";
