@@ -1,7 +1,8 @@
 // Callers in our wire format that hold a conversation: each streams 20 ms frames in real time from one
-// shared 5 ms loop (a timer per caller would add its own lateness to what is measured), waits for the
-// greeting to play out, then asks `turns` questions, each once the agent has said its reply's last words
-// and been quiet for a while.
+// shared 1 ms loop (a timer per caller would add its own lateness to what is measured; a 5 ms loop put
+// the frame that ends the caller's quiet up to 5 ms later than the last voiced one, by chance, and
+// that showed as ours), waits for the greeting to play out, then asks `turns` questions, each once the
+// agent has said its reply's last words and been quiet for a while.
 // Per turn it notes, on the caller's socket (wallClock, comparable with the fake providers' times):
 // when the last non-silent frame of the question was sent, when the caller's final transcript came,
 // and when the reply's first frame and first non-silent frame arrived.
@@ -101,7 +102,7 @@ export function startConversations(options: ConversationOptions) {
         if (frame && c.queue.length === 0) c.turn.speechEndAt = c.lastVoiceSentAt;
       }
     }
-  }, 5);
+  }, 1);
 
   /** Dials one caller; resolves when its conversation is over (or the call closed). */
   function dial(): Promise<void> {
