@@ -16,6 +16,8 @@ export type DevServerOptions = {
   dbFilename?: string;
   namespace?: string;
   readyTimeoutMs?: number;
+  /** more dynamic config values, over the ones every dev server gets */
+  dynamicConfig?: Record<string, unknown>;
 };
 
 export type DevServer = {
@@ -67,7 +69,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     // crash of the server process; only an OS crash or power loss may roll back the last commits
     for (const pragma of sqlitePragmas) args.push("--sqlite-pragma", pragma);
   }
-  for (const [key, value] of Object.entries(devDynamicConfig))
+  for (const [key, value] of Object.entries({ ...devDynamicConfig, ...options.dynamicConfig }))
     args.push("--dynamic-config-value", `${key}=${JSON.stringify(value)}`);
   for (const key of hookSearchAttributeKeys) args.push("--search-attribute", `${key.name}=${flagType(key.type)}`);
 

@@ -102,6 +102,9 @@ export function ensureTemporal(): Promise<{ address: string }> {
       port: await freePort(),
       uiPort: await freePort(),
       dbFilename: join(dir, "temporal.db"),
+      // a stopped (SIGSTOP) worker's open polls keep taking tasks it never runs until they expire: the
+      // default minute made a stalled-worker test wait out three 10 s workflow task time-outs
+      dynamicConfig: { "matching.longPollExpirationInterval": "5s" },
     });
     reapWithParent(server.pid, "TERM", dir);
     return { address: server.address };
