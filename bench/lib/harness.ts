@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { dropDatabase } from "../../src/db/migrate";
 import { processTree } from "../calls-sip/proc-tree";
+import { evictOthers } from "./evict";
 import { onCpus, pin, type Pinning, postgresBackends, type Side, watchCores, type Watched } from "./pinning";
 
 export const percentile = (xs: number[], p: number) =>
@@ -20,6 +21,13 @@ export function createBench(name: string, pinning?: Pinning) {
   if (pinning) {
     pin(process.pid, pinning.load);
     say(`cores: SUT ${pinning.sut}, load ${pinning.load} (this process and what it starts)`);
+  }
+  if (pinning?.evict) {
+    const eviction = evictOthers(pinning);
+    say(`${eviction.moved} other processes moved to the load cores until the end (--leave-others: not)`);
+    // given back however the bench ends (finish() exits; ^C too)
+    process.once("exit", () => eviction.restore());
+    process.once("SIGINT", () => process.exit(130));
   }
   const env: Record<string, string | undefined> = {
     ...process.env,

@@ -7,18 +7,28 @@
 // the CPU each took (utime + stime). A run whose load side saturated its cores measured the
 // generators, not the SUT: it is reported INVALID.
 //   --sut-cpus 0 --load-cpus 1 (the default on 2 cores; on more, the load gets every core but 0)
+//   --leave-others: the machine's other processes stay where they are (bench/lib/evict.ts moves them)
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { eachProcess } from "../calls-ws/proc-stats";
 
 export type Side = "sut" | "load";
-export type Pinning = { sut: string; load: string; sutCores: number[]; loadCores: number[]; split: boolean };
+export type Pinning = {
+  sut: string;
+  load: string;
+  sutCores: number[];
+  loadCores: number[];
+  split: boolean;
+  /** every other process moves to the load cores for the run (bench/lib/evict.ts) */
+  evict: boolean;
+};
 
 /** The parseArgs options every bench adds. */
 export const pinningOptions = {
   "sut-cpus": { type: "string" },
   "load-cpus": { type: "string" },
+  "leave-others": { type: "boolean" },
 } as const;
 
 /** "0-2,4" → [0, 1, 2, 4] (taskset's and /proc's list format). */
@@ -35,14 +45,15 @@ export function parseCpuList(list: string): number[] {
 
 /** The cores each side gets: the options, or SUT on core 0 and the load on every other core. */
 export function pinningFrom(
-  values: { "sut-cpus"?: string; "load-cpus"?: string },
+  values: { "sut-cpus"?: string; "load-cpus"?: string; "leave-others"?: boolean },
   cores = availableParallelism(),
 ): Pinning {
   const sut = values["sut-cpus"] ?? "0";
   const load = values["load-cpus"] ?? (cores > 2 ? `1-${cores - 1}` : cores === 2 ? "1" : "0");
   const sutCores = parseCpuList(sut);
   const loadCores = parseCpuList(load);
-  return { sut, load, sutCores, loadCores, split: !sutCores.some((c) => loadCores.includes(c)) };
+  const split = !sutCores.some((c) => loadCores.includes(c));
+  return { sut, load, sutCores, loadCores, split, evict: split && !values["leave-others"] };
 }
 
 export const cpusOf = (pinning: Pinning, side: Side) => (side === "sut" ? pinning.sut : pinning.load);
