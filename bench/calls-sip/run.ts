@@ -460,6 +460,9 @@ try {
   );
   await api.stop();
   await chat.close();
+} catch (error) {
+  say(`failed: ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
 } finally {
   await finish();
 }

@@ -98,7 +98,7 @@ export function createBench(name: string, pinning?: Pinning) {
       }),
     );
     await dropDatabase(databaseUrl).catch(() => {});
-    process.exit(0);
+    process.exit(); // with process.exitCode: a bench that failed says so
   }
 
   /**
