@@ -70,6 +70,8 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
   /** when the latest tick of each process reached us */
   const peers = new Map<string, number>();
   const pending = new Map<string, PendingWrite>();
+  /** reads waiting for this process's next tick to come back */
+  const tickWaiters: (() => void)[] = [];
 
   const now = () => performance.now();
   const notify = (payload: string) => signals.unsafe("select pg_notify($1, $2)", [READ_MODEL_CHANNEL, payload]);
@@ -113,7 +115,9 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
       else echoed(seq);
     } else if (kind === "t") {
       peers.set(from, now());
-      if (from === self) syncedAt = Math.max(syncedAt, Number(seq));
+      if (from !== self) return;
+      syncedAt = Math.max(syncedAt, Number(seq));
+      for (const wake of tickWaiters.splice(0)) wake();
     } else if (kind === "a") {
       const [writer, n] = seq.split(":");
       const write = writer === self ? pending.get(n!) : undefined;
@@ -158,6 +162,34 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
   const trusted = () => now() - syncedAt < options.leaseMs;
 
   /**
+   * Whether the model is trusted again within `ms`: ticks are sent (one at a time) until one that
+   * comes back restores trust. After a stall of the event loop longer than the lease, the next tick
+   * is one round trip on the signalling connection, shared by every read waiting; reading Postgres
+   * instead costs each of them its own queries, queued in the pool behind the process's writes.
+   */
+  async function untilTrusted(ms: number): Promise<boolean> {
+    const deadline = now() + ms;
+    while (!trusted()) {
+      const left = deadline - now();
+      if (left <= 0) return false;
+      tick();
+      const heard = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          tickWaiters.splice(tickWaiters.indexOf(wake), 1); // still there: a wake-up clears the timer
+          resolve(false);
+        }, left);
+        const wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        tickWaiters.push(wake);
+      });
+      if (!heard) return trusted();
+    }
+    return true;
+  }
+
+  /**
    * The value under `key`, from memory while this process is synced, else from `load` (kept, tagged
    * with `tags`, unless a write touched anything meanwhile). null is never kept.
    */
@@ -165,7 +197,8 @@ export function createReadModel<Tx extends { execute(query: SQL): PromiseLike<un
     if (!options.enabled) return load();
     lastUse = now();
     start();
-    if (trusted()) {
+    // a value kept but not trusted just now (the loop stalled past the lease): the next tick, not Postgres
+    if (trusted() || (entries.has(key) && (await untilTrusted(options.leaseMs)))) {
       const hit = entries.get(key);
       if (hit) {
         recordReadModelRead("memory");
