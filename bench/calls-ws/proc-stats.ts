@@ -69,3 +69,21 @@ export function topCpu(before: Map<number, { name: string; seconds: number }>, e
     .map(([name, s]) => `${name} ${((s / elapsedS) * 100).toFixed(0)}%`)
     .join(", ");
 }
+
+/** SCHED_IDLE (sched.h): runs only on what every other class leaves of a core */
+export const SCHED_IDLE = 5;
+
+/** A process's scheduling policy (field 41 of its stat). */
+export function policyOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+}
+
+/** CPU seconds used so far by the processes in the idle class (bench/lib/evict.ts puts strangers there). */
+export function idleClassCpuSeconds(): number {
+  let sum = 0;
+  eachProcess((pid) => {
+    if (policyOf(pid) === SCHED_IDLE) sum += cpuSeconds(pid);
+  });
+  return sum;
+}

@@ -1,13 +1,18 @@
 // Other processes off the SUT cores while a bench runs. On a shared machine a test run or a compiler
 // beside the bench took slices of the SUT's core, and showed as the SUT's jitter and latency tails
 // (the pinned runs' "cores busy with every process counted" above what the SUT itself took). Every
-// process that is not this bench's is moved to the load cores for the run (their CPU counts against
-// the load side, which is what the validity check watches) and given its own cores back at the end;
-// one born during the run from a moved process gets its moved ancestor's. `--leave-others` keeps them.
+// process that is not this bench's is moved to the load cores for the run, and there runs in the idle
+// class (SCHED_IDLE: only on what the generators leave, so it cannot starve them; watchCores does not
+// count that time as the load cores' being busy). At the end each gets its cores and class back; one
+// born during the run from a moved process gets its moved ancestor's. `--leave-others` keeps them.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { eachProcess } from "../calls-ws/proc-stats";
+import { eachProcess, policyOf, SCHED_IDLE } from "../calls-ws/proc-stats";
 import { processTree } from "../calls-sip/proc-tree";
 import { parseCpuList, pin, type Pinning } from "./pinning";
+
+/** sched policies (sched.h) that chrt can set back, by the flag it takes */
+const classes: Record<number, string> = { 0: "--other", 3: "--batch", [SCHED_IDLE]: "--idle" };
 
 const allowedOf = (pid: number) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
 const parentOf = (pid: number) => {
@@ -17,6 +22,11 @@ const parentOf = (pid: number) => {
 const sameCores = (list: string, cores: number[]) => parseCpuList(list).join() === cores.join();
 /** Kernel threads have no command line; they are not ours to move. */
 const isUserProcess = (pid: number) => readFileSync(`/proc/${pid}/cmdline`).length > 0;
+/** Every thread of the process into a scheduling class (real-time ones are left as they are). */
+const setClass = (pid: number, policy: number) => {
+  const flag = classes[policy];
+  if (flag) spawnSync("chrt", [flag, "-a", "-p", "0", String(pid)]);
+};
 
 export type Eviction = { moved: number; restore(): void };
 
@@ -24,17 +34,19 @@ export type Eviction = { moved: number; restore(): void };
 export function evictOthers(pinning: Pinning): Eviction {
   const ours = new Set(processTree(process.pid));
   const sut = new Set(pinning.sutCores);
-  const original = new Map<number, string>();
+  const original = new Map<number, { cores: string; policy: number }>();
   eachProcess((pid) => {
     if (ours.has(pid) || !isUserProcess(pid)) return;
-    const allowed = allowedOf(pid);
-    if (!parseCpuList(allowed).some((c) => sut.has(c))) return;
+    const cores = allowedOf(pid);
+    if (!parseCpuList(cores).some((c) => sut.has(c))) return;
+    const policy = policyOf(pid);
     try {
       pin(pid, pinning.load);
-      original.set(pid, allowed);
     } catch {
-      // exited, or not ours to move (another user's)
+      return; // exited, or not ours to move (another user's)
     }
+    original.set(pid, { cores, policy });
+    if (classes[policy]) setClass(pid, SCHED_IDLE);
   });
 
   return {
@@ -43,11 +55,13 @@ export function evictOthers(pinning: Pinning): Eviction {
       const ours = new Set(processTree(process.pid));
       eachProcess((pid) => {
         if (ours.has(pid) || !isUserProcess(pid)) return;
-        // a moved process, or one born of one since: the nearest moved ancestor's cores
+        // a moved process, or one born of one since: the nearest moved ancestor's cores and class
         for (let p = pid; p > 0; p = parentOf(p)) {
-          const cores = original.get(p);
-          if (cores === undefined) continue;
-          if (p === pid || sameCores(allowedOf(pid), pinning.loadCores)) pin(pid, cores);
+          const was = original.get(p);
+          if (was === undefined) continue;
+          if (p !== pid && !sameCores(allowedOf(pid), pinning.loadCores)) return; // placed by someone since
+          pin(pid, was.cores);
+          if (policyOf(pid) === SCHED_IDLE) setClass(pid, was.policy);
           return;
         }
       });

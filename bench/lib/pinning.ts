@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { eachProcess } from "../calls-ws/proc-stats";
+import { eachProcess, idleClassCpuSeconds } from "../calls-ws/proc-stats";
 
 export type Side = "sut" | "load";
 export type Pinning = {
@@ -182,6 +182,7 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
   );
   const loadShares: number[] = [];
   const coresAtStart = coreTimes();
+  const idleClassAtStart = idleClassCpuSeconds();
   let lastAt = -Infinity;
   let lastLoadCpu: number | null = null;
 
@@ -238,14 +239,15 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
       sample();
       const seconds = uptime() - started;
       const coresNow = coreTimes();
-      const busy = (cores: number[]) => {
-        let b = 0;
+      // (/proc/stat's ticks are USER_HZ, 100 a second)
+      const busy = (cores: number[], notCountedSeconds = 0) => {
+        let b = -notCountedSeconds * 100;
         let t = 0;
         for (const c of cores) {
           b += (coresNow.get(c)?.busy ?? 0) - (coresAtStart.get(c)?.busy ?? 0);
           t += (coresNow.get(c)?.total ?? 0) - (coresAtStart.get(c)?.total ?? 0);
         }
-        return t > 0 ? b / t : 0;
+        return t > 0 ? Math.max(0, b) / t : 0;
       };
       const problems: string[] = [];
       const entries: CoreEntry[] = watched.map((w) => {
@@ -265,19 +267,24 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
       );
       const loadPeak = Math.max(0, ...loadShares);
       const loadMean = loadShares.length ? loadShares.reduce((a, b) => a + b, 0) / loadShares.length : 0;
-      const loadCoresBusy = busy(pinning.loadCores);
+      // the idle class (the machine's other processes, moved there by evict.ts) takes only what the
+      // load side leaves: not a sign that it was starved
+      const idleClass = idleClassCpuSeconds() - idleClassAtStart;
+      const loadCoresBusy = busy(pinning.loadCores, idleClass);
       if (!pinning.split) problems.push(`SUT and load share cores (${pinning.sut} / ${pinning.load})`);
       if (loadPeak >= saturated)
         problems.push(
           `the load side took ${(loadPeak * 100).toFixed(0)} % of its cores in one ${intervalMs / 1000} s sample`,
         );
       if (loadCoresBusy >= saturated)
-        problems.push(`the load cores were ${(loadCoresBusy * 100).toFixed(0)} % busy (every process counted)`);
+        problems.push(
+          `the load cores were ${(loadCoresBusy * 100).toFixed(0)} % busy (every process counted but the idle class)`,
+        );
       const valid = problems.length === 0;
       const text =
         `cores over ${seconds.toFixed(0)} s (asked: SUT ${pinning.sut}, load ${pinning.load}; from /proc, threads that ran):\n${lines.join("\n")}\n` +
         `  load side ${(loadMean * 100).toFixed(0)} % of its cores on average, ${(loadPeak * 100).toFixed(0)} % at the busiest ${intervalMs / 1000} s; ` +
-        `cores busy with every process counted: SUT ${(busy(pinning.sutCores) * 100).toFixed(0)} %, load ${(loadCoresBusy * 100).toFixed(0)} %` +
+        `cores busy with every process counted: SUT ${(busy(pinning.sutCores) * 100).toFixed(0)} %, load ${(loadCoresBusy * 100).toFixed(0)} % (and ${((idleClass / seconds / pinning.loadCores.length) * 100).toFixed(0)} % in the idle class)` +
         `  ${valid ? "valid" : `INVALID: ${problems.join("; ")}`}`;
       return { valid, text, entries, loadPeak, loadMean, loadCoresBusy };
     },

@@ -1,10 +1,11 @@
 // The benches' eviction (bench/lib/evict.ts): a process that is not the bench's moves, every thread,
-// from the SUT cores to the load cores for the run, and gets its own cores back at the end, as does a
-// child it started meanwhile; the bench's own children stay where they were.
+// from the SUT cores to the load cores and into the idle class for the run, and gets its own cores and
+// class back at the end, as does a child it started meanwhile; the bench's own children stay as they were.
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { policyOf, SCHED_IDLE } from "../../bench/calls-ws/proc-stats";
 import { evictOthers } from "../../bench/lib/evict";
 import { parseCpuList, pinningFrom } from "../../bench/lib/pinning";
 import { until } from "../sip/helpers/eventually";
@@ -53,16 +54,19 @@ test("a stranger leaves the SUT core for the run and gets its cores back, a chil
   try {
     expect(eviction.moved).toBeGreaterThan(0);
     expect(allowed(outsider)).toBe(pinning.loadCores.join());
+    expect(policyOf(outsider)).toBe(SCHED_IDLE); // only on what the load side leaves
     expect(allowed(own.pid)).toBe(all); // the bench's own process tree is left to the bench
     writeFileSync(join(dir, "go"), "");
     const child = await until("the child", () => Number(readIfThere(join(dir, "child"))) || null);
     strangers.push(child);
     expect(allowed(child)).toBe(pinning.loadCores.join()); // born of a moved process
+    expect(policyOf(child)).toBe(SCHED_IDLE);
   } finally {
     eviction.restore();
     own.kill("SIGKILL");
   }
   expect(allowed(outsider)).toBe(all);
   expect(allowed(strangers.at(-1)!)).toBe(all);
+  expect([policyOf(outsider), policyOf(strangers.at(-1)!)]).toEqual([0, 0]); // SCHED_OTHER, as they were
   rmSync(dir, { recursive: true, force: true });
 });
