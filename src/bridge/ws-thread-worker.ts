@@ -87,8 +87,10 @@ class Connection {
     if (this.pacing || this.paused) return;
     this.pacing = true;
     // never earlier than a frame after the last one: an underrun must not squeeze two frames together
-    this.clock.resume(ticker.now());
+    const now = ticker.now();
+    this.clock.resume(now);
     ticker.add(this.tick);
+    this.tick(now); // a frame due now (a reply's first) goes at once, not at the next tick
   }
 
   clear() {

@@ -121,8 +121,10 @@ export class Playout {
     if (!this.live || this.pausedAt !== null || this.running || this.queued + this.unheard === 0) return;
     this.running = true;
     // never earlier than one frame after the last one: an underrun must not squeeze two frames together
-    this.clock.resume(this.ticker.now());
+    const now = this.ticker.now();
+    this.clock.resume(now);
     this.ticker.add(this.tick);
+    this.tick(now); // what is due goes now (a reply's first frame), not at the next tick
   }
 
   private readonly tick = (now: number) => {

@@ -29,12 +29,11 @@ test("frames go out one per 20 ms, in order, only once the call is live", () => 
   playout.push(ramp(500)); // 62.5 ms: three frames and a padded tail
   clock.advance(100);
   expect(played).toHaveLength(0);
-  playout.start();
-  clock.advance(0, 5);
-  expect(played).toHaveLength(0);
-  clock.advance(5);
+  playout.start(); // the first frame is due: it goes at once, not at the next tick
   expect(played).toHaveLength(1);
-  clock.advance(20);
+  clock.advance(15);
+  expect(played).toHaveLength(1);
+  clock.advance(5);
   expect(played).toHaveLength(2);
   clock.advance(60);
   expect(played.map((f) => f.length)).toEqual([160, 160, 160, 160]);
@@ -69,10 +68,10 @@ test("after an underrun the next frame keeps to the 20 ms grid; after a stall it
   clock.advance(5);
   playout.push(ramp(160)); // arrives right after the first frame played
   clock.advance(40);
-  expect(at).toEqual([5, 20]); // due at 0 and 20; the first one waited for the 5 ms tick
+  expect(at).toEqual([0, 20]); // due at 0 and 20: the first at once, the next on the grid, not at 5
   playout.push(ramp(160 * 20));
   clock.advance(500, 500); // a 500 ms stall of the event loop
-  expect(at).toHaveLength(3);
+  expect(at).toEqual([0, 20, 45, 545]); // (the third went with its push) one frame after the stall, not 25
 });
 
 test("with a lead the transport gets frames that much early, and the drain waits for what it still holds", async () => {
@@ -84,8 +83,8 @@ test("with a lead the transport gets frames that much early, and the drain waits
   let drained = false;
   playout.whenDrained(() => (drained = true));
   clock.advance(5);
-  // due at 0, 20, 40, 60 ms (the first tick, at 5 ms) and 80 ms (at 20 ms, 60 ms early)
-  expect(played).toEqual([5, 5, 5, 5]);
+  // due at 0, 20, 40, 60 ms (at once, with the push) and 80 ms (at 20 ms, 60 ms early)
+  expect(played).toEqual([0, 0, 0, 0]);
   clock.advance(20);
   expect(played).toHaveLength(5);
   clock.advance(150);
