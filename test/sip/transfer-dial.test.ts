@@ -12,10 +12,11 @@ import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
 import { createTransferringAssistant } from "./helpers/transferring-assistant";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp, uacCallVars } from "./helpers/sipp";
+import { runSipp, startSipp, uacCallVars, type Sipp } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
 import { exchangeTones, expectTonesRecorded } from "./helpers/tone-exchange";
 import { firstToneFrame, toneFrames } from "./helpers/tone-frames";
+import type { FakeRealtimeSession } from "../fakes/openai-realtime-server";
 
 let world: SipWorld;
 let store: SeaweedFs;
@@ -63,15 +64,36 @@ const sorry = "Sorry, nobody could take the call.";
 const transferringAssistant = (destination: string, parameters: Record<string, unknown> = {}) =>
   createTransferringAssistant(world, { numberId, greeting, destination, message, parameters, afterFailure: sorry });
 
-/** The caller: SIPp through the trunk, its media the peer; it hangs up `hangUpAfterMs` after the answer (or waits for our BYE). */
-const caller = (peer: RtpPeer, hangUpAfterMs: number | null) =>
-  runSipp({
-    scenario: "uac-call.xml",
-    trunkPort: trunkPort,
-    service: did,
-    vars: uacCallVars(peer.port, hangUpAfterMs ?? 60_000),
-    timeoutSeconds: 80,
-  });
+/** SIPp through the trunk, its media the peer; it hangs up `hangUpAfterMs` after the answer (or waits for our BYE). */
+const callerOptions = (peer: RtpPeer, hangUpAfterMs: number | null) => ({
+  scenario: "uac-call.xml",
+  trunkPort: trunkPort,
+  service: did,
+  vars: uacCallVars(peer.port, hangUpAfterMs ?? 60_000),
+  timeoutSeconds: 80,
+});
+/** The caller, run to its end. */
+const caller = (peer: RtpPeer, hangUpAfterMs: number | null) => runSipp(callerOptions(peer, hangUpAfterMs));
+/** The caller who hangs up when the test tells it to (a fixed talk time waited out what the test can see). */
+const cuedCaller = (peer: RtpPeer) => startSipp(callerOptions(peer, null));
+
+/**
+ * The caller hangs up once the assistant, told that the transfer failed, has been heard to the end:
+ * its words (the fake's stand-in speech, a 300 Hz tone) and then a second without them.
+ */
+async function hangUpAfterTheAnswer(calling: Sipp, peer: RtpPeer, session: FakeRealtimeSession) {
+  await eventually(() => session.toolOutputs.length > 0, "the transfer's outcome at the assistant", 40_000);
+  const from = peer.heard().length;
+  await eventually(
+    () => {
+      const after = peer.heard().subarray(from);
+      return toneFrames(after, 300) >= 10 && toneFrames(after.subarray(-8000), 300) === 0;
+    },
+    "the assistant's answer heard",
+    20_000,
+  );
+  await calling.hangUp();
+}
 
 const concludedFor = (assistantId: string) =>
   eventually(
@@ -149,7 +171,11 @@ test("dial: the caller hangs up during the bridge and the destination gets our B
     { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.awaitBye },
     port.answer,
   );
-  const callerResult = await caller(callerPeer, 15_000);
+  const calling = await cuedCaller(callerPeer);
+  // the caller hangs up once the legs are joined
+  await eventually(() => targetPeer.latched, "the second leg's media", 40_000);
+  await calling.hangUp();
+  const callerResult = await calling.result;
   const targetResult = await target.result;
   callerPeer.stop();
   targetPeer.stop();
@@ -171,7 +197,9 @@ for (const [name, callee, scenario, vars, why] of [
     const assistant = await transferringAssistant(number[callee], { ringTimeoutSeconds: 5 });
     const callerPeer = await startRtpPeer("PCMU");
     const target = await startSippUas(scenario, vars, port[callee]);
-    const callerResult = await caller(callerPeer, 14_000);
+    const calling = await cuedCaller(callerPeer);
+    await hangUpAfterTheAnswer(calling, callerPeer, await assistant.fake.nextSession());
+    const callerResult = await calling.result;
     callerPeer.stop();
     target.stop();
     expect(callerResult.logs.join("\n"), callerResult.output).toContain("CALLER_HUNG_UP");
@@ -301,7 +329,9 @@ test("warm: the human hangs up during the summary; the caller stays with the ass
     { RTP_PORT: targetPeer.port, RING_MS: 300, ENDING: uasEnding.byeAfter(300) },
     port.gone,
   );
-  const callerResult = await caller(callerPeer, 14_000);
+  const calling = await cuedCaller(callerPeer);
+  await hangUpAfterTheAnswer(calling, callerPeer, await assistant.fake.nextSession());
+  const callerResult = await calling.result;
   const targetResult = await target.result;
   callerPeer.stop();
   targetPeer.stop();

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, reapWithParent } from "../../helpers/temporal";
-import { writeScenario, type SippResult } from "./sipp";
+import { sendCue, writeScenario, type SippResult } from "./sipp";
 
 export type SippUas = {
   port: number;
@@ -69,27 +69,10 @@ export async function startSippUas(
     const log = readFileSync(join(dir, "messages.log"), "utf8");
     const callId = /^Call-ID:\s*(\S+)/im.exec(log)?.[1];
     if (!callId) throw new Error(`the callee has no call to hang up:\n${log}`);
-    const socket = await Bun.udpSocket({ hostname: host });
-    socket.send(cue(callId, host, socket.port, port!), port!, host);
-    socket.close();
+    await sendCue(host, port!, callId);
   };
   return { port, result, hangUp, stop: () => child.kill("SIGKILL") };
 }
-
-const cue = (callId: string, host: string, from: number, to: number) =>
-  [
-    `NOTIFY sip:callee@${host}:${to} SIP/2.0`,
-    `Via: SIP/2.0/UDP ${host}:${from};branch=z9hG4bK-cue-${from}`,
-    `From: <sip:test@${host}>;tag=cue`,
-    `To: <sip:callee@${host}:${to}>`,
-    `Call-ID: ${callId}`,
-    "CSeq: 1 NOTIFY",
-    "Event: hang-up",
-    "Max-Forwards: 70",
-    "Content-Length: 0",
-    "",
-    "",
-  ].join("\r\n");
 
 /** The 200 of the last request received. */
 const okAnswer = `<send>

@@ -81,9 +81,22 @@ export function writeScenario(dir: string, options: Pick<SippOptions, "scenario"
   return path;
 }
 
-export async function runSipp(options: SippOptions): Promise<SippResult> {
+export function runSipp(options: SippOptions): Promise<SippResult> {
+  return startSipp(options).then((sipp) => sipp.result);
+}
+
+export type Sipp = {
+  result: Promise<SippResult>;
+  /** The caller hangs up now instead of waiting out its first wait (uac-call.xml): an in-dialog NOTIFY tells it to. */
+  hangUp(): Promise<void>;
+};
+
+/** SIPp started: its result once it exits, and the cue that makes its caller hang up. */
+export async function startSipp(options: SippOptions): Promise<Sipp> {
   const dir = mkdtempSync(join(tmpdir(), "vas-sipp-"));
   const calls = options.calls ?? 1;
+  const host = options.localHost ?? "127.0.0.1";
+  const port = await freePort();
   const args = [
     `${options.trunkHost ?? "127.0.0.1"}:${options.trunkPort}`,
     "-sf",
@@ -91,9 +104,9 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
     "-s",
     options.service,
     "-i",
-    options.localHost ?? "127.0.0.1",
+    host,
     "-p",
-    String(await freePort()),
+    String(port),
     // no -mp: SIPp then binds its (unused: the SDP names the test's RTP peer) audio and video sockets on
     // the first free pair from 6000 on, skipping a taken one; given a port it exits at once when that or
     // port + 2 is taken, and a port checked free here can be taken by then (an outgoing connection's
@@ -126,11 +139,44 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   let output = "";
   child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));
   child.stderr!.on("data", (d) => (output = (output + d).slice(-20_000)));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
   const read = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8") : "");
-  const logs = read("logs.log").split("\n").filter(Boolean);
-  const messages = read("messages.log");
-  output += read("errors.log");
-  rmSync(dir, { recursive: true, force: true });
-  return { code, logs, output, messages };
+  const result = new Promise<SippResult>((resolve) =>
+    child.once("exit", (code) => {
+      const logs = read("logs.log").split("\n").filter(Boolean);
+      const messages = read("messages.log");
+      output += read("errors.log");
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code, logs, output, messages });
+    }),
+  );
+  const hangUp = async () => {
+    // the trace is written as it goes: the call's Call-ID, and the To of its dialog (the answer's tag),
+    // which the caller's BYE takes from the last request it got
+    const log = read("messages.log");
+    const callId = /^Call-ID:\s*(\S+)/im.exec(log)?.[1];
+    const to = [...log.matchAll(/^To:\s*(.*;tag=.*?)\s*$/gim)].at(-1)?.[1];
+    if (!callId || !to) throw new Error(`the caller has no answered call to hang up:\n${log}`);
+    await sendCue(host, port, callId, to);
+  };
+  return { result, hangUp };
+}
+
+/** An in-dialog NOTIFY to the SIPp at `host`:`port` (a cue its scenario waits for), `to` its To header. */
+export async function sendCue(host: string, port: number, callId: string, to = `<sip:callee@${host}:${port}>`) {
+  const socket = await Bun.udpSocket({ hostname: host });
+  const cue = [
+    `NOTIFY sip:cue@${host}:${port} SIP/2.0`,
+    `Via: SIP/2.0/UDP ${host}:${socket.port};branch=z9hG4bK-cue-${socket.port}`,
+    `From: <sip:test@${host}>;tag=cue`,
+    `To: ${to}`,
+    `Call-ID: ${callId}`,
+    "CSeq: 1 NOTIFY",
+    "Event: hang-up",
+    "Max-Forwards: 70",
+    "Content-Length: 0",
+    "",
+    "",
+  ].join("\r\n");
+  socket.send(cue, port, host);
+  socket.close();
 }
