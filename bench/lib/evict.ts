@@ -4,7 +4,8 @@
 // process that is not this bench's is moved to the load cores for the run, and there runs in the idle
 // class (SCHED_IDLE: only on what the generators leave, so it cannot starve them; watchCores does not
 // count that time as the load cores' being busy). At the end each gets its cores and class back; one
-// born during the run from a moved process gets its moved ancestor's. `--leave-others` keeps them.
+// born during the run from a moved process gets its moved ancestor's. Postgres stays as it is (it
+// serves the bench's database too). `--leave-others` keeps them all.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { eachProcess, policyOf, SCHED_IDLE } from "../calls-ws/proc-stats";
@@ -20,8 +21,12 @@ const parentOf = (pid: number) => {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
 };
 const sameCores = (list: string, cores: number[]) => parseCpuList(list).join() === cores.join();
-/** Kernel threads have no command line; they are not ours to move. */
-const isUserProcess = (pid: number) => readFileSync(`/proc/${pid}/cmdline`).length > 0;
+/**
+ * Kernel threads have no command line; they are not ours to move. Nor is Postgres: its server serves
+ * the bench's database too, and a backend forked from an idle-class postmaster would be idle class.
+ */
+const isStranger = (pid: number) =>
+  readFileSync(`/proc/${pid}/cmdline`).length > 0 && readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres";
 /** Every thread of the process into a scheduling class (real-time ones are left as they are). */
 const setClass = (pid: number, policy: number) => {
   const flag = classes[policy];
@@ -36,7 +41,7 @@ export function evictOthers(pinning: Pinning): Eviction {
   const sut = new Set(pinning.sutCores);
   const original = new Map<number, { cores: string; policy: number }>();
   eachProcess((pid) => {
-    if (ours.has(pid) || !isUserProcess(pid)) return;
+    if (ours.has(pid) || !isStranger(pid)) return;
     const cores = allowedOf(pid);
     if (!parseCpuList(cores).some((c) => sut.has(c))) return;
     const policy = policyOf(pid);
@@ -54,7 +59,7 @@ export function evictOthers(pinning: Pinning): Eviction {
     restore() {
       const ours = new Set(processTree(process.pid));
       eachProcess((pid) => {
-        if (ours.has(pid) || !isUserProcess(pid)) return;
+        if (ours.has(pid) || !isStranger(pid)) return;
         // a moved process, or one born of one since: the nearest moved ancestor's cores and class
         for (let p = pid; p > 0; p = parentOf(p)) {
           const was = original.get(p);

@@ -2,6 +2,7 @@
 // from the SUT cores to the load cores and into the idle class for the run, and gets its own cores and
 // class back at the end, as does a child it started meanwhile; the bench's own children stay as they were.
 import { afterEach, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +57,10 @@ test("a stranger leaves the SUT core for the run and gets its cores back, a chil
     expect(allowed(outsider)).toBe(pinning.loadCores.join());
     expect(policyOf(outsider)).toBe(SCHED_IDLE); // only on what the load side leaves
     expect(allowed(own.pid)).toBe(all); // the bench's own process tree is left to the bench
+    // and Postgres, which serves the bench's database too (the suite's server is running)
+    const postgres = Number(spawnSync("pgrep", ["-o", "-x", "postgres"], { encoding: "utf8" }).stdout.trim());
+    expect(postgres).toBeGreaterThan(0);
+    expect([allowed(postgres), policyOf(postgres)]).toEqual([all, 0]);
     writeFileSync(join(dir, "go"), "");
     const child = await until("the child", () => Number(readIfThere(join(dir, "child"))) || null);
     strangers.push(child);
