@@ -1,6 +1,6 @@
 // What a call needs of its assistant or agent: prompt, greeting, strategy, tools, and its owners.
 import { and, eq, sql } from "drizzle-orm";
-import { readModelOf, type Db } from "../db/client";
+import { answerPathOf, readModelOf, type Db } from "../db/client";
 import { readTags } from "../db/read-model";
 import { assistants, extensions, llmStrategies, organizations, type AssistantKind } from "../db/schema";
 
@@ -18,7 +18,8 @@ export const loadCallAssistant = (db: Db, kind: AssistantKind, id: string) =>
       readTags.org(found.organizationId),
       ...(found.strategyId ? [readTags.strategy(found.strategyId)] : []),
     ],
-    () => readCallAssistant(db, kind, id),
+    // a caller waits on a call's start: the answer path's connections where the handle has them
+    () => readCallAssistant(answerPathOf(db), kind, id),
   );
 
 async function readCallAssistant(db: Db, kind: AssistantKind, id: string) {

@@ -30,6 +30,12 @@ export type DbOptions = {
    * (TCP, authentication, its type query) on the statements that answer calls
    */
   warm?: boolean;
+  /**
+   * this many connections of their own for the statements a caller waits on (answerPathOf): in the
+   * pool they queued behind the calls' transactions, each holding its connection for several turns of
+   * a busy event loop
+   */
+  answerPath?: number;
 };
 
 type ReadModel = ReturnType<typeof createReadModel<Tx>>;
@@ -39,6 +45,9 @@ export const readModelOf = (db: Db): ReadModel => readModels.get(db)!;
 const signallings = new WeakMap<Db, postgres.Sql>();
 /** A connection of its own for NOTIFYs sent outside a transaction: they never wait behind the pool's queue. */
 export const signallingOf = (db: Db): postgres.Sql => signallings.get(db)!;
+const answerPaths = new WeakMap<Db, Db>();
+/** The handle for statements a caller waits on: connections of their own when `answerPath` asked for them, else `db`. */
+export const answerPathOf = (db: Db): Db => answerPaths.get(db) ?? db;
 
 export function createDb(url: string, options: DbOptions = {}) {
   const timeoutMs = options.timeoutMs ?? defaultDatabaseTimeoutMs;
@@ -63,8 +72,17 @@ export function createDb(url: string, options: DbOptions = {}) {
     probeWithin(raw.unsafe("select 1") as never, probeTimeoutMs, sockets.dropAll),
   );
   const bounded = withDeadlines(raw, { timeoutMs, availability, dropConnections: sockets.dropAll });
+  const answering = options.answerPath ? connect(options.answerPath) : null;
+  const answeringBounded =
+    answering && withDeadlines(answering, { timeoutMs, availability, dropConnections: sockets.dropAll });
   // a connection that fails here is opened again by the next query that needs it, as without warming
-  if (options.warm) for (let i = 0; i < max; i++) bounded`select 1`.catch(() => {});
+  const warm = (pool: postgres.Sql, n: number) => {
+    for (let i = 0; i < n; i++) pool`select 1`.catch(() => {});
+  };
+  if (options.warm) {
+    warm(bounded, max);
+    if (answeringBounded) warm(answeringBounded, options.answerPath!);
+  }
   const listener =
     options.listenUrl && options.listenUrl !== url
       ? postgres(options.listenUrl, {
@@ -88,6 +106,7 @@ export function createDb(url: string, options: DbOptions = {}) {
   );
   readModels.set(db, reads);
   signallings.set(db, signals);
+  if (answeringBounded) answerPaths.set(db, drizzle(answeringBounded, { schema }));
   return {
     db,
     client,
@@ -97,6 +116,7 @@ export function createDb(url: string, options: DbOptions = {}) {
       await reads.stop();
       await signalling.end({ timeout: 5 });
       await listener?.end({ timeout: 5 });
+      await answering?.end({ timeout: 5 });
       return raw.end({ timeout: 5 });
     },
   };

@@ -5,8 +5,9 @@
 // prepared statement (executePrepared). Unprepared, postgres.js sent it in two halves (parse and
 // describe, then on the answer bind and execute): the backend waited for the bridge's event loop
 // between them (ClientRead in pg_stat_activity), a second wait on a loop that is busy starting calls.
+// On the answer path's own connections (answerPathOf), not behind the calls' writes in the pool.
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { answerPathOf, type Db } from "../db/client";
 import { executePrepared } from "../db/prepared";
 import type { Transport } from "../db/schema";
 
@@ -27,7 +28,7 @@ export const credentialLock = (credentialId: string) =>
 /** True when the call got a slot (its task is now `offered`), false when the credential is full. */
 export async function reserveAgentTask(db: Db, r: Reservation): Promise<boolean> {
   const [row] = await executePrepared<{ reserved: boolean }>(
-    db,
+    answerPathOf(db),
     sql`select reserve_agent_task(${r.callId}, ${r.organizationId}, ${r.assistantId}, ${r.credentialId}, ${r.phoneNumberId}, ${JSON.stringify(r.transport)}::jsonb, ${r.bridgeId}) as reserved`,
   );
   return row?.reserved === true;

@@ -1,7 +1,7 @@
 // Which assistant or agent answers a number of a credential: the one whose telephoneNumberId is that
 // number, else the one on the credential's fallback number, else nobody (404).
 import { and, eq, inArray, or } from "drizzle-orm";
-import { readModelOf, type Db } from "../db/client";
+import { answerPathOf, readModelOf, type Db } from "../db/client";
 import { readTags } from "../db/read-model";
 import { assistants, sipPhoneNumbers } from "../db/schema";
 import { loadCallAssistant, type CallAssistant } from "../calls/load-assistant";
@@ -32,7 +32,8 @@ export async function routeCall(db: Db, credentialId: string, calledNumber: stri
       readTags.assistants(route.organizationId),
       readTags.org(route.organizationId),
     ],
-    () => chooseRoute(db, credentialId, calledNumber),
+    // the caller waits on it: the answer path's connections, not the pool's queue
+    () => chooseRoute(answerPathOf(db), credentialId, calledNumber),
   );
   if (!chosen) return null;
   const assistant = await loadCallAssistant(db, chosen.kind, chosen.assistantId);

@@ -44,6 +44,8 @@ export async function startSipStack(config: Config, options: { ticker?: CallDeps
   } = createDb(config.databaseUrl, {
     max: 10,
     warm: true,
+    // routing and the reservation of every INVITE, never queued behind the calls' writes
+    answerPath: 2,
     timeoutMs: config.databaseTimeoutMs,
     prepare: config.databasePrepare,
     listenUrl: config.databaseListenUrl ?? undefined,
