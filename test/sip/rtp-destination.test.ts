@@ -8,9 +8,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp, uacCallVars } from "./helpers/sipp";
+import { runSipp, startSipp, uacCallVars } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
-import { createTransferringAssistant } from "./helpers/transferring-assistant";
+import { createTransferringAssistant, hangUpAfterTheAnswer } from "./helpers/transferring-assistant";
 
 const allowed = "127.0.0.2";
 const refused = "127.0.0.3";
@@ -211,14 +211,17 @@ test("a transferee whose answer names a refused address: the transfer fails with
     1,
     allowed,
   );
-  const callerResult = await runSipp({
+  const calling = await startSipp({
     scenario: "uac-call.xml",
     trunkHost: allowed,
     trunkPort,
     service: did,
-    vars: uacCallVars(callerPeer.port, 12_000, { mediaIp: allowed }),
-    timeoutSeconds: 60,
+    vars: uacCallVars(callerPeer.port, 60_000, { mediaIp: allowed }),
+    timeoutSeconds: 80,
   });
+  // the caller hangs up once the assistant has answered the failed transfer
+  await hangUpAfterTheAnswer(calling, callerPeer, await assistant.fake.nextSession());
+  const callerResult = await calling.result;
   const targetResult = await target.result;
   callerPeer.stop();
   // the destination's 200 was ACKed and ended with our BYE; the caller stayed with the assistant

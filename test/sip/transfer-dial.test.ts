@@ -10,13 +10,12 @@ import { recordingFromBucket } from "../helpers/recording-bucket";
 import { seaweedFs, type SeaweedFs } from "../helpers/seaweedfs";
 import { freePort } from "../helpers/temporal";
 import { startRtpPeer, type RtpPeer } from "./helpers/rtp-peer";
-import { createTransferringAssistant } from "./helpers/transferring-assistant";
+import { createTransferringAssistant, hangUpAfterTheAnswer } from "./helpers/transferring-assistant";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp, startSipp, uacCallVars, type Sipp } from "./helpers/sipp";
+import { runSipp, startSipp, uacCallVars } from "./helpers/sipp";
 import { startSippUas, uasEnding } from "./helpers/sipp-uas";
 import { exchangeTones, expectTonesRecorded } from "./helpers/tone-exchange";
 import { firstToneFrame, toneFrames } from "./helpers/tone-frames";
-import type { FakeRealtimeSession } from "../fakes/openai-realtime-server";
 
 let world: SipWorld;
 let store: SeaweedFs;
@@ -76,24 +75,6 @@ const callerOptions = (peer: RtpPeer, hangUpAfterMs: number | null) => ({
 const caller = (peer: RtpPeer, hangUpAfterMs: number | null) => runSipp(callerOptions(peer, hangUpAfterMs));
 /** The caller who hangs up when the test tells it to (a fixed talk time waited out what the test can see). */
 const cuedCaller = (peer: RtpPeer) => startSipp(callerOptions(peer, null));
-
-/**
- * The caller hangs up once the assistant, told that the transfer failed, has been heard to the end:
- * its words (the fake's stand-in speech, a 300 Hz tone) and then a second without them.
- */
-async function hangUpAfterTheAnswer(calling: Sipp, peer: RtpPeer, session: FakeRealtimeSession) {
-  await eventually(() => session.toolOutputs.length > 0, "the transfer's outcome at the assistant", 40_000);
-  const from = peer.heard().length;
-  await eventually(
-    () => {
-      const after = peer.heard().subarray(from);
-      return toneFrames(after, 300) >= 10 && toneFrames(after.subarray(-8000), 300) === 0;
-    },
-    "the assistant's answer heard",
-    20_000,
-  );
-  await calling.hangUp();
-}
 
 const concludedFor = (assistantId: string) =>
   eventually(
