@@ -10,7 +10,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { eachProcess, policyOf, SCHED_IDLE } from "../calls-ws/proc-stats";
 import { processTree } from "../calls-sip/proc-tree";
-import { parseCpuList, pin, type Pinning } from "./pinning";
+import { availableParallelism } from "node:os";
+import { parseCpuList, pin, pinningFrom, type Pinning } from "./pinning";
 
 /** sched policies (sched.h) that chrt can set back, by the flag it takes */
 const classes: Record<number, string> = { 0: "--other", 3: "--batch", [SCHED_IDLE]: "--idle" };
@@ -72,4 +73,13 @@ export function evictOthers(pinning: Pinning): Eviction {
       });
     },
   };
+}
+
+/**
+ * For a bench that is not pinned (hooks: Temporal, the worker, Postgres and the receiver share every
+ * core): the machine's other processes stay where they are but run in the idle class until `restore`.
+ */
+export function yieldOthers(cores = availableParallelism()): Eviction {
+  const all = `0-${cores - 1}`;
+  return evictOthers({ ...pinningFrom({ "sut-cpus": all, "load-cpus": all }, cores), evict: true });
 }
