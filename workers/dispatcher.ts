@@ -44,8 +44,13 @@ const START_QUIET_MS = 100;
  * costs the Temporal server several times what an attempt costs us, so a burst is sent first.
  */
 const START_MAX_WAIT_MS = 10_000;
-/** no claims while this many runs wait for their workflow (Temporal down): the rest wait in Postgres */
-const MAX_WAITING_STARTS = 2_000;
+/**
+ * No claims while this many runs wait for their workflow (Temporal down, or a burst whose attempts
+ * outrun the starts): the rest wait in Postgres. Above a 10,000-event burst, so that its first attempts
+ * are not paced by the dev server's ~50 starts a second (docs/hooks.md); a held run is a few hundred
+ * bytes, ~10 MB at the cap.
+ */
+const MAX_WAITING_STARTS = 20_000;
 /** beyond the attempt's HTTP time-out: its two statements and a slow process */
 const CLAIM_GRACE_MARGIN_MS = 30_000;
 const LEASE_CHECK_MS = 1_000;
