@@ -269,7 +269,8 @@ export function watchCores(pinning: Pinning, watched: Watched[], { intervalMs = 
       const loadMean = loadShares.length ? loadShares.reduce((a, b) => a + b, 0) / loadShares.length : 0;
       // the idle class (the machine's other processes, moved there by evict.ts) takes only what the
       // load side leaves: not a sign that it was starved
-      const idleClass = idleClassCpuSeconds() - idleClassAtStart;
+      // (at least 0: an idle-class process that exited took its CPU with it)
+      const idleClass = Math.max(0, idleClassCpuSeconds() - idleClassAtStart);
       const loadCoresBusy = busy(pinning.loadCores, idleClass);
       if (!pinning.split) problems.push(`SUT and load share cores (${pinning.sut} / ${pinning.load})`);
       if (loadPeak >= saturated)
