@@ -2,9 +2,8 @@
 // through Kamailio (the trunk) to a SIPp UAS whose RTP is the test's peer. A callee who says "Hello?"
 // at once (espeak-ng over RTP) hears the rendered greeting right after it, and nothing else: the
 // LLM does not answer their "Hello?" as well. A callee who says nothing hears it after 2 s.
-// Each call lasts 9 s whatever happens in it, so the three realtime calls are placed at once and each
-// of their tests awaits its own. The two pipeline calls stay one after the other: placed beside the
-// others on a loaded machine, the pipeline callee's "Hello?" once went unanswered.
+// Each call lasts 9 s whatever happens in it, so all five are placed at once (the credential takes
+// five) and each test awaits its own.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rms } from "../../src/audio/pcm";
 import { scriptedReplies } from "../fakes/chat-completions-server";
@@ -23,7 +22,7 @@ let tts: FakeElevenLabsServer;
 let numberId: string;
 let fake: Awaited<ReturnType<SipWorld["createAssistant"]>>["fake"];
 const assistantIds = { openai_realtime: "", pipeline: "" };
-let realtimeCalls: Record<"realtimeHello" | "realtimeSilent" | "screened", Promise<string[][]>>;
+let calls: Record<(typeof callees)[number], Promise<string[][]>>;
 const callees = ["realtimeHello", "realtimeSilent", "pipelineHello", "pipelineSilent", "screened"] as const;
 const port: Record<(typeof callees)[number], number> = {} as never;
 const number: Record<(typeof callees)[number], string> = {} as never;
@@ -79,13 +78,17 @@ beforeAll(async () => {
   });
   expect(pipeline.status).toBe(201);
   assistantIds.pipeline = pipeline.body.data.id;
-  realtimeCalls = {
+  // the pipeline callee who says "Hello?" is the one whose speech reaches the fake STT
+  stt.transcripts.push("Hello?");
+  calls = {
     realtimeHello: call("openai_realtime", "realtimeHello", "Hello?"),
     realtimeSilent: call("openai_realtime", "realtimeSilent", null),
+    pipelineHello: call("pipeline", "pipelineHello", "Hello?"),
+    pipelineSilent: call("pipeline", "pipelineSilent", null),
     screened: call("openai_realtime", "screened", "Hello?", { voicemail: { action: "hangup" } }),
   };
   // each test awaits (and so reports) its own call's failure
-  for (const placed of Object.values(realtimeCalls)) placed.catch(() => {});
+  for (const placed of Object.values(calls)) placed.catch(() => {});
 }, 90_000);
 afterAll(async () => {
   await world?.stop();
@@ -133,20 +136,15 @@ for (const engine of ["openai_realtime", "pipeline"] as const) {
       ? (["pipelineHello", "pipelineSilent"] as const)
       : (["realtimeHello", "realtimeSilent"] as const);
 
-  /** The call to `callee`: the realtime ones placed already, a pipeline one placed now. */
-  const placed = (callee: typeof hello | typeof silent, words: string | null) =>
-    engine === "pipeline" ? call(engine, callee, words) : realtimeCalls[callee as keyof typeof realtimeCalls];
-
   test(`${engine}: the callee says "Hello?" at once and hears the rendered greeting right after it, and no other answer`, async () => {
-    if (engine === "pipeline") stt.transcripts.push("Hello?");
-    expect(await placed(hello, "Hello?")).toEqual([
+    expect(await calls[hello]).toEqual([
       ["USER", "Hello?"],
       ["ASSISTANT", rendered],
     ]);
     if (engine !== "openai_realtime") return;
     // one response each, the greeting's: no provider session (this call's, and the two other realtime
     // calls' that ran beside it) was left to answer a turn itself
-    await Promise.all([realtimeCalls.realtimeSilent, realtimeCalls.screened]);
+    await Promise.all([calls.realtimeSilent, calls.screened]);
     expect(fake.sessions).toHaveLength(3);
     for (const session of fake.sessions) {
       const responses = session.received.filter((e: any) => e.type === "response.create");
@@ -155,12 +153,12 @@ for (const engine of ["openai_realtime", "pipeline"] as const) {
   }, 60_000);
 
   test(`${engine}: a callee who says nothing hears the rendered greeting after the silence`, async () => {
-    expect(await placed(silent, null)).toEqual([["ASSISTANT", rendered]]);
+    expect(await calls[silent]).toEqual([["ASSISTANT", rendered]]);
   }, 60_000);
 }
 
 test('screened for voicemail: the callee\'s "Hello?" makes them a person, and the greeting answers it', async () => {
-  expect(await realtimeCalls.screened).toEqual([
+  expect(await calls.screened).toEqual([
     ["USER", "Hello?"],
     ["ASSISTANT", rendered],
   ]);
