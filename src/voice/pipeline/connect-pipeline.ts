@@ -12,7 +12,11 @@ import { pipelineSettings } from "./pipeline-settings";
 import { SpeechDetector, vadRateFor } from "./speech-detector";
 import { noStt, silentTts } from "./text-only";
 
-/** Keeps one TTS stream open ahead of need; an idle one the provider closed is replaced on demand. */
+/**
+ * Keeps one TTS stream open ahead of need; an idle one the provider closed is replaced on demand. The
+ * next spare opens once the stream taken has its text (a task later): opening a socket is a few ms of
+ * this event loop, which on the reply's path came between the LLM's first sentence and TTS.
+ */
 function ttsSpare(options: TtsOptions, first: TtsStream): TtsSource {
   let spare: Promise<TtsStream> | null = Promise.resolve(first);
   let closed = false;
@@ -21,10 +25,14 @@ function ttsSpare(options: TtsOptions, first: TtsStream): TtsSource {
     next.catch(() => {}); // reported to whoever takes it
     return next;
   };
+  const openSpare = () => {
+    if (!closed) spare ??= open();
+  };
   return {
     async take() {
       const stream = await (spare ?? open()).catch(() => open());
-      spare = closed ? null : open();
+      spare = null;
+      setTimeout(openSpare, 0);
       return stream.usable ? stream : open();
     },
     close() {
