@@ -1,8 +1,8 @@
 // An outbound call's opening: the callee usually answers with "Hello?", so the assistant listens
 // first. If the callee says nothing for `silenceMs` after the answer, the assistant greets; once the
 // callee has spoken, the voice says the greeting as its answer to their first words instead
-// (VoiceSessionOptions.greetingWaitsForCallee), and this timer is done; words said before the voice
-// was ready (nobody heard them) get the greeting as soon as it is.
+// (VoiceSessionOptions.greetingWaitsForCallee), and this timer is done. Only words the voice heard
+// count: said before it was ready, nobody heard them, and the silence's greeting still comes.
 import { rms } from "../audio/pcm";
 
 // speech on a phone line is well above this (PCM16 RMS); line noise and comfort noise are below
@@ -37,14 +37,13 @@ export class GreetOnSilence {
 
   /** Caller audio (PCM16 at the call's rate). */
   feed(samples: Int16Array) {
-    if (this.timer === null) return;
+    // words said before the voice listened (it was still connecting) were heard by nobody: no turn of
+    // theirs will ask for the greeting, so they do not stop the timer
+    if (this.timer === null || this.greet === null) return;
     this.speechSamples = rms(samples) >= speechRms ? this.speechSamples + samples.length : 0;
     if (this.speechSamples * 1000 < speechMs * this.sampleRate) return;
     this.calleeFirst = true;
     this.stop();
-    // said before the voice listened (it was still connecting): it heard none of it, so no turn of
-    // theirs will ever ask for the greeting; it comes as soon as the voice is ready
-    if (!this.greet) this.due = true;
   }
 
   stop() {
