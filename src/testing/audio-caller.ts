@@ -11,6 +11,8 @@ import { defaultSttModel, defaultTtsModel, defaultVoiceId } from "../voice/pipel
 export const CALLER_RATE = 16_000;
 const FRAME_MS = 20;
 const FRAME_SAMPLES = (CALLER_RATE * FRAME_MS) / 1000;
+/** a frame with a sample above -54 dBFS has speech in it (TTS pads speech with digital silence) */
+const VOICED_PEAK = 64;
 const TTS_TIMEOUT_MS = 30_000;
 
 export type VoiceConfig = Pick<Config, "voice">;
@@ -56,6 +58,13 @@ export class CallerLine {
   private readonly timer: ReturnType<typeof setInterval>;
   private drained: (() => void) | null = null;
   private readonly silence = Buffer.alloc(FRAME_SAMPLES * 2);
+  /** the number (in `sent`'s count) of the utterance's last frame with speech in it */
+  private lastVoiced = -1;
+  /**
+   * When the utterance's last frame with speech in it went out (null until it has): the end of the
+   * caller's turn, which the agent may answer while the quiet after it (TTS pads it) still goes out.
+   */
+  voiceEndedAt: number | null = null;
 
   constructor(private readonly send: (frame: Buffer) => void) {
     this.timer = setInterval(() => this.pump(), 5);
@@ -63,10 +72,12 @@ export class CallerLine {
 
   /** Resolves when the last frame of `samples` has gone out: the end of the caller's speech. */
   speak(samples: Int16Array): Promise<void> {
+    this.voiceEndedAt = null;
     for (let i = 0; i < samples.length; i += FRAME_SAMPLES) {
       const frame = new Int16Array(FRAME_SAMPLES);
       frame.set(samples.subarray(i, i + FRAME_SAMPLES));
       this.queue.push(frame);
+      if (frame.some((x) => x > VOICED_PEAK || x < -VOICED_PEAK)) this.lastVoiced = this.sent + this.queue.length - 1;
     }
     return new Promise((resolve) => {
       this.drained = resolve;
@@ -83,6 +94,7 @@ export class CallerLine {
     while (this.sent * FRAME_MS <= performance.now() - this.started) {
       const frame = this.queue.shift();
       this.send(frame ? Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength) : this.silence);
+      if (this.sent === this.lastVoiced) this.voiceEndedAt = performance.now();
       this.sent++;
       if (!frame || this.queue.length > 0) continue;
       this.drained?.();

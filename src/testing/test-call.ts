@@ -62,8 +62,8 @@ export async function placeTestCall(options: TestCallOptions): Promise<TestCallO
   let ear: CallerEar | null = null;
   let line: CallerLine | null = null;
   let lastAgentAudioAt = 0;
-  /** when the caller's last turn ended, until the agent's first audio after it */
-  let speechEndedAt: number | null = null;
+  /** the caller has spoken a turn whose answer has not been heard yet */
+  let awaitingAnswer = false;
   const inbox: WireMessage[] = [];
   let wake: (() => void) | null = null;
   let closed = false;
@@ -88,9 +88,11 @@ export async function placeTestCall(options: TestCallOptions): Promise<TestCallO
   function heardAudio(data: Buffer) {
     const now = performance.now();
     lastAgentAudioAt = now;
-    if (speechEndedAt !== null) {
-      outcome.firstAudioMs.push(Math.round(now - speechEndedAt));
-      speechEndedAt = null;
+    // the answer may begin while the quiet after the caller's last words still goes out
+    const voiceEndedAt = line?.voiceEndedAt ?? null;
+    if (awaitingAnswer && voiceEndedAt !== null) {
+      outcome.firstAudioMs.push(Math.round(now - voiceEndedAt));
+      awaitingAnswer = false;
     }
     ear?.hear(bytesToPcm(data));
   }
@@ -115,8 +117,8 @@ export async function placeTestCall(options: TestCallOptions): Promise<TestCallO
   async function speak(text: string) {
     if (!audio || !line) return void socket.send(JSON.stringify({ type: "user_text", text }));
     const samples = await synthesize(audio, text);
+    awaitingAnswer = true;
     await line.speak(samples);
-    speechEndedAt = performance.now();
   }
 
   /** Takes messages until `until` says stop; false when the call ended or time ran out first. */
