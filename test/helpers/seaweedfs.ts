@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalS3, type LocalS3, type LocalS3Options } from "../../src/storage/local-s3";
-import { freePort, reapWithParent } from "./temporal";
+import { freeListenPort, reapWithParent } from "./temporal";
 
 export type SeaweedFs = {
   endpoint: string;
@@ -36,10 +36,10 @@ export async function startSeaweedFs(options: { bucket?: string } = {}): Promise
 export async function seaweedFs(options: { bucket?: string } = {}): Promise<SeaweedFs> {
   const dir = mkdtempSync(join(tmpdir(), "seaweedfs-test-"));
   const port = async () => ({
-    s3: await freePort(),
-    master: await freePort(),
-    volume: await freePort(),
-    filer: await freePort(),
+    s3: await freeListenPort(),
+    master: await freeListenPort(),
+    volume: await freeListenPort(),
+    filer: await freeListenPort(),
   });
   const ports = { ...(await port()), grpc: await port() };
   const s3 = ports.s3;

@@ -2,7 +2,7 @@
 // workers spawned as real Node processes, each on its own task queue.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -32,6 +32,23 @@ export async function freePort(also: number[] = []): Promise<number> {
     // taken before the check awaits, so no concurrent call gets them (a taken one is simply never offered)
     for (const p of ports) handedOut.add(p);
     if (await portsFree(ports)) return port;
+  }
+}
+
+/**
+ * A free port below the kernel's ephemeral range, for a server that binds it seconds after it was
+ * chosen (SeaweedFS's filer waits for its peers): a port from that range can meanwhile become the
+ * source port of any outgoing connection on the machine (seen: weed's S3 gRPC port, "address already
+ * in use"). Ports below it are never given to outgoing connections.
+ */
+export async function freeListenPort(): Promise<number> {
+  const [ephemeralLow] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+  const low = 10_000;
+  for (;;) {
+    const port = low + Math.floor(Math.random() * (ephemeralLow! - low));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await portsFree([port])) return port;
   }
 }
 

@@ -30,7 +30,14 @@ const number: Record<(typeof destinations)[number], string> = {} as never;
 beforeAll(async () => {
   // recordings in object storage: a transferred call's goes to the bucket as any call's
   store = await seaweedFs();
-  [world] = await Promise.all([startSipWorld({ nobody: "unused" }, {}, store.env), store.start()]);
+  // both settle before either failure is thrown: a world started beside a store that failed is still
+  // stopped by afterAll (else its worker outlived the file and took later files' activities)
+  const [started, stored] = await Promise.allSettled([
+    startSipWorld({ nobody: "unused" }, {}, store.env),
+    store.start(),
+  ]);
+  if (started.status === "fulfilled") world = started.value;
+  for (const outcome of [started, stored]) if (outcome.status === "rejected") throw outcome.reason;
   // one trunk for both legs: the caller's number routes to the registered bridge, the destinations'
   // numbers (challenged INVITEs from the bridge) to the SIPp UAS playing each
   const dids: Record<string, string> = { [did]: "desk" };
