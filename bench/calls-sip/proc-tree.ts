@@ -1,13 +1,12 @@
 // CPU and memory of a process with all its descendants (the bridge's supervisor and its workers), from /proc.
 import { readdirSync, readFileSync } from "node:fs";
-import { cpuSeconds, eachProcess, rssMb, statCpuSeconds } from "../calls-ws/proc-stats";
+import { cpuSeconds, eachProcess, rssMb, statCpuSeconds, statFieldsOf } from "../calls-ws/proc-stats";
 
 /** `root` and every process below it. */
 export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   eachProcess((pid) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const ppid = Number(statFieldsOf(pid)[1]);
     children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   });
   const tree = [root];

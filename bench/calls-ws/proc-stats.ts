@@ -3,10 +3,15 @@ import { readdirSync, readFileSync } from "node:fs";
 
 const ticksPerSecond = 100; // USER_HZ on Linux
 
+/** Fields of a /proc stat line after the command name: index 0 is field 3 (state). */
+export const statFields = (stat: string) => stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+/** The fields of a process's stat (see statFields). */
+export const statFieldsOf = (pid: number) => statFields(readFileSync(`/proc/${pid}/stat`, "utf8"));
+
 /** CPU seconds (user + system) the process has used so far. */
 /** utime + stime of a process's or a thread's stat line, in seconds. */
 export function statCpuSeconds(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = statFields(stat);
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
@@ -75,8 +80,7 @@ export const SCHED_IDLE = 5;
 
 /** A process's scheduling policy (field 41 of its stat). */
 export function policyOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+  return Number(statFieldsOf(pid)[38]);
 }
 
 /** CPU seconds used so far by the processes in the idle class (bench/lib/evict.ts puts strangers there). */

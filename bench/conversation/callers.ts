@@ -6,6 +6,7 @@
 // Per turn it notes, on the caller's socket (wallClock, comparable with the fake providers' times):
 // when the last non-silent frame of the question was sent, when the caller's final transcript came,
 // and when the reply's first frame and first non-silent frame arrived.
+import { hasSpeech } from "../../src/audio/pcm";
 import { wallClock } from "../../test/fakes/wall-clock";
 
 export type TurnTimes = {
@@ -36,9 +37,6 @@ type Caller = {
   replyDone: boolean;
   done: () => void;
 };
-
-/** Peak above -54 dBFS: espeak's silence is digital (|x| <= 1), its speech far louder. */
-export const voiced = (frame: Int16Array) => frame.some((x) => x > 64 || x < -64);
 
 export type ConversationOptions = {
   url: string;
@@ -97,7 +95,7 @@ export function startConversations(options: ConversationOptions) {
         const frame = c.queue.shift();
         c.ws.send(frame ?? silence);
         c.sent++;
-        if (frame && voiced(frame)) c.lastVoiceSentAt = wallClock();
+        if (frame && hasSpeech(frame)) c.lastVoiceSentAt = wallClock();
         // the question's last frame went out: its last voiced frame is where the caller stopped
         if (frame && c.queue.length === 0) c.turn.speechEndAt = c.lastVoiceSentAt;
       }
@@ -144,7 +142,7 @@ export function startConversations(options: ConversationOptions) {
         if (!c.waiting || c.turn.userFinalAt === null) return;
         const at = wallClock();
         c.turn.firstFrameAt ??= at;
-        if (!voiced(new Int16Array(event.data as ArrayBuffer))) return;
+        if (!hasSpeech(new Int16Array(event.data as ArrayBuffer))) return;
         const { tag, speechEndAt, userFinalAt, firstFrameAt } = c.turn;
         turns.push({ tag, speechEndAt, userFinalAt, firstFrameAt, firstVoiceAt: at });
         c.waiting = false;

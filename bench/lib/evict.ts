@@ -8,7 +8,7 @@
 // serves the bench's database too). `--leave-others` keeps them all.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { eachProcess, policyOf, SCHED_IDLE } from "../calls-ws/proc-stats";
+import { eachProcess, policyOf, SCHED_IDLE, statFieldsOf } from "../calls-ws/proc-stats";
 import { processTree } from "../calls-sip/proc-tree";
 import { availableParallelism } from "node:os";
 import { parseCpuList, pin, pinningFrom, type Pinning } from "./pinning";
@@ -17,10 +17,7 @@ import { parseCpuList, pin, pinningFrom, type Pinning } from "./pinning";
 const classes: Record<number, string> = { 0: "--other", 3: "--batch", [SCHED_IDLE]: "--idle" };
 
 const allowedOf = (pid: number) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
-const parentOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-};
+const parentOf = (pid: number) => Number(statFieldsOf(pid)[1]);
 const sameCores = (list: string, cores: number[]) => parseCpuList(list).join() === cores.join();
 /**
  * Kernel threads have no command line; they are not ours to move. Nor is Postgres: its server serves

@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { eachProcess, idleClassCpuSeconds } from "../calls-ws/proc-stats";
+import { eachProcess, idleClassCpuSeconds, statFields } from "../calls-ws/proc-stats";
 
 export type Side = "sut" | "load";
 export type Pinning = {
@@ -67,8 +67,6 @@ export function pin(pid: number, cpus: string, { thread = false } = {}) {
   if (run.status !== 0) throw new Error(`taskset ${cpus} ${pid}: ${run.stderr.trim()}`);
 }
 
-/** Fields of a stat line after the command name: index 0 is field 3 (state). */
-const statFields = (stat: string) => stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 const ticksPerSecond = 100; // USER_HZ on Linux
 
 /** One thread as the kernel sees it now. */

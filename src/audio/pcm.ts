@@ -39,6 +39,9 @@ export function rms(samples: Int16Array): number {
 }
 
 /** Rounds and saturates a float sample to the Int16 range. */
+/** Whether a frame has speech in it: a sample above -54 dBFS (TTS and espeak pad speech with digital silence). */
+export const hasSpeech = (frame: Int16Array) => frame.some((x) => x > 64 || x < -64);
+
 export function clampSample(value: number): number {
   const v = Math.round(value);
   return Math.max(-32768, Math.min(32767, v));

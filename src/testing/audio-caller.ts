@@ -2,7 +2,7 @@
 // environment's TTS provider (ELEVENLABS_URL) and streamed to the bridge in real time, 20 ms frames
 // with silence between turns like a phone line; what the agent says is transcribed with the
 // environment's STT provider (DEEPGRAM_URL). The operator's providers and keys only.
-import { concatPcm } from "../audio/pcm";
+import { concatPcm, hasSpeech } from "../audio/pcm";
 import type { Config } from "../config";
 import { DeepgramStt } from "../voice/pipeline/deepgram-stt";
 import { TtsStream } from "../voice/pipeline/elevenlabs-tts";
@@ -11,8 +11,6 @@ import { defaultSttModel, defaultTtsModel, defaultVoiceId } from "../voice/pipel
 export const CALLER_RATE = 16_000;
 const FRAME_MS = 20;
 const FRAME_SAMPLES = (CALLER_RATE * FRAME_MS) / 1000;
-/** a frame with a sample above -54 dBFS has speech in it (TTS pads speech with digital silence) */
-const VOICED_PEAK = 64;
 const TTS_TIMEOUT_MS = 30_000;
 
 export type VoiceConfig = Pick<Config, "voice">;
@@ -77,7 +75,7 @@ export class CallerLine {
       const frame = new Int16Array(FRAME_SAMPLES);
       frame.set(samples.subarray(i, i + FRAME_SAMPLES));
       this.queue.push(frame);
-      if (frame.some((x) => x > VOICED_PEAK || x < -VOICED_PEAK)) this.lastVoiced = this.sent + this.queue.length - 1;
+      if (hasSpeech(frame)) this.lastVoiced = this.sent + this.queue.length - 1;
     }
     return new Promise((resolve) => {
       this.drained = resolve;
