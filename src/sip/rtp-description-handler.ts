@@ -2,6 +2,8 @@
 // negotiation (the first one, refresh and hold re-INVITEs) re-targets the call's RTP session. An SDP
 // naming an RTP destination the outbound guard refuses is never applied, and its session is ended.
 import { Inviter, SessionState, type BodyAndContentType, type Session, type SessionDescriptionHandler } from "sip.js";
+import { SessionDialog } from "sip.js/lib/core/dialogs/session-dialog.js";
+import { TransactionState } from "sip.js/lib/core/transactions/transaction-state.js";
 import type { CallMedia } from "../media/call-media";
 import type { AddressRefusal } from "../net/outbound-guard";
 import { RtpDestinationRefused, mediaTarget } from "./media-target";
@@ -88,8 +90,22 @@ export function endRefusedSession(session: Session, error: RtpDestinationRefused
     void session.cancel().catch(() => {});
     return;
   }
-  // a re-INVITE: our BYE once sip.js has answered it
-  setTimeout(() => {
+  const bye = () => {
     if (session.state === SessionState.Established) session.bye().catch(() => {});
-  }, 0);
+  };
+  // a re-INVITE: our BYE once the caller has ACKed our 488 (or its transaction ended without one).
+  // Sent at once, it raced the 488: a proxy's workers may pass two datagrams on in either order, and
+  // a caller that gets the BYE while its re-INVITE is unanswered fails the call (SIPp through Kamailio).
+  const dialog = session.dialog;
+  const transaction = dialog instanceof SessionDialog ? dialog.reinviteUserAgentServer?.transaction : undefined;
+  if (!transaction) {
+    setTimeout(bye, 0);
+    return;
+  }
+  const answered = () => {
+    if (transaction.state !== TransactionState.Confirmed && transaction.state !== TransactionState.Terminated) return;
+    transaction.removeStateChangeListener(answered);
+    bye();
+  };
+  transaction.addStateChangeListener(answered);
 }
