@@ -20,8 +20,8 @@ import { listenAlways } from "../src/db/listen";
 import { untilDatabase } from "../src/db/until-available";
 import { hookDeliveryWorkflowId } from "../workflows/ids";
 import { backoffAfterAttempt } from "../workflows/schedule";
-import type { AttemptInput, AttemptOutcome } from "./activities/deliver-attempt";
-import { claimNewRuns, claimRuns, type ClaimedRun } from "./claim-runs";
+import type { AttemptInput, AttemptOutcome, LoadedDelivery } from "./activities/deliver-attempt";
+import { runClaims, type ClaimedRun } from "./claim-runs";
 import { acquireLease, type DispatcherLease } from "./dispatcher-lease";
 import {
   startDeliveryRun,
@@ -51,7 +51,7 @@ const START_MAX_WAIT_MS = 10_000;
  * bytes, ~10 MB at the cap.
  */
 const MAX_WAITING_STARTS = 20_000;
-/** beyond the attempt's HTTP time-out: its two statements and a slow process */
+/** beyond the attempt's HTTP time-out: its record and a slow process */
 const CLAIM_GRACE_MARGIN_MS = 30_000;
 const LEASE_CHECK_MS = 1_000;
 /** how long a stopping dispatcher tries to start the workflows of the attempts it made */
@@ -62,7 +62,7 @@ export type DispatcherDeps = {
   sql: Sql;
   config: Pick<Config, "temporal" | "hooks" | "databaseTimeoutMs">;
   /** the worker's attempt (workers/activities), the same the workflow runs as a local activity */
-  deliverAttempt: (input: AttemptInput) => Promise<AttemptOutcome>;
+  deliverAttempt: (input: AttemptInput, loaded?: LoadedDelivery) => Promise<AttemptOutcome>;
   sweepIntervalMs?: number;
 };
 
@@ -80,6 +80,7 @@ export async function startDispatcher(deps: DispatcherDeps) {
   const held = new Set<string>();
   const toStart = new Map<string, { row: DeliveryRunRow; from: RunStart; since: number }>();
   const graceMs = deps.config.hooks.timeoutMs + CLAIM_GRACE_MARGIN_MS;
+  const claim = runClaims(deps.db);
 
   const currentLease = async () => {
     if (Date.now() - leaseCheckedAt < LEASE_CHECK_MS) return lease;
@@ -101,17 +102,20 @@ export async function startDispatcher(deps: DispatcherDeps) {
     }, START_GATHER_MS);
   };
   const queueStart = (key: string, row: DeliveryRunRow, from: RunStart) => {
-    toStart.set(key, { row, from, since: Date.now() });
+    // only what the start needs is held (not the target's headers and secret)
+    const { id, run, callId, eventType, hookKey, organizationId } = row;
+    toStart.set(key, { row: { id, run, callId, eventType, hookKey, organizationId }, from, since: Date.now() });
     if (toStart.size >= START_BATCH) starts.request();
     else startSoon();
   };
 
-  const firstAttempt = (key: string, row: ClaimedRun) => {
+  const firstAttempt = (key: string, { payload, ...row }: ClaimedRun & { payload: string }) => {
     attemptsRunning++;
     void attempts.track(async () => {
       const nextDelayMs = backoffAfterAttempt(1, deps.config.hooks.backoffBaseMs);
       try {
-        const outcome = await deps.deliverAttempt({ deliveryId: row.id, run: row.run, attempt: 1, nextDelayMs });
+        const input = { deliveryId: row.id, run: row.run, attempt: 1, nextDelayMs };
+        const outcome = await deps.deliverAttempt(input, { row, payload });
         // GONE: the row was deleted with its organization; nothing is left to deliver
         if (outcome === "GONE") held.delete(key);
         else {
@@ -145,17 +149,16 @@ export async function startDispatcher(deps: DispatcherDeps) {
     const leaseKey = (await currentLease()).key;
     const sweep = sweepDue;
     sweepDue = false;
-    const rows = sweep
-      ? await claimRuns(deps.db, leaseKey, room, graceMs)
-      : await claimNewRuns(deps.db, leaseKey, room);
+    const rows = sweep ? await claim.runs(leaseKey, room, graceMs) : await claim.newRuns(leaseKey, room);
     if (rows.length > 0) lastClaimAt = Date.now();
     for (const row of rows) {
       const key = hookDeliveryWorkflowId(row.id, row.run);
       // one of ours, claimed again after the grace period while it waits for Temporal
       if (held.has(key)) continue;
       held.add(key);
-      // a run taken over from a lost dispatcher goes on from what it recorded
-      if (row.status === "PENDING" && row.attemptCount === 0) firstAttempt(key, row);
+      // attempt 1 still to make (its body came with the claim); a run taken over from a lost dispatcher
+      // goes on from what it recorded
+      if (row.payload !== null) firstAttempt(key, { ...row, payload: row.payload });
       else queueStart(key, row, takeOver(row));
     }
     return rows.length === room;

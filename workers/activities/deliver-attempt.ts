@@ -7,9 +7,11 @@ import { log } from "../../src/log";
 import { recordHookAttempt } from "../../src/metrics/metrics";
 import { createOutboundGuard, type OutboundGuard } from "../../src/net/outbound-guard";
 import type { ActivityDeps } from "./deps";
-import { recordAttempt } from "./record-attempt";
+import { attemptRecorder } from "./record-attempt";
 
 export type AttemptInput = { deliveryId: string; run: number; attempt: number; nextDelayMs: number | null };
+/** The delivery row and its body, when the caller has read them already (the dispatcher's claim). */
+export type LoadedDelivery = { row: HookDeliveryRow; payload: string };
 /** GONE: the delivery row was deleted (its organization went away), or a newer run replaced this one */
 export type AttemptOutcome = DeliveryStatus | "GONE";
 
@@ -22,8 +24,9 @@ export function createDeliverAttempt(deps: ActivityDeps) {
     .innerJoin(hookEventBodies, eq(hookEventBodies.id, hookDeliveries.bodyId))
     .where(eq(hookDeliveries.id, sql.placeholder("id")))
     .prepare("hook_delivery_with_body");
-  return async function deliverAttempt(input: AttemptInput): Promise<AttemptOutcome> {
-    const [found] = await deliveryWithBody.execute({ id: input.deliveryId });
+  const recordAttempt = attemptRecorder(deps.db);
+  return async function deliverAttempt(input: AttemptInput, loaded?: LoadedDelivery): Promise<AttemptOutcome> {
+    const found = loaded ?? (await deliveryWithBody.execute({ id: input.deliveryId }))[0];
     if (!found || found.row.run !== input.run) return "GONE";
     const { row, payload } = found;
 
@@ -36,7 +39,7 @@ export function createDeliverAttempt(deps: ActivityDeps) {
         ? "FAILED"
         : "PENDING";
     const nextAttemptAt = status === "PENDING" ? new Date(Date.now() + input.nextDelayMs!) : null;
-    await recordAttempt(deps.db, { ...input, startedAt, res, status, nextAttemptAt });
+    await recordAttempt({ ...input, startedAt, res, status, nextAttemptAt });
     recordHookAttempt(status, res.durationMs);
     log.info("hook attempt", {
       deliveryId: row.id,
