@@ -3,6 +3,13 @@
 // hook hands node:http the checked answers, so no second lookup can rebind the name; TLS still
 // verifies the certificate against the name). Redirects are never followed. Works in Bun and Node.
 //
+// Under Node (the hook worker) connections are kept alive and reused, pinned: a socket is reused only by
+// a request of the same guard whose lookup just now gave the same checked addresses, so a reused
+// connection always goes where a fresh one would be allowed to (a new connection per attempt cost the
+// worker and the receiver a TCP handshake each: bench/hooks). A request that fails on a reused socket
+// before any answer (the endpoint closed it meanwhile) is sent once more on a new connection. Bun's
+// node:http pools connections its own way, by name: there every exchange has a connection of its own.
+//
 // API: guardedExchange(guard, request) -> Promise<Exchange>; never throws.
 import http from "node:http";
 import https from "node:https";
@@ -41,6 +48,32 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** A keep-alive agent whose pool is keyed by the checked addresses too (the `pinned` request option). */
+class PinnedAgent extends http.Agent {
+  override getName(options: http.ClientRequestArgs & { pinned?: string }): string {
+    return `${super.getName(options)}|${options.pinned ?? ""}`;
+  }
+}
+class PinnedHttpsAgent extends https.Agent {
+  override getName(options: https.RequestOptions & { pinned?: string }): string {
+    return `${super.getName(options)}|${options.pinned ?? ""}`;
+  }
+}
+/** below the 5 s a Node server keeps an idle connection (servers that say less in Keep-Alive are heeded) */
+const IDLE_SOCKET_MS = 4_000;
+const keepAlive = typeof Bun === "undefined";
+/** per guard: a guard with another policy never reuses a connection this one made */
+const agents = new WeakMap<OutboundGuard, { http: http.Agent; https: https.Agent }>();
+function agentsOf(guard: OutboundGuard) {
+  let found = agents.get(guard);
+  if (!found) {
+    const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" as const };
+    found = { http: new PinnedAgent(options), https: new PinnedHttpsAgent(options) };
+    agents.set(guard, found);
+  }
+  return found;
+}
+
 export async function guardedExchange(guard: OutboundGuard, req: ExchangeRequest): Promise<Exchange> {
   const started = performance.now();
   const failed = (error: string, flags: { refused?: boolean; timedOut?: boolean } = {}) =>
@@ -76,18 +109,37 @@ export async function guardedExchange(guard: OutboundGuard, req: ExchangeRequest
     if (typeof options === "object" && options.all) callback(null, checked);
     else callback(null, checked[0]!.address, checked[0]!.family);
   };
-  const remainingMs = Math.max(1, req.timeoutMs - (performance.now() - started));
-  return send(target, hostname, lookup, req, remainingMs, started);
+  const remaining = () => Math.max(1, req.timeoutMs - (performance.now() - started));
+  const agent = keepAlive ? agentsOf(guard)[target.protocol === "https:" ? "https" : "http"] : false;
+  const pinned = addresses.join(" ");
+  const first = await send({ target, hostname, lookup, req, remainingMs: remaining(), started, agent, pinned });
+  // the endpoint closed a kept-alive connection as it was reused: once more, on a connection of its own
+  if (first.staleSocket)
+    return send({ target, hostname, lookup, req, remainingMs: remaining(), started, agent: false });
+  return first;
 }
 
-function send(
-  target: URL,
-  hostname: string,
-  lookup: unknown,
-  req: ExchangeRequest,
-  remainingMs: number,
-  started: number,
-): Promise<Exchange> {
+type Sending = {
+  target: URL;
+  hostname: string;
+  lookup: unknown;
+  req: ExchangeRequest;
+  remainingMs: number;
+  started: number;
+  agent: http.Agent | false;
+  pinned?: string;
+};
+
+function send({
+  target,
+  hostname,
+  lookup,
+  req,
+  remainingMs,
+  started,
+  agent,
+  pinned,
+}: Sending): Promise<Exchange & { staleSocket?: boolean }> {
   return new Promise((resolve) => {
     let settled = false;
     let statusCode: number | null = null;
@@ -98,7 +150,9 @@ function send(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      const staleSocket = statusCode === null && !timedOut && request?.reusedSocket === true;
       resolve({
+        ...(staleSocket ? { staleSocket } : {}),
         statusCode,
         body: Buffer.concat(chunks),
         complete,
@@ -108,7 +162,8 @@ function send(
         timedOut,
         durationMs: Math.round(performance.now() - started),
       });
-      request?.destroy();
+      // a whole answer leaves its connection to the agent for the next request; any other is closed
+      if (!complete || agent === false) request?.destroy();
     };
 
     const client = target.protocol === "https:" ? https : http;
@@ -120,11 +175,12 @@ function send(
         port: target.port || undefined,
         path: `${target.pathname}${target.search}`,
         method: req.method,
-        // one connection per exchange: a reused keep-alive socket would skip the checked lookup
-        agent: false,
+        // reused only under the same checked addresses (PinnedAgent), else a connection of its own
+        agent,
+        pinned,
         lookup: lookup as never,
         headers: req.headers,
-      });
+      } as http.RequestOptions);
     } catch (err) {
       // e.g. a header value with characters HTTP does not allow
       resolve(noAnswer(started, `request not sent: ${(err as Error).message}`));

@@ -5,7 +5,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 export type Listener = {
   host: string;
   port: number;
-  requests: { path: string; headers: IncomingHttpHeaders }[];
+  /** remotePort: the client's end of the connection (the same on a kept-alive connection reused) */
+  requests: { path: string; headers: IncomingHttpHeaders; remotePort?: number }[];
   close(): Promise<void>;
 };
 
@@ -18,7 +19,7 @@ export async function listen(
 ): Promise<Listener> {
   const requests: Listener["requests"] = [];
   const server: Server = createServer((req, res) => {
-    requests.push({ path: req.url ?? "", headers: req.headers });
+    requests.push({ path: req.url ?? "", headers: req.headers, remotePort: req.socket.remotePort });
     req.resume();
     req.on("end", () => {
       const { status, headers = {}, body = "" } = answer(req.url ?? "");

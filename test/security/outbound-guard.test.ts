@@ -163,6 +163,29 @@ describe("names are resolved once and every answer is checked", () => {
     expect(await run([["127.0.0.1"], ["127.0.0.2"]])).toMatchObject({ ok: false, refused: true, lookups: 1 });
     expect(internal.requests.length).toBe(before);
   });
+
+  test("Node keeps connections alive, reused only for the same checked addresses", async () => {
+    // every exchange resolves again; the third answer is another (here allowed) address: it must get a
+    // connection of its own to that address, not the kept-alive one to the first
+    const arg = JSON.stringify({
+      url: `http://rebind.example:${port}/kept`,
+      allowCidrs: ["127.0.0.1/32", "127.0.0.2/32"],
+      answers: [["127.0.0.2"], ["127.0.0.2"], ["127.0.0.1"]],
+      sends: 3,
+    });
+    const [a, b] = [allowed.requests.length, internal.requests.length];
+    const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "test/security/child-exchange.ts", arg], {
+      cwd: repoRoot,
+    });
+    const out = JSON.parse(stdout) as { results: { ok: boolean }[]; lookups: number; runtime: string };
+    expect(out).toMatchObject({ lookups: 3, runtime: "node" });
+    expect(out.results.map((r) => r.ok)).toEqual([true, true, true]);
+    const kept = allowed.requests.slice(a);
+    expect(kept.map((r) => r.path)).toEqual(["/kept", "/kept"]);
+    // the second exchange went over the first one's connection
+    expect(kept[1]!.remotePort).toBe(kept[0]!.remotePort);
+    expect(internal.requests.slice(b).map((r) => r.path)).toEqual(["/kept"]);
+  });
 });
 
 describe("TLS through the checked address", () => {
