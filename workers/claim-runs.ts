@@ -4,6 +4,7 @@
 // has held it longer than one attempt can take (a dispatcher that lost track of it).
 import { and, asc, getTableColumns, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../src/db/client";
+import { preparedQuery } from "../src/db/prepared";
 import { hookDeliveries, hookEventBodies, type HookDeliveryRow } from "../src/db/schema";
 import { LEASE_LOCK_CLASS } from "./dispatcher-lease";
 
@@ -11,7 +12,7 @@ import { LEASE_LOCK_CLASS } from "./dispatcher-lease";
 export type ClaimedRun = HookDeliveryRow & { payload: string | null };
 export type Claims = ReturnType<typeof runClaims>;
 
-/** The dispatcher's two claims, prepared once: they run for every few attempts of a burst. */
+/** The dispatcher's two claims, built (and prepared) once: they run for every few attempts of a burst. */
 export function runClaims(db: Db) {
   // Postgres' clock for both sides of the comparison: workers' clocks never matter
   const liveLeases = sql`array(select objid::bigint from pg_locks
@@ -20,10 +21,15 @@ export function runClaims(db: Db) {
    * New runs only (nobody claimed them), through the partial index on them: what every NOTIFY and every
    * finished attempt asks for, so it must not cost more as claimed runs pile up behind Temporal.
    */
-  const newRuns = claim(db, and(isNull(hookDeliveries.dispatchedAt), isNull(hookDeliveries.claimedAt))!);
+  const newRuns = claim(
+    db,
+    "hook_delivery_claim_new",
+    and(isNull(hookDeliveries.dispatchedAt), isNull(hookDeliveries.claimedAt))!,
+  );
   /** New runs and the runs of lost or stuck claimers (the periodic sweep). */
   const anyRuns = claim(
     db,
+    "hook_delivery_claim",
     and(
       isNull(hookDeliveries.dispatchedAt),
       or(
@@ -37,13 +43,13 @@ export function runClaims(db: Db) {
     )!,
   );
   return {
-    newRuns: (leaseKey: number, limit: number): Promise<ClaimedRun[]> => newRuns.execute({ leaseKey, limit }),
+    newRuns: (leaseKey: number, limit: number): Promise<ClaimedRun[]> => newRuns({ leaseKey, limit }),
     runs: (leaseKey: number, limit: number, graceMs: number): Promise<ClaimedRun[]> =>
-      anyRuns.execute({ leaseKey, limit, graceS: graceMs / 1000 }),
+      anyRuns({ leaseKey, limit, graceS: graceMs / 1000 }),
   };
 }
 
-function claim(db: Db, claimable: SQL) {
+function claim(db: Db, name: string, claimable: SQL) {
   const candidates = db
     .select({ id: hookDeliveries.id })
     .from(hookDeliveries)
@@ -51,7 +57,7 @@ function claim(db: Db, claimable: SQL) {
     .orderBy(asc(hookDeliveries.createdAt))
     .limit(sql.placeholder("limit"))
     .for("update", { skipLocked: true });
-  return db
+  const query = db
     .update(hookDeliveries)
     .set({
       claimedAt: sql`now()`,
@@ -62,6 +68,6 @@ function claim(db: Db, claimable: SQL) {
       ...getTableColumns(hookDeliveries),
       payload: sql<string | null>`case when ${hookDeliveries.status} = 'PENDING' and ${hookDeliveries.attemptCount} = 0
         then (select ${hookEventBodies.payload} from ${hookEventBodies} where ${hookEventBodies.id} = ${hookDeliveries.bodyId}) end`,
-    })
-    .prepare("hook_delivery_claim");
+    });
+  return preparedQuery(query, name);
 }

@@ -17,3 +17,21 @@ export async function executePrepared<T extends Record<string, unknown>>(db: DbO
     prepare: preparedStatements(),
   })) as unknown as T[];
 }
+
+/**
+ * A drizzle query with placeholders, run prepared under `name` unless DATABASE_PREPARE=false (then
+ * planned each time, like any drizzle query). Build it once the process's pools exist (its config is
+ * read then).
+ */
+export function preparedQuery<R>(
+  query: { prepare(name: string): { execute(values: Record<string, unknown>): Promise<R> } },
+  name: string,
+): (values: Record<string, unknown>) => Promise<R> {
+  if (preparedStatements()) {
+    const prepared = query.prepare(name);
+    return (values) => prepared.execute(values);
+  }
+  // the builder's own execute: drizzle runs a query without a name unprepared
+  const unprepared = query as unknown as { execute(values: Record<string, unknown>): Promise<R> };
+  return (values) => unprepared.execute(values);
+}

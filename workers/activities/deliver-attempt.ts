@@ -1,6 +1,7 @@
 // One delivery attempt: build the signed request from the frozen row, send it, record the outcome.
 import { eq, sql } from "drizzle-orm";
 import { hookDeliveries, hookEventBodies, type DeliveryStatus, type HookDeliveryRow } from "../../src/db/schema";
+import { preparedQuery } from "../../src/db/prepared";
 import { sendHook, type HookResponse } from "../../src/events/send-hook";
 import { signWebhook } from "../../src/events/sign";
 import { log } from "../../src/log";
@@ -18,15 +19,17 @@ export type AttemptOutcome = DeliveryStatus | "GONE";
 export function createDeliverAttempt(deps: ActivityDeps) {
   const guard = createOutboundGuard(deps.config.outbound);
   // built once and prepared on each connection: every attempt runs it (bench/hooks: a burst of 1,000)
-  const deliveryWithBody = deps.db
-    .select({ row: hookDeliveries, payload: hookEventBodies.payload })
-    .from(hookDeliveries)
-    .innerJoin(hookEventBodies, eq(hookEventBodies.id, hookDeliveries.bodyId))
-    .where(eq(hookDeliveries.id, sql.placeholder("id")))
-    .prepare("hook_delivery_with_body");
+  const deliveryWithBody = preparedQuery(
+    deps.db
+      .select({ row: hookDeliveries, payload: hookEventBodies.payload })
+      .from(hookDeliveries)
+      .innerJoin(hookEventBodies, eq(hookEventBodies.id, hookDeliveries.bodyId))
+      .where(eq(hookDeliveries.id, sql.placeholder("id"))),
+    "hook_delivery_with_body",
+  );
   const recordAttempt = attemptRecorder(deps.db);
   return async function deliverAttempt(input: AttemptInput, loaded?: LoadedDelivery): Promise<AttemptOutcome> {
-    const found = loaded ?? (await deliveryWithBody.execute({ id: input.deliveryId }))[0];
+    const found = loaded ?? (await deliveryWithBody({ id: input.deliveryId }))[0];
     if (!found || found.row.run !== input.run) return "GONE";
     const { row, payload } = found;
 
