@@ -209,6 +209,9 @@ export function loadConfig(env: Env = process.env) {
       // calls (minutes each) and campaigns' steps never take what hook deliveries need
       testRunTaskQueue: str(env, "TEST_RUN_TASK_QUEUE", "test-runs"),
       campaignTaskQueue: str(env, "CAMPAIGN_TASK_QUEUE", "campaigns"),
+      // a workflow task sent to a worker's own (sticky) queue that it has not taken this long goes to the
+      // shared queue: what a killed worker's workflows wait before another worker picks them up (the SDK's 10 s)
+      stickyQueueTimeoutMs: int(env, "TEMPORAL_STICKY_QUEUE_TIMEOUT_MS", 10_000),
       // Temporal Cloud (or any server behind TLS with API keys): the key implies TLS
       apiKey: env.TEMPORAL_API_KEY || null,
       tls: env.TEMPORAL_TLS === "true" || Boolean(env.TEMPORAL_API_KEY),

@@ -16,11 +16,13 @@ export type QueueWorkerDeps = {
 
 export async function createQueueWorkers({ connection, config, workflowBundle, activities }: QueueWorkerDeps) {
   const { namespace } = config.temporal;
+  const stickyQueueScheduleToStartTimeout = config.temporal.stickyQueueTimeoutMs;
   const hooks = await Worker.create({
     connection,
     namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle,
+    stickyQueueScheduleToStartTimeout,
     // every activity: test runs and campaigns started before they had queues of their own finish here
     // (a campaign moves to its queue at its next step: workflows/campaign.ts)
     activities: { ...activities.hooks, ...activities.testRuns },
@@ -38,6 +40,7 @@ export async function createQueueWorkers({ connection, config, workflowBundle, a
     namespace,
     taskQueue: config.temporal.testRunTaskQueue,
     workflowBundle,
+    stickyQueueScheduleToStartTimeout,
     activities: activities.testRuns,
     // a result's call: an activity for as long as the call lasts
     maxConcurrentActivityTaskExecutions: config.testRuns.workerSlots,
@@ -52,6 +55,7 @@ export async function createQueueWorkers({ connection, config, workflowBundle, a
     namespace,
     taskQueue: config.temporal.campaignTaskQueue,
     workflowBundle,
+    stickyQueueScheduleToStartTimeout,
     activities: { advanceCampaign: activities.hooks.advanceCampaign },
     // a step is a local activity inside its workflow task: one slot of each per step
     maxConcurrentWorkflowTaskExecutions: Math.max(2, config.campaigns.workerSlots),

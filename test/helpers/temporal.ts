@@ -178,6 +178,8 @@ export async function startWorker(options: WorkerOptions): Promise<TestWorker> {
     LOG_LEVEL: "info",
     // a free port per worker: several run at once in the tests
     WORKER_METRICS_PORT: "0",
+    // a killed worker's workflows go on elsewhere after 2 s, not the SDK's 10 s
+    TEMPORAL_STICKY_QUEUE_TIMEOUT_MS: "2000",
     ...options.env,
   };
   const lines: Record<string, unknown>[] = [];
