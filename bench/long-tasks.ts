@@ -3,7 +3,8 @@
 // than 2.5 ms apart are one task; tasks of MIN ms or more are summed by function, inclusive.
 // The profiler records no idle samples, so gaps end tasks. Markdown summaries put native time on
 // whatever JavaScript frame is on top; grouping by task and stack shows who started the work.
-//   bun bench/long-tasks.ts <file.cpuprofile> [--min 10] [--top 40]
+// --from S leaves out the tasks that begin in the profile's first S seconds (a process's start-up).
+//   bun bench/long-tasks.ts <file.cpuprofile> [--min 10] [--top 40] [--from 0]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
@@ -12,9 +13,14 @@ type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { min: { type: "string", default: "10" }, top: { type: "string", default: "40" } },
+  options: {
+    min: { type: "string", default: "10" },
+    top: { type: "string", default: "40" },
+    from: { type: "string", default: "0" },
+  },
 });
-if (!positionals[0]) throw new Error("usage: bun bench/long-tasks.ts <file.cpuprofile> [--min 10] [--top 40]");
+if (!positionals[0])
+  throw new Error("usage: bun bench/long-tasks.ts <file.cpuprofile> [--min 10] [--top 40] [--from 0]");
 const profile: Profile = JSON.parse(readFileSync(positionals[0], "utf8"));
 
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -50,7 +56,9 @@ profile.samples.forEach((id, k) => {
 if (current.length) tasks.push(current);
 
 const min = Number(values.min);
-const long = tasks.filter((task) => times[task.at(-1)!]! - times[task[0]!]! >= min);
+const from = times[0]! + Number(values.from) * 1000;
+const duration = (task: number[]) => times[task.at(-1)!]! - times[task[0]!]!;
+const long = tasks.filter((task) => times[task[0]!]! >= from && duration(task) >= min);
 const inclusive = new Map<string, number>();
 let samples = 0;
 for (const task of long)
@@ -59,9 +67,10 @@ for (const task of long)
     for (const f of stack(profile.samples[k]!)) inclusive.set(f, (inclusive.get(f) ?? 0) + 1);
   }
 const spanMs = times.at(-1)! - times[0]!;
-const longMs = long.reduce((sum, task) => sum + times[task.at(-1)!]! - times[task[0]!]!, 0);
+const longMs = long.reduce((sum, task) => sum + duration(task), 0);
+const longest = Math.max(0, ...long.map(duration));
 console.log(
-  `${profile.samples.length} samples over ${(spanMs / 1000).toFixed(1)} s; ${long.length} tasks of ${min} ms or more, ${longMs.toFixed(0)} ms in all, ${samples} samples`,
+  `${profile.samples.length} samples over ${(spanMs / 1000).toFixed(1)} s; ${long.length} tasks of ${min} ms or more${values.from === "0" ? "" : ` from ${values.from} s on`}, ${longMs.toFixed(0)} ms in all, the longest ${longest.toFixed(1)} ms, ${samples} samples`,
 );
 for (const [f, n] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
   console.log(`${((n * 100) / samples).toFixed(1).padStart(5)} %  ${f}`);

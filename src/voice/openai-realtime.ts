@@ -1,6 +1,5 @@
 // Voice engine adapter for the OpenAI Realtime protocol (and compatible providers) over websocket.
 import { EventEmitter } from "node:events";
-import WebSocket from "ws";
 import { ByteChunker } from "../audio/byte-chunker";
 import { muLawDecode, muLawEncode } from "../audio/g711";
 import { base64ToPcm, pcmToBytes } from "../audio/pcm";
@@ -21,14 +20,13 @@ import { RealtimePlayback } from "./realtime-playback";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
 import { InputTimeline } from "./input-timeline";
 import { StageTimer } from "./stage-timer";
+import { connectTimeoutMs, providerSocket, socketError, textOf } from "./provider-socket";
 import { endCallToolName, parseToolArguments } from "./tools";
 import { CutIn, cutsOffAtOnce, withoutWords } from "./turn-taking/interruption";
 import { turnTakingWithoutExtension, type InterruptionSettings } from "./turn-taking/turn-taking";
 
 // biome-ignore lint/suspicious/noExplicitAny: provider events are read field by field, as the protocol documents them
 type ServerEvent = { type: string; [key: string]: any };
-
-const connectTimeoutMs = 10_000;
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 
@@ -67,9 +65,11 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
     this.input = new ByteChunker((formatRate(formats.input) / 1000) * bytesPerSample * inputChunkMs);
     this.toInput = createResampler(sampleRate, formatRate(formats.input));
     this.fromOutput = createResampler(formatRate(formats.output), sampleRate);
-    ws.on("message", (data) => this.onMessage(data.toString()));
-    ws.on("error", (error) => this.fail(error));
-    ws.on("close", (code) => this.finish(this.closedReason ?? `provider disconnected (code ${code})`));
+    ws.addEventListener("message", (event) => this.onMessage(textOf(event)));
+    ws.addEventListener("error", (event) => this.fail(new Error(socketError(event))));
+    ws.addEventListener("close", (event) =>
+      this.finish(this.closedReason ?? `provider disconnected (code ${event.code})`),
+    );
   }
 
   sendAudio(samples: Int16Array, ulaw: Uint8Array | null = null) {
@@ -318,8 +318,9 @@ export function connectOpenAiRealtime(
 ): Promise<VoiceSession> {
   const url = realtimeUrl(parameters, options.config.voice.realtimeUrl);
   const apiKey = options.config.voice.openaiApiKey;
-  const ws = new WebSocket(url, {
-    headers: { ...(apiKey && { Authorization: `Bearer ${apiKey}` }), "OpenAI-Beta": "realtime=v1" },
+  const ws = providerSocket(url, {
+    ...(apiKey && { Authorization: `Bearer ${apiKey}` }),
+    "OpenAI-Beta": "realtime=v1",
   });
   const waitingGreeting = waitingGreetingOf(options);
   const sessionConfig = buildSessionConfig(parameters, { ...options, waitingGreeting });
@@ -346,10 +347,10 @@ export function connectOpenAiRealtime(
       session.close();
       reject(error instanceof VoiceConnectError ? error : new VoiceConnectError(`voice provider: ${error.message}`));
     };
-    const onMessage = (data: WebSocket.RawData) => {
+    const onMessage = (message: MessageEvent) => {
       let event: ServerEvent;
       try {
-        event = JSON.parse(data.toString());
+        event = JSON.parse(textOf(message));
       } catch {
         return abort(new Error("sent a message that is not JSON"));
       }
@@ -364,16 +365,16 @@ export function connectOpenAiRealtime(
       }
     };
     const onClose = () => abort(new Error("connection closed before the session was ready"));
-    const onError = (error: Error) => abort(error);
+    const onError = (event: Event) => abort(new Error(socketError(event)));
     function cleanup() {
       clearTimeout(timer);
-      ws.off("message", onMessage);
-      ws.off("close", onClose);
-      ws.off("error", onError);
+      ws.removeEventListener("message", onMessage);
+      ws.removeEventListener("close", onClose);
+      ws.removeEventListener("error", onError);
     }
-    ws.on("message", onMessage);
-    ws.on("close", onClose);
-    ws.on("error", onError);
-    ws.once("open", () => session.send({ type: "session.update", session: sessionConfig }));
+    ws.addEventListener("message", onMessage);
+    ws.addEventListener("close", onClose);
+    ws.addEventListener("error", onError);
+    ws.addEventListener("open", () => session.send({ type: "session.update", session: sessionConfig }), { once: true });
   });
 }

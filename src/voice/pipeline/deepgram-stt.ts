@@ -1,7 +1,6 @@
 // Deepgram's streaming speech-to-text over websocket (/v1/listen): the caller's speech goes in as it
 // is heard (mu-law at 8 kHz, else linear16), `Finalize` when the VAD ends the turn, KeepAlive while
 // nothing is sent; the finals of the turn, joined, are what the caller said.
-import type WebSocket from "ws";
 import { openSttSocket, SttSocket } from "./stt-socket";
 
 export type SttOptions = {

@@ -2,11 +2,10 @@
 // the voice settings, then each sentence with `flush` so its audio starts at once, then "" to end.
 // Audio comes back in the requested output_format with per-character alignment (times per chunk).
 import { EventEmitter } from "node:events";
-import WebSocket from "ws";
 import { muLawDecode } from "../../audio/g711";
 import { bytesToPcm } from "../../audio/pcm";
 import type { VoiceSettings } from "./pipeline-settings";
-import { opened } from "./ws-open";
+import { closeCode, opened, providerSocket, socketError, textOf } from "../provider-socket";
 
 export type TtsOptions = {
   url: string;
@@ -62,17 +61,15 @@ export class TtsStream extends EventEmitter<TtsEvents> {
     private readonly stallMs: number,
   ) {
     super();
-    ws.on("message", (data) => this.onMessage(data.toString()));
-    ws.on("close", (code, reason) =>
-      this.fail(`text-to-speech provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`),
+    ws.addEventListener("message", (event) => this.onMessage(textOf(event)));
+    ws.addEventListener("close", (event) =>
+      this.fail(`text-to-speech provider closed the stream (${closeCode(event)})`),
     );
-    ws.on("error", (error) => this.fail(`text-to-speech provider: ${error.message}`));
+    ws.addEventListener("error", (event) => this.fail(`text-to-speech provider: ${socketError(event)}`));
   }
 
   static async open(options: TtsOptions): Promise<TtsStream> {
-    const ws = new WebSocket(elevenLabsUrl(options), {
-      headers: { ...(options.apiKey && { "xi-api-key": options.apiKey }) },
-    });
+    const ws = providerSocket(elevenLabsUrl(options), { ...(options.apiKey && { "xi-api-key": options.apiKey }) });
     await opened(ws, "text-to-speech provider");
     ws.send(JSON.stringify(initMessage(options.voiceSettings)));
     const decode = options.outputFormat === "ulaw_8000" ? (b: Buffer) => muLawDecode(b) : (b: Buffer) => bytesToPcm(b);

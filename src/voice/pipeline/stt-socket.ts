@@ -3,12 +3,11 @@
 // linear16), JSON control messages, CloseStream at the end, and a provider that closes the stream
 // reported once as `closed` with its code.
 import { EventEmitter } from "node:events";
-import WebSocket from "ws";
 import { muLawEncode } from "../../audio/g711";
 import { pcmToBytes } from "../../audio/pcm";
 import { log } from "../../log";
 import type { ProviderTurnEvent } from "../turn-taking/endpointing";
-import { opened } from "./ws-open";
+import { closeCode, opened, providerSocket, socketError } from "../provider-socket";
 
 export type SttEvents = {
   /** Text so far of the current turn (finals plus the latest interim). */
@@ -20,7 +19,7 @@ export type SttEvents = {
 
 /** The socket to `url`, once open (rejects with the provider's refusal or a time-out). */
 export async function openSttSocket(url: string, apiKey: string | null): Promise<WebSocket> {
-  const ws = new WebSocket(url, { headers: { ...(apiKey && { Authorization: `Token ${apiKey}` }) } });
+  const ws = providerSocket(url, { ...(apiKey && { Authorization: `Token ${apiKey}` }) });
   await opened(ws, "speech-to-text provider");
   return ws;
 }
@@ -33,16 +32,12 @@ export abstract class SttSocket extends EventEmitter<SttEvents> {
     private readonly sampleRate: number,
   ) {
     super();
-    ws.on("message", (data, isBinary) => !isBinary && this.received(data.toString()));
-    ws.on("close", (code, reason) => {
+    ws.addEventListener("message", (event) => typeof event.data === "string" && this.received(event.data));
+    ws.addEventListener("close", (event) => {
       this.ended();
-      if (!this.closing)
-        this.emit(
-          "closed",
-          `speech-to-text provider closed the stream (code ${code}${reason.length ? `: ${reason}` : ""})`,
-        );
+      if (!this.closing) this.emit("closed", `speech-to-text provider closed the stream (${closeCode(event)})`);
     });
-    ws.on("error", (error) => log.warn("speech-to-text stream error", { error: error.message }));
+    ws.addEventListener("error", (event) => log.warn("speech-to-text stream error", { error: socketError(event) }));
   }
 
   /** A server message, parsed. */
