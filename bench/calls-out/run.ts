@@ -17,6 +17,7 @@ import { loadConfig } from "../../src/config";
 import { migrateDatabase } from "../../src/db/migrate";
 import { createBench, percentile as pct } from "../lib/harness";
 import { startScriptUas } from "../lib/script-uas";
+import { runsWorker } from "../../src/temporal/worker-build";
 import { ensureTemporal, freePort } from "../../test/helpers/temporal";
 import { eventually, startSipWorld } from "../../test/sip/helpers/sip-world";
 import { startSippUas, uasEnding } from "../../test/sip/helpers/sipp-uas";
@@ -42,13 +43,13 @@ const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(execFileSync("cat", [`/proc/${pid}/status`]).toString())?.[1] ?? 0) / 1024;
-/** The worker is this process's `node … workers/main.ts` child. */
+/** The worker is this process's `node … workers/main.ts` child (or its build, src/temporal/worker-build.ts). */
 const workerPid = () =>
   Number(
     execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)])
       .toString()
       .split("\n")
-      .find((l) => l.includes("workers/main.ts"))
+      .find(runsWorker)
       ?.trim()
       .split(/\s+/)[0] ?? 0,
   );

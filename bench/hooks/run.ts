@@ -5,6 +5,7 @@
 // a server started by scripts/temporal-postgres.sh. A scratch database is created and dropped.
 import { sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
+import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
@@ -13,6 +14,7 @@ import { serializePayload } from "../../src/events/payloads";
 import { sendHook } from "../../src/events/send-hook";
 import { createOutboundGuard } from "../../src/net/outbound-guard";
 import { connectTemporal } from "../../src/temporal/client";
+import { runsWorker } from "../../src/temporal/worker-build";
 import { startReceiver, type ReceivedRequest } from "../../test/helpers/receiver";
 import { ensureTemporal, startWorker } from "../../test/helpers/temporal";
 import { at, callConcluded, createAssistantWithHooks, emit } from "../../test/hooks/fixtures";
@@ -45,7 +47,7 @@ const now = () => performance.timeOrigin + performance.now();
 const parts: Record<string, (cmdline: string) => boolean> = {
   postgres: (c) => c.startsWith("postgres"),
   "temporal server": (c) => /temporal-server |temporal.* start-dev/.test(c),
-  "node worker": (c) => c.includes("workers/main.ts"),
+  "node worker": runsWorker,
   "bench (emit, receiver)": (c) => c.includes("bench/hooks"),
 };
 /** Waits until the given parts use under 5 % of a core over half a second (at most 60 s). */
@@ -244,9 +246,17 @@ try {
     ],
     ...Object.keys(parts).map((part) => [
       `  CPU in the burst: ${part}`,
-      ...results.map(([, r]) => `${r.burstCpu[part]!.toFixed(2)} s`),
+      ...results.map(
+        ([, r]) => `${r.burstCpu[part]!.toFixed(2)} s (${((r.burstCpu[part]! / N) * 1000).toFixed(2)} ms/event)`,
+      ),
       "-",
     ]),
+    // what bounds the burst: the parts' CPU against the machine's cores over the burst
+    [
+      `  cores busy in the burst (of ${cpus().length})`,
+      ...results.map(([, r]) => (Object.values(r.burstCpu).reduce((a, b) => a + b, 0) / r.deliveredS).toFixed(2)),
+      "-",
+    ],
     ["history events / delivery", ...results.map(([, r]) => String(r.historyEvents)), "-"],
     ["worker warnings", ...results.map(([, r]) => String(r.warnings)), "-"],
   ];

@@ -50,3 +50,7 @@ export async function buildWorker(): Promise<string> {
   await rename(partial, path);
   return path;
 }
+
+/** Whether a command line runs the worker, built (above) or through tsx: the benches find its process by it. */
+export const runsWorker = (cmdline: string) =>
+  cmdline.includes("workers/main.ts") || /worker-build\/main-[0-9a-f]+\.mjs/.test(cmdline);
