@@ -19,8 +19,13 @@ import { recordReadModelRead } from "../metrics/metrics";
 
 export const READ_MODEL_CHANNEL = "read_model";
 const MAX_ENTRIES = 50_000;
-/** a process that has not read through the model for this long stops ticking (its trust lapses) */
-const IDLE_AFTER_MS = 10_000;
+/**
+ * a process that has not read through the model for this long stops ticking (its trust lapses; its next
+ * read of a kept value waits for one tick, not Postgres). Not longer: a bridge reads at its calls' starts
+ * only, and 40 ticks a second (its own, its round trips to Postgres and the echoes it hears) were a
+ * sixth of its event loop's busy time while 50 calls talked (bench conversation, docs/voice.md)
+ */
+const IDLE_AFTER_MS = 1_000;
 
 /**
  * The names a write touches and a kept value depends on, made here only, so that a reader and a writer
