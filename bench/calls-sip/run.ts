@@ -5,7 +5,7 @@
 // and memory of the bridge's whole process tree (supervisor and workers) per call, and whether starting
 // calls moves the jitter of calls already up (measureRampEffect).
 //   bun bench/calls-sip/run.ts [--workers 1] [--steps 100,200,400] [--duration 60] [--cps 50] [--keep-going]
-//     [--sut-cpus 0 --load-cpus 1] [--floor-duration 20]
+//     [--sut-cpus 0 --load-cpus 1] [--floor-duration 20] [--warmup 10]
 // Cores (bench/lib/pinning.ts): the bridge (all its processes and threads) and this database's
 // Postgres backends on the SUT cores, everything else (this process's RTP callers, SIPp, the fake
 // provider, the API) on the load cores; each step prints where each ran, and is INVALID when the load
@@ -42,6 +42,9 @@ const { values } = parseArgs({
     // calls per core: one worker on the SUT core(s)
     workers: { type: "string", default: "1" },
     "floor-duration": { type: "string", default: "20" },
+    // seconds of unreported calls on every bridge first, as bench calls-ws does: the first step of a
+    // run otherwise pays the bridge's warm-up (JIT, its first Postgres connections and provider sockets)
+    warmup: { type: "string", default: "10" },
     steps: { type: "string", default: "100,200,400" },
     duration: { type: "string", default: "60" },
     cps: { type: "string", default: "50" },
@@ -52,6 +55,7 @@ const { values } = parseArgs({
 const workerCounts = values.workers.split(",").map(Number);
 const steps = values.steps.split(",").map(Number);
 const durationS = Number(values.duration);
+const warmupS = Number(values.warmup);
 const cps = Number(values.cps);
 const number = "+15550700001";
 
@@ -59,16 +63,17 @@ const pinning = pinningFrom(values);
 const floorS = Number(values["floor-duration"]);
 const { say, databaseUrl, env, children, spawnBun, watch, finish } = createBench("calls-sip", pinning);
 
-/** SIPp to completion: `ports.length` calls, each with its own RTP port; its exit code and every INVITE-to-200 time (ms). */
+/** SIPp to completion: `ports.length` calls held `holdS` s, each with its own RTP port; its exit code and every INVITE-to-200 time (ms). */
 async function runSipp(
   bridgeSipPort: number,
   ports: number[],
   rate: number,
+  holdS: number,
 ): Promise<{ code: number | null; setups: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), "vas-bench-sipp-"));
   const xml = readFileSync(new URL("./uac-bench.xml", import.meta.url), "utf8").replaceAll(
     "__HOLD_MS__",
-    String(durationS * 1000),
+    String(holdS * 1000),
   );
   writeFileSync(join(dir, "bench.xml"), xml);
   writeFileSync(join(dir, "ports.csv"), `SEQUENTIAL\n${ports.map((p) => `${p};`).join("\n")}\n`);
@@ -96,7 +101,7 @@ async function runSipp(
     "-rtt_freq",
     "1",
     "-timeout",
-    `${durationS + 60}s`,
+    `${holdS + 60}s`,
     "-timeout_error",
     "-trace_err",
     "-error_file",
@@ -178,6 +183,21 @@ type StepResult = {
   load: string;
 };
 
+/** One SIPp per worker, each with its share of the callers' calls, their ports and the rate. */
+function placeCalls(workers: number, sipPort: number, media: RtpCallers, holdS: number) {
+  const shares = Array.from({ length: workers }, (_, w) => media.ports.filter((_p, i) => i % workers === w));
+  return Promise.all(shares.map((ports, w) => runSipp(sipPort + w, ports, cps / workers, holdS)));
+}
+
+/** Calls on a fresh bridge that are not reported, so that no step pays its warm-up. */
+async function warmUp(workers: number, n: number, sipPort: number, question: Int16Array) {
+  say(`W=${workers}: warming up with ${n} calls for ${warmupS} s (not reported)`);
+  const media = await startRtpCallers(question, n);
+  await placeCalls(workers, sipPort, media, warmupS);
+  media.stop();
+  await Bun.sleep(3000); // let them conclude
+}
+
 async function runStep(
   workers: number,
   n: number,
@@ -194,9 +214,7 @@ async function runStep(
   const media = await startRtpCallers(question, n);
   answeredInBridge.length = 0;
   const rssBefore = treeRssMb(bridgePid);
-  // one SIPp per worker, each with its share of the calls, the ports and the rate
-  const shares = Array.from({ length: workers }, (_, w) => media.ports.filter((_p, i) => i % workers === w));
-  const sipps = Promise.all(shares.map((ports, w) => runSipp(sipPort + w, ports, cps / workers)));
+  const sipps = placeCalls(workers, sipPort, media, durationS);
   // CPU and memory while every call is up: from the end of the ramp to just before the first BYE, read
   // at those two moments (a reading every second took milliseconds of this event loop, which times the
   // RTP); the progress lines show it so far with their own 5 s readings
@@ -440,6 +458,7 @@ try {
   for (const workers of workerCounts) {
     const sipPort = 15_060 + (process.pid % 100) * 10;
     const bridge = await startBridge(workers, sipPort, realtimeUrl, chat.baseUrl);
+    if (warmupS > 0) await warmUp(workers, Math.min(steps[0]!, 50), sipPort, question);
     for (const n of steps) {
       const result = report(await runStep(workers, n, bridge.proc.pid!, sipPort, question, bridge.metricsUrl));
       lines.push(result.line);
