@@ -20,7 +20,7 @@ export type DbOptions = {
   name?: string;
   /** false (DATABASE_PREPARE=false): no named prepared statements, for PgBouncer in transaction mode */
   prepare?: boolean;
-  /** where LISTEN connects when not `url` (DATABASE_LISTEN_URL: a session, which a transaction pooler is not) */
+  /** where LISTEN and reserved connections go when not `url` (DATABASE_LISTEN_URL: a session, which a transaction pooler is not) */
   listenUrl?: string;
   /** the per-process read model (READ_MODEL, READ_MODEL_LEASE_MS): on, with a 100 ms lease, unless told */
   readModel?: ReadModelOptions;
@@ -127,9 +127,18 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** A database handle or an open transaction: services take either, so callers can compose them. */
 export type DbOrTx = Db | Tx;
 
-/** `sql` whose LISTENs go to `listener`'s connection (everything else stays on `sql`). */
+/**
+ * `sql` whose session-scoped uses go to `listener`'s connection: LISTEN, and reserved connections (the
+ * hook dispatcher's lease, a session advisory lock that must end with the process: behind a transaction
+ * pooler it would stay on a pooled server connection, and a dead worker's claims with it). Everything
+ * else stays on `sql`.
+ */
 function listenThrough<S extends postgres.Sql>(sql: S, listener: postgres.Sql): S {
+  const session = new Set<PropertyKey>(["listen", "reserve"]);
   return new Proxy(sql, {
-    get: (target, property) => (property === "listen" ? listener.listen.bind(listener) : Reflect.get(target, property)),
+    get: (target, property) =>
+      session.has(property)
+        ? (listener[property as "listen" | "reserve"] as (...args: unknown[]) => unknown).bind(listener)
+        : Reflect.get(target, property),
   });
 }

@@ -1,9 +1,13 @@
 // A worker with DATABASE_PREPARE=false (behind PgBouncer in transaction mode, which refuses named
 // prepared statements): the dispatcher's claims, attempt 1's read and the batched attempt records run
-// unprepared, and a burst is delivered and recorded.
+// unprepared, and a burst is delivered and recorded. Its lease, a session advisory lock, is held on
+// DATABASE_LISTEN_URL's direct connection, so it ends with the worker.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { LEASE_LOCK_CLASS } from "../../workers/dispatcher-lease";
 import { startPgBouncer } from "../helpers/pgbouncer";
 import { startReceiver, type Receiver } from "../helpers/receiver";
+import { eventually } from "../sip/helpers/eventually";
 import { ensureTemporal, startWorker, type TestWorker } from "../helpers/temporal";
 import { attemptsOf, callConcluded, createAssistantWithHooks, emitOne, openDb, waitForStatus } from "./fixtures";
 
@@ -42,3 +46,22 @@ test("a burst through PgBouncer without prepared statements is delivered, every 
   expect(receiver.requests).toHaveLength(30);
   expect(worker.lines.filter((l) => l.level === "warn" || l.level === "error")).toEqual([]);
 }, 40_000);
+
+/** The lease keys held in the database now (every live dispatcher's). */
+async function leaseKeys(): Promise<string[]> {
+  const rows = await db.execute<{ key: string }>(
+    sql`select objid::text as key from pg_locks
+      where locktype = 'advisory' and granted and classid::bigint = ${LEASE_LOCK_CLASS} and objsubid = 2`,
+  );
+  return rows.map((r) => r.key);
+}
+
+test("the dispatcher's lease is held on the direct session, so a killed worker's lease ends with it", async () => {
+  const before = await leaseKeys();
+  expect(before.length).toBeGreaterThan(0);
+  // through PgBouncer in transaction mode the lock stayed on a pooled server connection after the
+  // worker died, and the runs it had claimed with it waited for nobody
+  await worker.kill("SIGKILL");
+  await eventually(async () => ((await leaseKeys()).length < before.length ? true : undefined), "the lease ended");
+  expect((await leaseKeys()).every((key) => before.includes(key))).toBe(true);
+}, 30_000);
