@@ -20,7 +20,7 @@ import { RealtimePlayback } from "./realtime-playback";
 import { RealtimeToolCalls } from "./realtime-tool-calls";
 import { InputTimeline } from "./input-timeline";
 import { StageTimer } from "./stage-timer";
-import { connectTimeoutMs, providerSocket, socketError, textOf } from "./provider-socket";
+import { connectTimeoutMs, providerSocket, socketError, textOf, isOpen } from "./provider-socket";
 import { endCallToolName, parseToolArguments } from "./tools";
 import { CutIn, cutsOffAtOnce, withoutWords } from "./turn-taking/interruption";
 import { turnTakingWithoutExtension, type InterruptionSettings } from "./turn-taking/turn-taking";
@@ -125,7 +125,7 @@ class OpenAiRealtimeSession extends EventEmitter<VoiceSessionEvents> implements 
   }
 
   send(event: object) {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(event));
+    if (isOpen(this.ws)) this.ws.send(JSON.stringify(event));
   }
 
   private onMessage(raw: string) {

@@ -6,12 +6,22 @@
 // only picks a model or a voice in their query or path, so these are not tenant destinations and do not
 // go through the outbound guard.
 
+import NodeWebSocket from "ws";
+
 export const connectTimeoutMs = 10_000;
 
-/** A socket to a provider, connecting; `headers` carry its credentials. */
+/**
+ * A socket to a provider, connecting; `headers` carry its credentials. On Node (the worker, whose test
+ * runs' simulated callers hear and speak through the same clients) there is no WebSocket client before
+ * Node 22: there the `ws` package's, which has the same events, `readyState` and `terminate`.
+ */
 export function providerSocket(url: string, headers: Record<string, string>): WebSocket {
-  return new WebSocket(url, { headers });
+  if (typeof globalThis.WebSocket === "function") return new WebSocket(url, { headers });
+  return new NodeWebSocket(url, { headers }) as unknown as WebSocket;
 }
+
+/** Whether the socket is open (`WebSocket.OPEN`, which Node 20 has no global for). */
+export const isOpen = (ws: WebSocket) => ws.readyState === 1;
 
 /** The socket's text message (a provider's binary frame as UTF-8 too). */
 export function textOf({ data }: MessageEvent): string {
@@ -40,7 +50,8 @@ export function opened(ws: WebSocket, what: string): Promise<void> {
     };
     const onError = (event: Event) => {
       const why = socketError(event);
-      const status = /Expected 101 status code: (\d+)/.exec(why)?.[1];
+      // Bun's words for a refused upgrade, then the ws package's
+      const status = /(?:Expected 101 status code|Unexpected server response): (\d+)/.exec(why)?.[1];
       fail(new Error(status ? `${what} refused the connection (HTTP ${status})` : `${what}: ${why}`));
     };
     const onClose = (event: CloseEvent) => fail(new Error(`${what} closed the connection (${closeCode(event)})`));

@@ -5,7 +5,7 @@ import { EventEmitter } from "node:events";
 import { muLawDecode } from "../../audio/g711";
 import { bytesToPcm } from "../../audio/pcm";
 import type { VoiceSettings } from "./pipeline-settings";
-import { closeCode, opened, providerSocket, socketError, textOf } from "../provider-socket";
+import { closeCode, opened, providerSocket, socketError, textOf, isOpen } from "../provider-socket";
 
 export type TtsOptions = {
   url: string;
@@ -77,7 +77,7 @@ export class TtsStream extends EventEmitter<TtsEvents> {
   }
 
   get usable() {
-    return !this.finished && this.ws.readyState === WebSocket.OPEN;
+    return !this.finished && isOpen(this.ws);
   }
 
   /** One sentence; generated at once (flush). */

@@ -7,7 +7,7 @@ import { muLawEncode } from "../../audio/g711";
 import { pcmToBytes } from "../../audio/pcm";
 import { log } from "../../log";
 import type { ProviderTurnEvent } from "../turn-taking/endpointing";
-import { closeCode, opened, providerSocket, socketError } from "../provider-socket";
+import { closeCode, opened, providerSocket, socketError, isOpen } from "../provider-socket";
 
 export type SttEvents = {
   /** Text so far of the current turn (finals plus the latest interim). */
@@ -47,7 +47,7 @@ export abstract class SttSocket extends EventEmitter<SttEvents> {
   protected abstract ended(): void;
 
   send(samples: Int16Array) {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (!isOpen(this.ws)) return;
     this.ws.send(this.sampleRate === 8000 ? muLawEncode(samples) : pcmToBytes(samples));
     this.sent();
   }
@@ -65,7 +65,7 @@ export abstract class SttSocket extends EventEmitter<SttEvents> {
   protected sent() {}
 
   protected control(type: string) {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (!isOpen(this.ws)) return;
     this.ws.send(JSON.stringify({ type }));
     this.sent();
   }
