@@ -12,7 +12,7 @@ import {
   type EndedReason,
   type Transport,
 } from "../db/schema";
-import { transactionWithEvents } from "../events/emit-call-event";
+import { changeWithEvent, transactionWithEvents } from "../events/emit-call-event";
 import type { CallConcludedPayload } from "../events/payloads";
 import { log } from "../log";
 import type { CallLatency } from "../models/call-latency";
@@ -66,16 +66,17 @@ export async function activateCallTask(
  * lost, or a replay from the spool, writes nothing twice).
  */
 export async function markCallStarted(db: Db, task: CallTask, startedAt: number) {
-  await transactionWithEvents(db, async (tx, emit) => {
-    const marked = await tx
+  // one statement, no transaction: the update and call_started's writes, which happen only if it marked
+  await changeWithEvent(
+    db,
+    db
       .update(agentTasks)
       .set({ startedAt: new Date(startedAt) })
       .where(
         and(eq(agentTasks.callId, task.callId), isNull(agentTasks.startedAt), inArray(agentTasks.status, openStatuses)),
       )
-      .returning({ id: agentTasks.id });
-    if (marked.length === 0) return;
-    await emit({
+      .returning({ id: agentTasks.id }),
+    {
       organizationId: task.organizationId,
       assistantId: task.assistantId,
       testRunId: task.testRunId,
@@ -86,8 +87,8 @@ export async function markCallStarted(db: Db, task: CallTask, startedAt: number)
         transport: task.transport,
         direction: task.direction,
       },
-    });
-  });
+    },
+  );
 }
 
 /** call_concluded with only what the task row knows; a call's own conclusion adds its history to it. */

@@ -1,8 +1,8 @@
 // The one entry point for call events: the call bridge emits inside the transaction that changes the
 // call, so an event exists exactly when the change does (an outbox), and wakes the dispatcher once it
 // has committed. The dispatcher hands the rows to Temporal.
-import { sql } from "drizzle-orm";
-import type { Db, Tx } from "../db/client";
+import { sql, type SQLWrapper } from "drizzle-orm";
+import type { Db, DbOrTx, Tx } from "../db/client";
 import { executePrepared } from "../db/prepared";
 import {
   callEventHooks,
@@ -54,23 +54,48 @@ export async function transactionWithEvents<T>(db: Db, change: (tx: Tx, emit: Em
 }
 
 /**
+ * A change that is one statement (an update returning a row iff it changed something) and its event,
+ * in one statement run on its own (Postgres runs it atomically, no transaction): the event is written
+ * exactly when the change is. Fewer round trips than transactionWithEvents (the hooks lookup and the
+ * statement, or the statement alone for a test call, against begin, change, lookup, insert, commit), so
+ * the pooled connection is held for one round trip instead of five.
+ */
+export async function changeWithEvent(db: Db, change: SQLWrapper, input: EmitCallEventInput): Promise<void> {
+  const emitted = await writeEvent(db, input, change);
+  if (emitted.added) wakeHookDispatchers(db);
+}
+
+/**
  * Writes one delivery per matching hook of the assistant. Idempotent: emitting the same event for the
  * same call again adds nothing and returns the existing delivery ids. Ids come in the hooks' order.
  */
-async function emitCallEvent(tx: Tx, input: EmitCallEventInput): Promise<Emitted> {
+function emitCallEvent(tx: Tx, input: EmitCallEventInput): Promise<Emitted> {
+  return writeEvent(tx, input, null);
+}
+
+/**
+ * The event's writes; with `change`, only if that statement changes something, in the same statement
+ * (a CTE: Postgres runs a data-modifying CTE exactly once, and the writes see whether it returned rows).
+ */
+async function writeEvent(db: DbOrTx, input: EmitCallEventInput, change: SQLWrapper | null): Promise<Emitted> {
   const { event } = input;
+  // the statement itself: embedded as it is, drizzle would wrap a query builder in parentheses
+  const changeSql = change?.getSQL();
+  const changed = changeSql ? sql`changed as (${changeSql}), ` : sql``;
+  const ifChanged = changeSql ? sql`exists (select 1 from changed)` : sql`true`;
   if (input.testRunId) {
     // only into a result still running: a decided result is final (a superseded attempt's call, which a
     // stalled worker ends after its result ran out of attempts, must not add to it)
-    await tx.execute(
-      sql`update ${testResults} set hooks = hooks || jsonb_build_array(${input.body ?? serializePayload(event)}::jsonb)
-        where call_id = ${event.callId}::uuid and status = 'running'
+    await db.execute(
+      sql`${changeSql ? sql`with changed as (${changeSql}) ` : sql``}update ${testResults}
+        set hooks = hooks || jsonb_build_array(${input.body ?? serializePayload(event)}::jsonb)
+        where call_id = ${event.callId}::uuid and status = 'running' and ${ifChanged}
           and not hooks @> jsonb_build_array(jsonb_build_object('type', ${event.type}::text))`,
     );
     return { deliveryIds: [], added: false };
   }
   const hooks = await executePrepared<{ id: string; parameters: HookParameters; secret: string | null }>(
-    tx,
+    db,
     sql`select ${callEventHooks.id} as id, ${callEventHooks.parameters} as parameters, ${callEventHooks.secretEncrypted} as secret
       from ${callEventHooks}
       where ${callEventHooks.assistantId} = ${input.assistantId} and ${callEventHooks.type} = ${event.type}
@@ -84,10 +109,15 @@ async function emitCallEvent(tx: Tx, input: EmitCallEventInput): Promise<Emitted
     }
     return [{ hook, url, method: normalizeMethod(method), headers: headers ?? {} }];
   });
-  if (targets.length === 0) return { deliveryIds: [], added: false };
+  if (targets.length === 0) {
+    // nothing to write but the change itself
+    if (changeSql) await executePrepared(db, changeSql);
+    return { deliveryIds: [], added: false };
+  }
 
-  // one statement for the body and the deliveries: the emit sits inside the bridge's own transaction,
-  // and each round trip there held its locks longer (6 statements became 2)
+  // one statement for the body and the deliveries (with the change itself, when there is one): the emit
+  // sits inside the bridge's own transaction, and each round trip there held its locks longer (6
+  // statements became 2)
   const payload = input.body ?? serializePayload(event);
   const rows = sql.join(
     targets.map(
@@ -100,11 +130,12 @@ async function emitCallEvent(tx: Tx, input: EmitCallEventInput): Promise<Emitted
   // statement began (DO NOTHING would return nothing, and a select in the same statement cannot see
   // it): the body keeps its first payload, a delivery its frozen target. xmax = 0 marks a new row.
   const found = await executePrepared<{ id: string; hook_key: string; inserted: boolean }>(
-    tx,
+    db,
     sql`
-    with body as (
+    with ${changed}body as (
       insert into ${hookEventBodies} (organization_id, call_id, event_type, payload)
-      values (${input.organizationId}::uuid, ${event.callId}::uuid, ${event.type}::text, ${payload}::text)
+      select ${input.organizationId}::uuid, ${event.callId}::uuid, ${event.type}::text, ${payload}::text
+      where ${ifChanged}
       on conflict (call_id, event_type) do update set call_id = excluded.call_id
       returning id
     ), delivery as (

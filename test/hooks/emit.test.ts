@@ -5,7 +5,9 @@ import { eq, like } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { createSecretBox } from "../../src/crypto/secrets";
 import { createDb } from "../../src/db/client";
-import { hookDeliveries, hookEventBodies } from "../../src/db/schema";
+import { randomUUID } from "node:crypto";
+import { markCallStarted, openCallTask, type CallTask } from "../../src/calls/call-lifecycle";
+import { agentTasks, hookDeliveries, hookEventBodies } from "../../src/db/schema";
 import { transactionWithEvents } from "../../src/events/emit-call-event";
 import { HOOK_DELIVERIES_CHANNEL } from "../../src/events/wake-dispatchers";
 import {
@@ -164,6 +166,61 @@ describe("emitting call events", () => {
       await heard.unlisten();
       await burst.close();
     }
+  });
+});
+
+describe("marking a call started (the change and its event in one statement)", () => {
+  async function openTask(a: { organizationId: string; assistantId: string }) {
+    const task: CallTask = {
+      callId: randomUUID(),
+      organizationId: a.organizationId,
+      assistantId: a.assistantId,
+      transport: { type: "sip" },
+      bridgeId: "emit-test",
+      direction: "inbound",
+      variables: {},
+    };
+    await openCallTask(db, task);
+    return task;
+  }
+  const deliveriesOf = (callId: string) => db.select().from(hookDeliveries).where(eq(hookDeliveries.callId, callId));
+
+  test("writes startedAt and call_started once: a second mark (a retry, a replay) writes nothing", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    const task = await openTask(a);
+    const heard = await listenForWakeUps();
+    try {
+      await markCallStarted(db, task, 1_000);
+      await markCallStarted(db, task, 2_000);
+      expect(await heard.settled()).toBe(1);
+    } finally {
+      await heard.unlisten();
+    }
+    const [row] = await db.select().from(agentTasks).where(eq(agentTasks.callId, task.callId));
+    expect(row?.startedAt?.getTime()).toBe(1_000);
+    const rows = await deliveriesOf(task.callId);
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(await bodyOf(db, at(rows).id))).toMatchObject({ type: "call_started", startedAt: 1_000 });
+  });
+
+  test("a closed task is not marked, and no event is written", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_started", url: "http://127.0.0.1:9/x" }]);
+    const task = await openTask(a);
+    await db.update(agentTasks).set({ status: "completed" }).where(eq(agentTasks.callId, task.callId));
+    await markCallStarted(db, task, 1_000);
+    const [row] = await db.select().from(agentTasks).where(eq(agentTasks.callId, task.callId));
+    expect(row?.startedAt).toBeNull();
+    expect(await deliveriesOf(task.callId)).toHaveLength(0);
+    expect(await db.select().from(hookEventBodies).where(eq(hookEventBodies.callId, task.callId))).toHaveLength(0);
+  });
+
+  test("without hooks of the type it still marks the task", async () => {
+    const a = await createAssistantWithHooks(db, [{ type: "call_concluded", url: "http://127.0.0.1:9/x" }]);
+    const task = await openTask(a);
+    await markCallStarted(db, task, 1_000);
+    const [row] = await db.select().from(agentTasks).where(eq(agentTasks.callId, task.callId));
+    expect(row?.startedAt?.getTime()).toBe(1_000);
+    expect(await deliveriesOf(task.callId)).toHaveLength(0);
   });
 });
 
