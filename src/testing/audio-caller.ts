@@ -59,8 +59,11 @@ export class CallerLine {
   /** the number (in `sent`'s count) of the utterance's last frame with speech in it */
   private lastVoiced = -1;
   /**
-   * When the utterance's last frame with speech in it went out (null until it has): the end of the
-   * caller's turn, which the agent may answer while the quiet after it (TTS pads it) still goes out.
+   * When the utterance's last frame with speech in it was due to go out in real time (null until it
+   * has gone): the end of the caller's turn, which the agent may answer while the quiet after it (TTS
+   * pads it) still goes out. The schedule's time, not the send's: a late timer sends what is due in one
+   * burst, the quiet after the voice with it, and the agent's VAD counted that quiet at once (an answer
+   * 107 ms after a send 200 ms late, in a busy CI run).
    */
   voiceEndedAt: number | null = null;
 
@@ -92,7 +95,7 @@ export class CallerLine {
     while (this.sent * FRAME_MS <= performance.now() - this.started) {
       const frame = this.queue.shift();
       this.send(frame ? Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength) : this.silence);
-      if (this.sent === this.lastVoiced) this.voiceEndedAt = performance.now();
+      if (this.sent === this.lastVoiced) this.voiceEndedAt = this.started + this.sent * FRAME_MS;
       this.sent++;
       if (!frame || this.queue.length > 0) continue;
       this.drained?.();
