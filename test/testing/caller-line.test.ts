@@ -7,12 +7,18 @@ import { CallerLine } from "../../src/testing/audio-caller";
 const FRAME = 320; // 20 ms at 16 kHz
 const frames = (n: number, level: number) => new Int16Array(n * FRAME).fill(level);
 
-test("the voice's end is when its last voiced frame was due, before the padding's quiet", async () => {
+/** A line whose frames are recorded as they go out: when, and whether loud. */
+function recordingLine() {
   const sent: { at: number; loud: boolean }[] = [];
   const line = new CallerLine((frame) => {
     const samples = new Int16Array(frame.buffer, frame.byteOffset, frame.byteLength / 2);
     sent.push({ at: performance.now(), loud: samples.some((x) => x > 64) });
   });
+  return { sent, line };
+}
+
+test("the voice's end is when its last voiced frame was due, before the padding's quiet", async () => {
+  const { sent, line } = recordingLine();
   try {
     // 5 frames of speech, then 10 frames (200 ms) of the TTS's quiet
     const spoken = line.speak(new Int16Array([...frames(5, 2000), ...frames(10, 0)]));
@@ -35,11 +41,7 @@ test("the voice's end is when its last voiced frame was due, before the padding'
 });
 
 test("a late timer does not move the voice's end: it is the schedule's, not the catch-up burst's", async () => {
-  const sent: { at: number; loud: boolean }[] = [];
-  const line = new CallerLine((frame) => {
-    const samples = new Int16Array(frame.buffer, frame.byteOffset, frame.byteLength / 2);
-    sent.push({ at: performance.now(), loud: samples.some((x) => x > 64) });
-  });
+  const { sent, line } = recordingLine();
   try {
     const spoken = line.speak(new Int16Array([...frames(5, 2000), ...frames(20, 0)]));
     // the event loop stalls 250 ms: the 5 voiced frames (due by 80 ms) and the quiet due by then go out
