@@ -2,38 +2,54 @@
 // that paces call audio: on Linux a thread has its own nice value, so the thread lowers its own. A
 // pacing thread (the websocket thread) raises its own where the process may (CAP_SYS_NICE, or an
 // RLIMIT_NICE that allows it): on a busy machine its 2 ms ticks otherwise wait behind every other
-// runnable thread. And a thread names itself, for `top -H`, /proc and the benches (Bun names every
-// worker thread "Worker").
+// runnable thread. Both are relative to the process's own nice value (its main thread's): a service
+// started under `nice` keeps the same order between its threads. And a thread names itself, for
+// `top -H`, /proc and the benches (Bun names every worker thread "Worker").
 import { readlinkSync, writeFileSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
+
+/** How far a pacing thread runs above its process's event loop, and a background thread below it. */
+export const PRIORITY_STEP = 10;
+
+/** The calling thread's id (Linux: /proc/thread-self -> "<pid>/task/<tid>"); null elsewhere. */
+function thisThreadId(): number | null {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    return Number.isInteger(tid) ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The calling thread's nice value (0 where it cannot be read). */
+export function thisThreadNice(): number {
+  const tid = thisThreadId();
+  return tid === null ? 0 : getPriority(tid);
+}
+
+/** The nice value of the process's event loop: its main thread, whose thread id is the pid. */
+const processNice = () => getPriority(process.pid);
 
 /** Sets the calling thread's nice value (Linux); false where it is not allowed or not Linux. */
-function setThisThreadNice(nice: number): boolean {
+export function setThisThreadNice(nice: number): boolean {
+  const tid = thisThreadId();
+  if (tid === null) return false;
   try {
-    // /proc/thread-self -> "<pid>/task/<tid>"; setpriority() on a thread id applies to that thread only
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (!Number.isInteger(tid)) return false;
-    setPriority(tid, nice);
+    // setpriority() on a thread id applies to that thread only
+    setPriority(tid, Math.max(-20, Math.min(19, nice)));
     return true;
   } catch {
     return false;
   }
 }
 
-/** Lowers the calling thread's scheduling priority to `nice` (Linux; elsewhere nothing happens). */
-export function lowerThreadPriority(nice = 10) {
-  setThisThreadNice(nice);
+/** Runs the calling thread PRIORITY_STEP nice levels below the process's event loop (Linux; elsewhere nothing happens). */
+export function lowerThreadPriority() {
+  setThisThreadNice(processNice() + PRIORITY_STEP);
 }
 
-/**
- * A pacing thread's nice value. The benches run their callers, which stand for remote
- * phones, at this level too (bench/lib/generator-priority.ts), so that neither waits behind the other;
- * the thread does little but send on time, so it takes little from anyone else.
- */
-export const PACING_NICE = -10;
-
-/** Raises the calling thread's priority to `nice` if the process may; false if it stays as it was. */
-export const raiseThreadPriority = (nice = PACING_NICE): boolean => setThisThreadNice(nice);
+/** Runs the calling thread PRIORITY_STEP levels above the process's event loop if the process may; false if it stays as it was. */
+export const raiseThreadPriority = (): boolean => setThisThreadNice(processNice() - PRIORITY_STEP);
 
 /** Names the calling thread (Linux, at most 15 characters; elsewhere nothing happens). */
 export function nameThisThread(name: string) {
