@@ -14,6 +14,7 @@ import { dataDir, localSecrets } from "./local-secrets";
 import { startLocalS3, type LocalS3 } from "./storage/local-s3";
 import { startTemporalDevServer, type DevServer } from "./temporal/dev-server";
 import { isTemporalReachable } from "./temporal/health";
+import { buildWorker } from "./temporal/worker-build";
 import { log } from "./log";
 import { logUnhandledRejections } from "./unhandled-rejections";
 
@@ -64,8 +65,9 @@ function child(name: string, command: string, args: string[]) {
 }
 
 const api = await startApi(config, { started: migrated });
+const workerScript = await buildWorker(); // plain Node: tsx's loader cost seconds per start
 await migrated;
-child("worker", "node", ["--import", "tsx", "workers/main.ts"]);
+child("worker", "node", [workerScript]);
 child("bridge", process.execPath, ["src/bridge/main.ts"]);
 log.info("service started", {
   api: `http://127.0.0.1:${config.port}`,

@@ -1,4 +1,4 @@
-// The worker process (run on Node: `node --import tsx workers/main.ts`): the Temporal workers of hook
+// The worker process (on Node, from its build: `bun run start:worker`): the Temporal workers of hook
 // deliveries, test runs and campaigns (one per task queue: queue-workers.ts) plus the dispatcher that
 // makes first attempts and starts the workflows. Survives Temporal restarts by reconnecting.
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
