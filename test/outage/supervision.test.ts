@@ -71,6 +71,9 @@ test("bun run start starts a child that exits again and keeps the others running
   });
   await service.waitFor("service started");
   await service.waitFor("bridge listening");
+  // the worker child runs its Node build (src/temporal/worker-build.ts), not the source through tsx
+  await service.waitFor("worker started");
+  expect(execFileSync("pgrep", ["-P", String(service.proc.pid), "-f", "worker-build/main-"]).toString()).toMatch(/\d/);
   const bridgePid = execFileSync("pgrep", ["-P", String(service.proc.pid), "-f", "src/bridge/main.ts"])
     .toString()
     .trim();
@@ -88,3 +91,19 @@ test("bun run start starts a child that exits again and keeps the others running
   service.proc.kill("SIGTERM");
   expect(await exited).toBe(0);
 }, 90_000);
+
+test("bun run start:worker runs the worker's build on Node and stops it on SIGTERM", async () => {
+  const temporal = await ensureTemporal();
+  const worker = spawned("src/temporal/start-worker.ts", {
+    TEMPORAL_ADDRESS: temporal.address,
+    ...taskQueueEnv(`start-worker-test-${process.pid}`),
+    WORKER_METRICS_PORT: "0",
+  });
+  await worker.waitFor("worker started");
+  const node = execFileSync("pgrep", ["-P", String(worker.proc.pid), "-a"]).toString();
+  expect(node).toMatch(/^\d+ node \S*worker-build\/main-[0-9a-f]+\.mjs/);
+  const exited = new Promise((resolve) => worker.proc.once("exit", resolve));
+  worker.proc.kill("SIGTERM");
+  expect(await exited).toBe(0);
+  expect(worker.lines.some((l) => l.msg === "worker stopped")).toBe(true);
+}, 60_000);
