@@ -159,7 +159,9 @@ test("an unknown number (the trunk's 404) is unreachable", async () => {
   expect(done).toMatchObject({ status: "completed", endedReason: "unreachable", sipStatus: 404 });
 });
 
-test("never answered: CANCEL at the ring time-out, no-answer with 487", async () => {
+// the next four each wait out a 5 s ring time-out (the least the API takes), each on a callee of its own:
+// they run at once (three of the "out" credential's five slots, the tight credential's one)
+test.concurrent("never answered: CANCEL at the ring time-out, no-answer with 487", async () => {
   const uas = await startSippUas("uas-never-answer.xml", { WAIT_MS: 30_000 }, port.never);
   const placed = await place({ to: number.never, ringTimeoutSeconds: 5 });
   const done = await ended(placed.body.data.id);
@@ -170,7 +172,7 @@ test("never answered: CANCEL at the ring time-out, no-answer with 487", async ()
 
 // RFC 3261: with nothing back at the ring time-out the INVITE cannot be cancelled yet (§9.1), so the
 // call is given up; whatever comes later must not leave the callee ringing, or in a dialog nobody owns
-test("answered after the ring time-out with nothing before it: the 200 is ACKed and ended with our BYE", async () => {
+test.concurrent("answered after the ring time-out with nothing before it: the 200 is ACKed and ended with our BYE", async () => {
   const peer = await startRtpPeer("PCMU");
   const uas = await startSippUas(
     "uas-answer-no-ringing.xml",
@@ -190,7 +192,7 @@ test("answered after the ring time-out with nothing before it: the 200 is ACKed 
   expect(world.hookBodies("call_started").some((b) => b.callId === done.callId)).toBe(false);
 }, 60_000);
 
-test("ringing only after the ring time-out with nothing before it: our CANCEL follows the 180", async () => {
+test.concurrent("ringing only after the ring time-out with nothing before it: our CANCEL follows the 180", async () => {
   const uas = await startSippUas("uas-never-answer.xml", { DELAY_MS: 7000, WAIT_MS: 20_000 }, port.lateRing);
   const placed = await place({ to: number.lateRing, ringTimeoutSeconds: 5 });
   const done = await ended(placed.body.data.id);
@@ -198,6 +200,23 @@ test("ringing only after the ring time-out with nothing before it: our CANCEL fo
   const sipp = await uas.result;
   expect(sipp.code, sipp.output).toBe(0); // it got our CANCEL, and the ACK of its 487
   expect(sipp.messages).toMatch(/CANCEL sip:/);
+}, 60_000);
+
+test.concurrent("maxAgentTasks is shared: a full credential answers 429 with Retry-After, and its slot frees when the call ends", async () => {
+  const uas = await startSippUas("uas-never-answer.xml", { WAIT_MS: 30_000 }, port.full);
+  const first = await place({ to: number.full, phoneNumberId: tightNumberId, ringTimeoutSeconds: 5 });
+  expect(first.status).toBe(201);
+  expect(first.body.data.credentialId).toBe(tightCredentialId);
+  const second = await place({ to: number.full, phoneNumberId: tightNumberId });
+  expect(second.status).toBe(429);
+  expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
+  await ended(first.body.data.id);
+  await uas.result;
+  const uasAgain = await startSippUas("uas-reject.xml", { STATUS: 486, REASON: "Busy Here" }, port.full);
+  const third = await place({ to: number.full, phoneNumberId: tightNumberId });
+  expect(third.status).toBe(201);
+  await ended(third.body.data.id);
+  await uasAgain.result;
 }, 60_000);
 
 test("hang-up through the API: CANCEL while ringing (canceled), then 409", async () => {
@@ -231,23 +250,6 @@ test("hang-up through the API of an answered call: our BYE, canceled", async () 
   expect((await uas.result).code).toBe(0); // it got our BYE
   peer.stop();
   expect(done).toMatchObject({ status: "completed", endedReason: "canceled", sipStatus: 200 });
-}, 60_000);
-
-test("maxAgentTasks is shared: a full credential answers 429 with Retry-After, and its slot frees when the call ends", async () => {
-  const uas = await startSippUas("uas-never-answer.xml", { WAIT_MS: 30_000 }, port.full);
-  const first = await place({ to: number.full, phoneNumberId: tightNumberId, ringTimeoutSeconds: 5 });
-  expect(first.status).toBe(201);
-  expect(first.body.data.credentialId).toBe(tightCredentialId);
-  const second = await place({ to: number.full, phoneNumberId: tightNumberId });
-  expect(second.status).toBe(429);
-  expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
-  await ended(first.body.data.id);
-  await uas.result;
-  const uasAgain = await startSippUas("uas-reject.xml", { STATUS: 486, REASON: "Busy Here" }, port.full);
-  const third = await place({ to: number.full, phoneNumberId: tightNumberId });
-  expect(third.status).toBe(201);
-  await ended(third.body.data.id);
-  await uasAgain.result;
 }, 60_000);
 
 test("bad input is a 400 naming the field; unknown assistant or number 404", async () => {
