@@ -62,8 +62,10 @@ async function endedSilent(caller: WsCaller, callId: string) {
   return (concluded.messages as any[]).map((m) => (m.type === "text" ? [m.role, m.text] : [m.type]));
 }
 
+// each call waits out its own idle timers (the pipeline one ~14 s), on providers of its own (only the
+// pipeline call uses the STT and the streamed LLM): the three run at once
 describe("a quiet caller (turn_taking idle)", () => {
-  test("pipeline: prompts in order, the last repeated, again from the first once the caller spoke; then silence-timeout", async () => {
+  test.concurrent("pipeline: prompts in order, the last repeated, again from the first once the caller spoke; then silence-timeout", async () => {
     const assistantId = await pipelineAssistant(world, {
       greeting: "Hello, Acme here.",
       turnTaking: {
@@ -91,7 +93,7 @@ describe("a quiet caller (turn_taking idle)", () => {
     ]);
   }, 60_000);
 
-  test("openai_realtime: the bridge has the prompt said word for word; then silence-timeout", async () => {
+  test.concurrent("openai_realtime: the bridge has the prompt said word for word; then silence-timeout", async () => {
     const assistant = await realtimeAssistant({ timeoutMs: 1000, maxPrompts: 1, hangupAfterMs: 1000 });
     const { caller, callId } = await dial(assistant.id);
     expect(await endedSilent(caller, callId)).toEqual([
@@ -100,7 +102,7 @@ describe("a quiet caller (turn_taking idle)", () => {
     ]);
   }, 60_000);
 
-  test("openai_realtime: no prompt while a slow tool runs; the silence counts from the answer with its result", async () => {
+  test.concurrent("openai_realtime: no prompt while a slow tool runs; the silence counts from the answer with its result", async () => {
     // the tool takes four times the idle time-out
     const assistant = await realtimeAssistant(
       { timeoutMs: 1000, maxPrompts: 1, hangupAfterMs: 1000 },
