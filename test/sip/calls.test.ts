@@ -58,7 +58,9 @@ const concludedFor = (assistantId: string) =>
     30_000,
   );
 
-test("speech both ways over PCMU; the caller hangs up; call_concluded carries numbers, messages, recording", async () => {
+// the calls, each to a number and assistant (with a fake provider) of its own, run at once: most of
+// each is real time (speech played out, a caller's fixed wait)
+test.concurrent("speech both ways over PCMU; the caller hangs up; call_concluded carries numbers, messages, recording", async () => {
   const greeting = "Hello, Acme here.";
   const greetingAudio = await speech(greeting, 24000);
   const assistant = await world.createAssistant({
@@ -112,7 +114,7 @@ test("speech both ways over PCMU; the caller hangs up; call_concluded carries nu
   expect(task).toMatchObject({ status: "completed", transport: concluded.transport });
 }, 60_000);
 
-test("PCMA, an anonymous caller, DTMF to the LLM, a tool webhook, the fallback number, and the agent hangs up", async () => {
+test.concurrent("PCMA, an anonymous caller, DTMF to the LLM, a tool webhook, the fallback number, and the agent hangs up", async () => {
   const assistant = await world.createAssistant({
     numberId: numbers.fallback,
     tools: [{ name: "lookup_order", serverUrl: `${tools.url}/orders` }],
@@ -177,7 +179,7 @@ test("PCMA, an anonymous caller, DTMF to the LLM, a tool webhook, the fallback n
   expect(task).toMatchObject({ status: "completed", transport });
 }, 60_000);
 
-test("a trunk that keeps our contact in the Request-URI: the number comes from To", async () => {
+test.concurrent("a trunk that keeps our contact in the Request-URI: the number comes from To", async () => {
   const assistant = await world.createAssistant({ numberId: numbers.plain, greeting: "Hi." });
   const peer = await startRtpPeer("PCMU");
   const result = await call("15550200002", peer.port, "PCMU", "<sip:5551234@127.0.0.1>", [], 1500);
@@ -187,7 +189,7 @@ test("a trunk that keeps our contact in the Request-URI: the number comes from T
   expect(concluded.transport).toEqual({ type: "sip", calledNumber: "15550200002", callingNumber: "5551234" });
 }, 30_000);
 
-test("a late offer (INVITE without SDP): we offer in the 200 OK, the caller answers in the ACK, and hears the agent", async () => {
+test.concurrent("a late offer (INVITE without SDP): we offer in the 200 OK, the caller answers in the ACK, and hears the agent", async () => {
   const greeting = "Hello, late caller.";
   const assistant = await world.createAssistant({
     numberId: numbers.late,
