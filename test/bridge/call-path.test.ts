@@ -34,7 +34,9 @@ const reply =
   "Saturdays. You can book a table, ask about an order, or leave a message for the manager. On public " +
   "holidays we open at noon, and the kitchen closes an hour before we do, so please come early for dinner.";
 
-test("barge-in: the provider is told what was heard (conversation.item.truncate) and the stored text is cut to it", async () => {
+// the two calls, each with a fake provider of its own, run at once (test.concurrent): each is mostly
+// speech played out in real time
+test.concurrent("barge-in: the provider is told what was heard (conversation.item.truncate) and the stored text is cut to it", async () => {
   const assistant = await createAssistant(world, {
     fake: { turns: [{ userSays: "When are you open?", reply: { text: reply } }] },
   });
@@ -72,7 +74,7 @@ test("barge-in: the provider is told what was heard (conversation.item.truncate)
   expect(Math.abs(heard.length / reply.length - truncate.audio_end_ms / replyMs)).toBeLessThan(0.1);
 }, 30_000);
 
-test("a blank transcription of one caller turn does not shift the times of the later turns", async () => {
+test.concurrent("a blank transcription of one caller turn does not shift the times of the later turns", async () => {
   const assistant = await createAssistant(world, {
     fake: {
       turns: [
