@@ -5,7 +5,7 @@ import { createSocket } from "node:dgram";
 import { connect } from "node:net";
 import { startRtpPeer } from "./helpers/rtp-peer";
 import { eventually, startSipWorld, type SipWorld } from "./helpers/sip-world";
-import { runSipp, uacCallVars } from "./helpers/sipp";
+import { runSipp, startSipp, uacCallVars } from "./helpers/sipp";
 
 let world: SipWorld;
 let bridges: Awaited<ReturnType<SipWorld["startBridge"]>>[];
@@ -180,11 +180,11 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
   for (const password of ["cappass", "changed"]) {
     // the same password (sealed anew by the PUT), then a new one (the user agent is rebuilt)
     const peer = await startRtpPeer();
-    const sipp = runSipp({
+    const sipp = await startSipp({
       scenario: "uac-call.xml",
       trunkPort: world.trunk.port,
       service: "+15550309001",
-      vars: uacCallVars(peer.port, 4000),
+      vars: uacCallVars(peer.port, 20_000),
     });
     const { callId } = await eventually(
       async () => (await world.tasks((t) => t.assistantId === assistant.id && t.status === "active"))[0],
@@ -193,7 +193,10 @@ test("a PUT on the credential during a call keeps the call and its dialog: the c
     const before = peer.received.length;
     await world.updateCredential(credentialId, { password });
     await Promise.all(bridges.map((b) => b.settled()));
-    const result = await sipp;
+    // the caller hangs up once a second of the agent's RTP came after the PUT (not after a fixed 4 s)
+    await eventually(() => peer.received.length > before + 50, `the agent's RTP after the PUT (${password})`);
+    await sipp.hangUp();
+    const result = await sipp.result;
     peer.stop();
     expect(result.code).toBe(0); // SIPp fails the call on a 481 to its BYE
     expect(result.logs.join("\n")).toContain("CALLER_HUNG_UP");
