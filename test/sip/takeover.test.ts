@@ -65,8 +65,9 @@ test("a killed bridge's credential is taken over, its call closed, and new calls
   );
   expect(task.credentialId).toBe(credentialId);
 
-  // bridge B starts, then A dies mid-call
-  const b = await world.startBridge("heir");
+  // bridge B starts, then A dies mid-call; B has A's lease length: it takes an expired lease only once
+  // it has watched the database that long (with the world's 10 s, most of this test's time)
+  const b = await world.startBridge("heir", { SIP_LEASE_MS: "3000" });
   child.kill("SIGKILL");
   const closed = await eventually(
     async () => {
