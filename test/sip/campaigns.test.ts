@@ -99,7 +99,9 @@ const answering = (calls: number, talkMs = 1500) =>
     calls,
   );
 
-test("a campaign completes: every contact called once with its variables, never more calls at once than the credential's free capacity less the inbound reserve", async () => {
+// the first two run at once (test.concurrent): a campaign outside its calling hours dials nobody, so
+// takes none of the other's slots, and waits out a fixed 4 s
+test.concurrent("a campaign completes: every contact called once with its variables, never more calls at once than the credential's free capacity less the inbound reserve", async () => {
   const uas = await answering(4);
   const created = await create({
     maxConcurrentCalls: 5,
@@ -125,6 +127,21 @@ test("a campaign completes: every contact called once with its variables, never 
   expect(signals[0]).toBe("created");
   expect(signals.filter((n) => n === "call-ended").length).toBeGreaterThanOrEqual(1);
 }, 90_000);
+
+test.concurrent("outside its calling hours a campaign waits: nobody is dialled", async () => {
+  const minute = new Date().getUTCHours() * 60 + new Date().getUTCMinutes();
+  const window = minute < 600 ? { start: "14:00", end: "15:00" } : { start: "02:00", end: "03:00" };
+  const created = await create({
+    schedule: { timezone: "UTC", windows: [{ days: ["sun", "mon", "tue", "wed", "thu", "fri", "sat"], ...window }] },
+    contacts: [{ to: number.answer }],
+  });
+  expect(created.status).toBe(201);
+  await Bun.sleep(4000);
+  const waiting = await campaign(created.body.data.id);
+  expect(waiting).toMatchObject({ status: "running", counts: { pending: 1, dialing: 0 } });
+  expect(await campaignTasks(waiting.id)).toHaveLength(0);
+  await org().post(`${P()}/campaigns/${waiting.id}/cancel`);
+}, 30_000);
 
 test("busy is retried up to maxAttempts; declined is never retried", async () => {
   const busy = await startSippUas("uas-reject.xml", { STATUS: 486, REASON: "Busy Here" }, port.busy, 2);
@@ -177,21 +194,6 @@ test("pause stops new dials, resume goes on, cancel stops them for good while th
   expect((await org().post(`${P()}/campaigns/${id}/resume`)).status).toBe(409);
   uas.stop();
 }, 90_000);
-
-test("outside its calling hours a campaign waits: nobody is dialled", async () => {
-  const minute = new Date().getUTCHours() * 60 + new Date().getUTCMinutes();
-  const window = minute < 600 ? { start: "14:00", end: "15:00" } : { start: "02:00", end: "03:00" };
-  const created = await create({
-    schedule: { timezone: "UTC", windows: [{ days: ["sun", "mon", "tue", "wed", "thu", "fri", "sat"], ...window }] },
-    contacts: [{ to: number.answer }],
-  });
-  expect(created.status).toBe(201);
-  await Bun.sleep(4000);
-  const waiting = await campaign(created.body.data.id);
-  expect(waiting).toMatchObject({ status: "running", counts: { pending: 1, dialing: 0 } });
-  expect(await campaignTasks(waiting.id)).toHaveLength(0);
-  await org().post(`${P()}/campaigns/${waiting.id}/cancel`);
-}, 30_000);
 
 test("a worker killed mid-campaign loses no contact and dials nobody twice", async () => {
   const uas = await answering(6, 2500);
