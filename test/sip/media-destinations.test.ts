@@ -23,8 +23,10 @@ async function listener(host: string) {
 
 const silence = muLawEncode(new Int16Array(160));
 
+// each test has sockets of its own and mostly waits (paced RTP, a hold's 2 s without reports): all four
+// run at once (test.concurrent)
 for (const { where, open } of openers) {
-  test(`${where}: RTP from a refused address is not latched to: it gets none of ours, and its audio is not the caller's`, async () => {
+  test.concurrent(`${where}: RTP from a refused address is not latched to: it gets none of ours, and its audio is not the caller's`, async () => {
     const caller = await listener("127.0.0.1");
     const intruder = await listener("127.0.0.3");
     let heard = 0;
@@ -56,7 +58,7 @@ for (const { where, open } of openers) {
     intruder.socket.close();
   });
 
-  test(`${where}: on hold at 0.0.0.0 (this machine) no RTCP goes there`, async () => {
+  test.concurrent(`${where}: on hold at 0.0.0.0 (this machine) no RTCP goes there`, async () => {
     const rtcp = await listener("127.0.0.1"); // the caller's RTCP port: its RTP port + 1
     const holdRtcp = await listener("127.0.0.1"); // where RTCP to 0.0.0.0 (hold's RTP port + 1) would land
     const media = await open(
