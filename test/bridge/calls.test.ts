@@ -162,8 +162,10 @@ describe("a full call in our wire format", () => {
   }, 60_000);
 });
 
+// the Twilio calls and the tool webhook call run at once (test.concurrent): each has an assistant with
+// a fake provider of its own and reads its own call's record
 describe("Twilio Media Streams", () => {
-  test("the caller's mu-law reaches a g711_ulaw provider byte for byte, both mu-law zeros included", async () => {
+  test.concurrent("the caller's mu-law reaches a g711_ulaw provider byte for byte, both mu-law zeros included", async () => {
     const assistant = await createAssistant(world, {
       greeting: "Hello.",
       fake: { keepInputAudio: true, speechThreshold: 40_000 }, // no barge-in: only the bytes matter
@@ -188,7 +190,7 @@ describe("Twilio Media Streams", () => {
     expect((await caller.closed).code).toBe(1000);
   }, 30_000);
 
-  test("mu-law both ways, barge-in clears Twilio's buffer, stop hangs up", async () => {
+  test.concurrent("mu-law both ways, barge-in clears Twilio's buffer, stop hangs up", async () => {
     const assistant = await createAssistant(world, {
       greeting: "Hi, this is the Acme front desk, thank you for calling us today.",
       fake: { turns: [{ userSays: "What time do you open?", reply: { text: "We open at nine." } }] },
@@ -228,7 +230,7 @@ describe("Twilio Media Streams", () => {
     expect(Math.abs(wav.samples.length / 8000 - (concluded.endedAt - concluded.startedAt) / 1000)).toBeLessThan(0.1);
   }, 30_000);
 
-  test("the assistant and token may come as custom parameters of the start event", async () => {
+  test.concurrent("the assistant and token may come as custom parameters of the start event", async () => {
     const assistant = await createAssistant(world, { greeting: "Hello there." });
     const caller = await dialTwilio(world.bridge.url, {}, { assistantId: assistant.id, token: world.tenant.orgToken });
     caller.startStreaming();
@@ -243,7 +245,7 @@ describe("Twilio Media Streams", () => {
 });
 
 describe("tool webhooks", () => {
-  test("parallel calls each get their own answer; an error and a time-out give the generic string", async () => {
+  test.concurrent("parallel calls each get their own answer; an error and a time-out give the generic string", async () => {
     const assistant = await createAssistant(world, {
       tools: [
         { name: "lookup_order", serverUrl: `${tools.url}/orders` },
