@@ -170,7 +170,9 @@ describe("caller speech over the agent (turn_taking interruption)", () => {
     expect(greeting.startsWith(cut) && cut.length < greeting.length).toBe(true);
   }, 90_000);
 
-  test("enabled: false never cuts the agent off; what the caller said is answered after the reply", async () => {
+  // the last two run at once (test.concurrent): the Realtime call has a fake provider of its own and
+  // uses neither the STT nor the streamed LLM the pipeline call reads
+  test.concurrent("enabled: false never cuts the agent off; what the caller said is answered after the reply", async () => {
     const assistantId = await assistantWith({ enabled: false });
     pipeline.stt.transcripts.splice(0, pipeline.stt.transcripts.length, "What are your opening hours?");
     world.chat.reply = scriptedReplies([{ text: "We open at nine." }]);
@@ -202,7 +204,7 @@ describe("caller speech over the agent (turn_taking interruption)", () => {
     ]);
   }, 60_000);
 
-  test("openai_realtime: speech shorter than minDurationMs does not cut the agent's audio, nor the provider's response", async () => {
+  test.concurrent("openai_realtime: speech shorter than minDurationMs does not cut the agent's audio, nor the provider's response", async () => {
     const { id, fake } = await createAssistant(world, {
       greeting,
       extensions: [{ type: "turn_taking", parameters: { interruption: { minDurationMs: 2000 } } }],

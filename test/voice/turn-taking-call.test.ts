@@ -172,7 +172,9 @@ describe("preemptive generation", () => {
     expect(agentTexts(result.caller)).not.toContain(`You said: ${firstHalf}`);
   }, 60_000);
 
-  test("model: asked at Flux's EagerEndOfTurn (eager_eot_threshold 0.5), dropped at TurnResumed, used at EndOfTurn", async () => {
+  // runs beside the Realtime test below (test.concurrent): that call has a fake provider of its own and
+  // uses neither the STT nor the streamed LLM this one reads
+  test.concurrent("model: asked at Flux's EagerEndOfTurn (eager_eot_threshold 0.5), dropped at TurnResumed, used at EndOfTurn", async () => {
     const assistantId = await pipelineAssistant(
       { endpointing: { mode: "model", eotTimeoutMs: 3000 }, preemptiveGeneration: true },
       { model: "flux-general-en" },
@@ -198,7 +200,7 @@ describe("preemptive generation", () => {
   }, 60_000);
 });
 
-test("openai_realtime: model is semantic_vad with its eagerness; interruption off sends interrupt_response false", async () => {
+test.concurrent("openai_realtime: model is semantic_vad with its eagerness; interruption off sends interrupt_response false", async () => {
   const question = "What time do you open?";
   const { id, fake } = await createAssistant(world, {
     fake: { turns: [{ userSays: question, reply: { text: "We open at nine." } }] },
