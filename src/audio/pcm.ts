@@ -38,10 +38,10 @@ export function rms(samples: Int16Array): number {
   return Math.sqrt(sum / samples.length);
 }
 
-/** Rounds and saturates a float sample to the Int16 range. */
 /** Whether a frame has speech in it: a sample above -54 dBFS (TTS and espeak pad speech with digital silence). */
 export const hasSpeech = (frame: Int16Array) => frame.some((x) => x > 64 || x < -64);
 
+/** Rounds and saturates a float sample to the Int16 range. */
 export function clampSample(value: number): number {
   const v = Math.round(value);
   return Math.max(-32768, Math.min(32767, v));

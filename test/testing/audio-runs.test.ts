@@ -22,10 +22,13 @@ let callerEars: FakeDeepgramServer;
 let tts: FakeElevenLabsServer;
 let store: SeaweedFs;
 let assistantId: string;
+const STOP_MS = 800;
 
-// without a comma: espeak's pause after "No," (160 ms of quiet, more of it for Silero) came close to
-// the VAD's 300 ms, and in some runs the agent answered at it, 110 ms before the caller's last words
-const callerLines = ["A table for two at seven.", "No thanks."];
+// Lines that end on a voiced sound: "No thanks." ends in 180 ms of "ks" (RMS 380-830, over the caller
+// line's -54 dBFS test) that Silero may or may not count as speech, so the agent's VAD could end the
+// turn up to ~470 ms before the caller line's end of voice: firstAudioMs p50 107-129 ms in three
+// fresh-clone CI runs against 299-325 in local ones
+const callerLines = ["A table for two at seven.", "That is all for now."];
 // what the caller's STT makes of the agent's replies: close to, not exactly, what was meant
 const heardReplies = ["Luigis how can I help", "Booked table twelve", "Goodbye then"];
 
@@ -52,7 +55,9 @@ beforeAll(async () => {
   const strategy = await tenant.org.post(`${tenant.P}/llm-generation-strategies`, {
     name: "pipeline",
     type: "pipeline",
-    parameters: { vad: { startDuration: 64, stopDuration: 300 } },
+    // a long stopDuration: where Silero and the caller line put the end of the words may still differ
+    // by tens of ms, and no pause inside a line comes near it
+    parameters: { vad: { startDuration: 64, stopDuration: STOP_MS } },
   });
   const created = await tenant.org.post(`${tenant.P}/assistants`, {
     name: "Luigi's",
@@ -119,9 +124,9 @@ test("spoken turns, heard replies, latency at the socket", async () => {
   expect(junit).toContain("agent (heard): Goodbye then\nagent (intended): Goodbye then.");
   // one latency sample per spoken turn, measured at the socket
   expect(result.metrics.turns).toBe(2);
-  // from the caller's last words, so the VAD's 300 ms stopDuration is in it (the TTS pads the caller's
-  // speech with quiet, which the agent may answer during)
-  expect(result.metrics.firstAudioMs.p50).toBeGreaterThan(250);
+  // from the caller's last words, so the VAD's stopDuration is in it (the TTS pads the caller's speech
+  // with quiet, which the agent may answer during: measured from its end, this came out as 0)
+  expect(result.metrics.firstAudioMs.p50).toBeGreaterThan(STOP_MS / 2);
   // the caller really spoke: its lines went through the TTS, and the bridge's STT heard audio from it
   const spoken = tts.streams.flatMap((s) => s.spoken).join(" ");
   for (const line of callerLines) expect(spoken).toContain(line);
