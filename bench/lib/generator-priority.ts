@@ -4,13 +4,13 @@
 // as the bridge's jitter (the websocket bench's callers were late by 20 ms at p99). So, for a step's
 // measuring window, this thread runs at the level of the bridge's pacing threads, above its event loop;
 // children spawned meanwhile (SIPp) inherit that.
-import { PRIORITY_STEP, setThisThreadNice, thisThreadNice } from "../../src/lib/thread-priority";
+import { raiseThreadPriority, setThisThreadNice, thisThreadNice } from "../../src/lib/thread-priority";
 
 /** Raises this thread to the bridge's pacing threads' level where allowed; the function returned gives it back. */
 export function generatorsFirst(): () => void {
+  // called on the bench's main thread: raised relative to its own level, as the bridge's pacing threads are
   const before = thisThreadNice();
-  // the bench and the bridge it starts share one nice value: the bridge's pacing threads run this far above it
-  const raised = setThisThreadNice(before - PRIORITY_STEP);
+  const raised = raiseThreadPriority();
   return () => {
     if (raised) setThisThreadNice(before);
   };
